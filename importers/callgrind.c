@@ -1,0 +1,955 @@
+/* Callgrind and Cachegrind text profiles (valgrind). FORMAT-NOTES
+ * section 5 lists what real files contain beyond the format manual. */
+#include "callgrind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_POS 3
+#define MAX_EVENTS 4096
+
+enum { POS_INSTR, POS_LINE, POS_BB };
+
+/* id -> name map of one compression table (ob, fl or fn). */
+struct idtab {
+	struct pc_keymap *map;
+	struct idname {
+		uint64_t id;
+		const char *name;
+	} *e;
+	size_t n, cap;
+};
+
+struct parser {
+	struct pc_db *db;
+	const char *path;
+	const struct pc_import_opts *opts;
+	struct pc_err *err;
+	struct pc_lines in;
+
+	struct idtab ob, fl, fn;
+
+	/* header state of the current part */
+	int npos;
+	int pos[MAX_POS];
+	uint64_t last[MAX_POS];
+	size_t nev;
+	pc_id *ev;         /* metric per event */
+	char **longnames;  /* "event:" long names, in pairs name/long */
+	size_t nlong, caplong;
+	uint64_t *summary, *totals, *selfsum;
+	int have_summary, have_totals;
+	uint64_t pid, thread, part;
+	int have_pid;
+
+	/* body state */
+	pc_id cur_ob, cur_fl, cur_file; /* cur_file follows fi=/fe= */
+	pc_id cur_func;  /* model function of the current fn= */
+	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */ /* graph function, UINT32_MAX if none */
+	pc_id cob, cfi;
+	const char *cfn;
+	int expect; /* 0, 'c' after calls=, 'j' after jump=/jcnd= */
+	uint64_t call_count;
+
+	struct cg_graph g;
+	int part_has_data;
+	int nparts;
+	uint64_t *line_costs; /* scratch, nev */
+};
+
+/* ---- small helpers ---- */
+
+static int idname_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct idtab *t = ctx;
+	return t->e[id].id == *(const uint64_t *)key;
+}
+
+static const char *idtab_get(const struct idtab *t, uint64_t id)
+{
+	if (!t->map)
+		return NULL;
+	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
+	return i == PC_NONE ? NULL : t->e[i].name;
+}
+
+static void idtab_set(struct idtab *t, uint64_t id, const char *name)
+{
+	if (!t->map)
+		t->map = pc_keymap_new();
+	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
+	if (i != PC_NONE) {
+		t->e[i].name = name;
+		return;
+	}
+	PC_GROW(t->e, t->n, t->cap);
+	t->e[t->n] = (struct idname){ id, name };
+	pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
+	t->n++;
+}
+
+static void idtab_free(struct idtab *t)
+{
+	pc_keymap_free(t->map);
+	free(t->e);
+}
+
+static int fail(struct parser *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(struct parser *p, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return pc_err_at_line(p->err, p->path, p->in.lineno, "%s", msg);
+}
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* Parses an unsigned decimal (or 0x hex) number. Returns the end, or
+ * NULL if there is no number or it does not fit in 64 bits. */
+static const char *parse_u64(const char *s, uint64_t *out, int *overflow)
+{
+	uint64_t v = 0;
+	const char *start;
+	*overflow = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		start = s;
+		for (;; s++) {
+			unsigned d;
+			if (*s >= '0' && *s <= '9')
+				d = (unsigned)(*s - '0');
+			else if (*s >= 'a' && *s <= 'f')
+				d = (unsigned)(*s - 'a' + 10);
+			else if (*s >= 'A' && *s <= 'F')
+				d = (unsigned)(*s - 'A' + 10);
+			else
+				break;
+			if (v >> 60)
+				*overflow = 1;
+			v = v << 4 | d;
+		}
+	} else {
+		start = s;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			unsigned d = (unsigned)(*s - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				*overflow = 1;
+			v = v * 10 + d;
+		}
+	}
+	if (s == start || *overflow)
+		return NULL;
+	*out = v;
+	return s;
+}
+
+/* ---- the graph ---- */
+
+static int fn_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct cg_graph *g = ctx;
+	return g->fns[id].func == *(const pc_id *)key;
+}
+
+static uint32_t graph_fn(struct cg_graph *g, pc_id func)
+{
+	uint64_t h = pc_hash64(func);
+	pc_id i = pc_keymap_find(g->fnmap, h, fn_eq, g, &func);
+	if (i != PC_NONE)
+		return i;
+	PC_GROW(g->fns, g->nfns, g->capfns);
+	g->fns[g->nfns].func = func;
+	pc_keymap_insert(g->fnmap, h, (pc_id)g->nfns);
+	return (uint32_t)g->nfns++;
+}
+
+static uint64_t rec_hash(const struct cg_rec *r)
+{
+	uint64_t h = pc_hash64(((uint64_t)r->fn << 32) | r->line);
+	h = pc_hash64(h ^ (((uint64_t)r->file << 32) | r->module));
+	return pc_hash64(h ^ r->addr);
+}
+
+static int rec_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct cg_graph *g = ctx;
+	const struct cg_rec *a = &g->recs[id], *b = key;
+	return a->fn == b->fn && a->line == b->line && a->file == b->file &&
+	       a->module == b->module && a->addr == b->addr;
+}
+
+static uint64_t *graph_rec(struct cg_graph *g, const struct cg_rec *r)
+{
+	uint64_t h = rec_hash(r);
+	pc_id i = pc_keymap_find(g->recmap, h, rec_eq, g, r);
+	if (i == PC_NONE) {
+		size_t cap = g->caprecs;
+		PC_GROW(g->recs, g->nrecs, g->caprecs);
+		if (cap != g->caprecs)
+			g->rcost = pc_xrealloc(g->rcost, g->caprecs * g->nev,
+					       sizeof(uint64_t));
+		i = (pc_id)g->nrecs++;
+		g->recs[i] = *r;
+		memset(g->rcost + (size_t)i * g->nev, 0,
+		       g->nev * sizeof(uint64_t));
+		pc_keymap_insert(g->recmap, h, i);
+	}
+	return g->rcost + (size_t)i * g->nev;
+}
+
+static int edge_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct cg_graph *g = ctx;
+	const struct cg_edge *a = &g->edges[id], *b = key;
+	return a->from == b->from && a->to == b->to && a->line == b->line &&
+	       a->file == b->file && a->module == b->module &&
+	       a->addr == b->addr;
+}
+
+static struct cg_edge *graph_edge(struct cg_graph *g, const struct cg_edge *e,
+				  uint64_t **cost)
+{
+	uint64_t h = pc_hash64(((uint64_t)e->from << 32) | e->to);
+	h = pc_hash64(h ^ (((uint64_t)e->file << 32) | e->line));
+	h = pc_hash64(h ^ e->addr ^ ((uint64_t)e->module << 40));
+	pc_id i = pc_keymap_find(g->edgemap, h, edge_eq, g, e);
+	if (i == PC_NONE) {
+		size_t cap = g->capedges;
+		PC_GROW(g->edges, g->nedges, g->capedges);
+		if (cap != g->capedges)
+			g->ecost = pc_xrealloc(g->ecost, g->capedges * g->nev,
+					       sizeof(uint64_t));
+		i = (pc_id)g->nedges++;
+		g->edges[i] = *e;
+		g->edges[i].count = 0;
+		memset(g->ecost + (size_t)i * g->nev, 0,
+		       g->nev * sizeof(uint64_t));
+		pc_keymap_insert(g->edgemap, h, i);
+	}
+	*cost = g->ecost + (size_t)i * g->nev;
+	return &g->edges[i];
+}
+
+static void graph_reset(struct cg_graph *g)
+{
+	pc_keymap_free(g->fnmap);
+	pc_keymap_free(g->recmap);
+	pc_keymap_free(g->edgemap);
+	free(g->fns);
+	free(g->recs);
+	free(g->rcost);
+	free(g->edges);
+	free(g->ecost);
+	free(g->metric);
+	memset(g, 0, sizeof(*g));
+}
+
+static void graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
+		       int has_line, int has_instr)
+{
+	graph_reset(g);
+	g->nev = nev;
+	g->metric = pc_xmalloc(nev * sizeof(pc_id));
+	memcpy(g->metric, metric, nev * sizeof(pc_id));
+	g->has_line = has_line;
+	g->has_instr = has_instr;
+	g->fnmap = pc_keymap_new();
+	g->recmap = pc_keymap_new();
+	g->edgemap = pc_keymap_new();
+}
+
+/* ---- parts ---- */
+
+/* An empty graph for the current events and positions. */
+static void start_graph(struct parser *p)
+{
+	int has_line = 0, has_instr = 0;
+	for (int i = 0; i < p->npos; i++) {
+		has_line |= p->pos[i] == POS_LINE;
+		has_instr |= p->pos[i] == POS_INSTR;
+	}
+	graph_init(&p->g, p->nev, p->ev, has_line, has_instr);
+}
+
+static void reset_part_header(struct parser *p)
+{
+	p->npos = 1;
+	p->pos[0] = POS_LINE;
+	memset(p->last, 0, sizeof p->last);
+	p->nev = 0;
+	free(p->ev);
+	p->ev = NULL;
+	p->have_summary = p->have_totals = 0;
+	p->cur_fn = UINT32_MAX;
+	p->cur_func = PC_NONE;
+	p->cob = p->cfi = PC_NONE;
+	p->cfn = NULL;
+	p->expect = 0;
+}
+
+static void print_costs(char *buf, size_t n, const uint64_t *c, size_t nev)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < nev && off + 24 < n; i++)
+		off += (size_t)snprintf(buf + off, n - off, "%s%llu",
+					i ? " " : "", (unsigned long long)c[i]);
+}
+
+/* Turns the part read so far into a profile. */
+static void finish_part(struct parser *p)
+{
+	if (!p->part_has_data)
+		return;
+	struct cg_graph *g = &p->g;
+	uint64_t *sum = p->selfsum;
+	memset(sum, 0, p->nev * sizeof(*sum));
+	for (size_t r = 0; r < g->nrecs; r++)
+		for (size_t m = 0; m < p->nev; m++)
+			sum[m] += g->rcost[r * p->nev + m];
+	char a[256], b[256];
+	print_costs(a, sizeof a, sum, p->nev);
+	if (p->have_totals &&
+	    memcmp(sum, p->totals, p->nev * sizeof(*sum)) != 0) {
+		print_costs(b, sizeof b, p->totals, p->nev);
+		pc_warn(p->db->diag,
+			"%s: part %llu: 'totals: %s' differs from the sum of "
+			"the cost lines (%s); using the sum", p->path,
+			(unsigned long long)p->part, b, a);
+	} else if (p->have_summary &&
+		   memcmp(sum, p->summary, p->nev * sizeof(*sum)) != 0) {
+		print_costs(b, sizeof b, p->summary, p->nev);
+		pc_warn(p->db->diag,
+			"%s: part %llu: 'summary: %s' differs from the sum of "
+			"the cost lines (%s); using the sum", p->path,
+			(unsigned long long)p->part, b, a);
+	}
+
+	/* id tuple: the process (pid) and the thread; parts of one thread
+	 * (--dump-before) get consecutive logical thread ids */
+	struct pc_idelem ids[2] = {
+		{ .kind = PC_ID_RANK, .logical = 0, .physical = p->pid },
+		{ .kind = PC_ID_THREAD, .logical = 0, .physical = p->thread },
+	};
+	uint64_t logical_rank = 0, logical_thread = 0;
+	int found_rank = 0;
+	for (size_t i = 0; i < p->db->nprofiles; i++) {
+		const struct pc_profile *q = &p->db->profiles[i];
+		if (q->nids != 2 || q->ids[0].kind != PC_ID_RANK ||
+		    q->ids[1].kind != PC_ID_THREAD)
+			continue;
+		if (q->ids[0].physical == p->pid) {
+			found_rank = 1;
+			logical_rank = q->ids[0].logical;
+			if (q->ids[1].logical + 1 > logical_thread)
+				logical_thread = q->ids[1].logical + 1;
+		} else if (!found_rank && q->ids[0].logical + 1 > logical_rank) {
+			logical_rank = q->ids[0].logical + 1;
+		}
+	}
+	if (!found_rank) {
+		logical_rank = 0;
+		for (size_t i = 0; i < p->db->nprofiles; i++) {
+			const struct pc_profile *q = &p->db->profiles[i];
+			if (q->nids == 2 && q->ids[0].kind == PC_ID_RANK &&
+			    q->ids[0].logical + 1 > logical_rank)
+				logical_rank = q->ids[0].logical + 1;
+		}
+	}
+	ids[0].logical = logical_rank;
+	ids[1].logical = logical_thread;
+	pc_id prof = pc_profile_add(p->db, ids, 2);
+	pc_id entry = pc_ctx_entry(p->db, p->thread <= 1 ? PC_ENTRY_MAIN :
+						       PC_ENTRY_APP_THREAD);
+	size_t max = p->opts && p->opts->max_contexts ? p->opts->max_contexts :
+							 (size_t)4 << 20;
+	pc_cg_expand(p->db, g, prof, entry, max);
+	p->nparts++;
+	p->part_has_data = 0;
+	start_graph(p);
+	/* a part may go on in the function the previous one ended in */
+	if (p->cur_func != PC_NONE)
+		p->cur_fn = graph_fn(&p->g, p->cur_func);
+}
+
+/* A header line that begins a new part once the current one has data. */
+static void maybe_new_part(struct parser *p)
+{
+	if (p->part_has_data) {
+		finish_part(p);
+		/* the event set and positions stay until redefined; name
+		 * compression tables stay for the whole file */
+	}
+}
+
+static int parse_counts(struct parser *p, const char *s, uint64_t *out,
+			size_t n, const char *what)
+{
+	size_t i = 0;
+	for (;;) {
+		s = skip_space(s);
+		if (!*s)
+			break;
+		if (i == n)
+			return fail(p, "%s has more than the %zu counts of "
+				    "'events:'", what, n);
+		int of;
+		const char *e = parse_u64(s, &out[i], &of);
+		if (!e || (*e && *e != ' ' && *e != '\t'))
+			return fail(p, of ? "%s: count past 64 bits" :
+				    "%s: bad count '%.40s'", what, s);
+		s = e;
+		i++;
+	}
+	for (; i < n; i++)
+		out[i] = 0;
+	return 0;
+}
+
+static int set_events(struct parser *p, const char *s)
+{
+	maybe_new_part(p);
+	free(p->ev);
+	p->ev = NULL;
+	p->nev = 0;
+	size_t cap = 0;
+	for (;;) {
+		s = skip_space(s);
+		if (!*s)
+			break;
+		const char *e = s;
+		while (*e && *e != ' ' && *e != '\t')
+			e++;
+		if (p->nev >= MAX_EVENTS)
+			return fail(p, "more than %d events", MAX_EVENTS);
+		const char *name = pc_intern(p->db, s, (size_t)(e - s));
+		const char *desc = "";
+		for (size_t i = 0; i + 1 < p->nlong; i += 2)
+			if (strcmp(p->longnames[i], name) == 0)
+				desc = p->longnames[i + 1];
+		for (size_t i = 0; i < p->nev; i++)
+			if (p->db->metrics[p->ev[i]].name == name)
+				return fail(p, "event '%s' listed twice in "
+					    "'events:'", name);
+		PC_GROW(p->ev, p->nev, cap);
+		p->ev[p->nev++] = pc_metric_get(p->db, name, desc, "");
+		s = e;
+	}
+	if (p->nev == 0)
+		return fail(p, "'events:' lists no events");
+	p->summary = pc_xrealloc(p->summary, p->nev, sizeof(uint64_t));
+	p->totals = pc_xrealloc(p->totals, p->nev, sizeof(uint64_t));
+	p->selfsum = pc_xrealloc(p->selfsum, p->nev, sizeof(uint64_t));
+	p->line_costs = pc_xrealloc(p->line_costs, p->nev, sizeof(uint64_t));
+	p->have_summary = p->have_totals = 0;
+	start_graph(p);
+	return 0;
+}
+
+/* "event: NAME [= FORMULA] [: LONG NAME]" */
+static int parse_event(struct parser *p, const char *s)
+{
+	s = skip_space(s);
+	const char *e = s;
+	while (*e && *e != ' ' && *e != '\t' && *e != ':' && *e != '=')
+		e++;
+	if (e == s)
+		return fail(p, "'event:' without a name");
+	const char *name = pc_intern(p->db, s, (size_t)(e - s));
+	const char *colon = strchr(e, ':');
+	const char *eq = strchr(e, '=');
+	if (eq && (!colon || eq < colon))
+		return 0; /* derived event: no data of its own */
+	if (!colon)
+		return 0;
+	const char *l = skip_space(colon + 1);
+	size_t n = strlen(l);
+	while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
+		n--;
+	const char *longname = pc_intern(p->db, l, n);
+	PC_GROW(p->longnames, p->nlong + 1, p->caplong);
+	p->longnames[p->nlong++] = (char *)name;
+	p->longnames[p->nlong++] = (char *)longname;
+	/* after 'events:': set it on the metric now */
+	for (size_t i = 0; i < p->nev; i++)
+		if (p->db->metrics[p->ev[i]].name == name)
+			pc_metric_get(p->db, name, longname, "");
+	return 0;
+}
+
+static int parse_positions(struct parser *p, const char *s)
+{
+	if (p->nev)
+		return fail(p, "'positions:' after 'events:'");
+	p->npos = 0;
+	for (;;) {
+		s = skip_space(s);
+		if (!*s)
+			break;
+		const char *e = s;
+		while (*e && *e != ' ' && *e != '\t')
+			e++;
+		size_t n = (size_t)(e - s);
+		int kind;
+		if (n == 5 && !memcmp(s, "instr", 5))
+			kind = POS_INSTR;
+		else if (n == 4 && !memcmp(s, "line", 4))
+			kind = POS_LINE;
+		else if (n == 2 && !memcmp(s, "bb", 2))
+			kind = POS_BB;
+		else
+			return fail(p, "unknown position '%.*s' in "
+				    "'positions:'", (int)n, s);
+		for (int i = 0; i < p->npos; i++)
+			if (p->pos[i] == kind)
+				return fail(p, "position '%.*s' listed twice",
+					    (int)n, s);
+		p->pos[p->npos++] = kind;
+		s = e;
+	}
+	if (!p->npos)
+		return fail(p, "'positions:' lists nothing");
+	memset(p->last, 0, sizeof p->last);
+	return 0;
+}
+
+/* Name specifications: "(ID) name", "(ID)" or "name". */
+static int parse_name(struct parser *p, struct idtab *t, const char *s,
+		      const char **out)
+{
+	s = skip_space(s);
+	if (s[0] == '(' && s[1] >= '0' && s[1] <= '9') {
+		uint64_t id;
+		int of;
+		const char *e = parse_u64(s + 1, &id, &of);
+		if (!e || *e != ')')
+			return fail(p, of ? "name id past 64 bits" :
+				    "bad name id in '%.40s'", s);
+		e = skip_space(e + 1);
+		if (*e) {
+			size_t n = strlen(e);
+			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
+				n--;
+			*out = pc_intern(p->db, e, n);
+			idtab_set(t, id, *out);
+		} else {
+			*out = idtab_get(t, id);
+			if (!*out)
+				return fail(p, "name id (%llu) used before it "
+					    "is defined", (unsigned long long)id);
+		}
+		return 0;
+	}
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	*out = pc_intern(p->db, s, n);
+	return 0;
+}
+
+/* Parses the positions of a cost line, relative to the previous one, and
+ * returns the rest of the line (the counts). */
+static const char *parse_positions_of(struct parser *p, const char *s,
+				      uint64_t *pos)
+{
+	for (int i = 0; i < p->npos; i++) {
+		s = skip_space(s);
+		uint64_t v, base = p->last[i];
+		int of = 0;
+		const char *e;
+		if (*s == '*') {
+			v = base;
+			e = s + 1;
+		} else if (*s == '+' || *s == '-') {
+			uint64_t d;
+			e = parse_u64(s + 1, &d, &of);
+			if (!e) {
+				fail(p, of ? "position past 64 bits" :
+				     "bad relative position '%.40s'", s);
+				return NULL;
+			}
+			if (*s == '+') {
+				if (base > UINT64_MAX - d) {
+					fail(p, "position past 64 bits");
+					return NULL;
+				}
+				v = base + d;
+			} else {
+				if (d > base) {
+					fail(p, "relative position '%.40s' "
+					     "goes below zero", s);
+					return NULL;
+				}
+				v = base - d;
+			}
+		} else {
+			e = parse_u64(s, &v, &of);
+			if (!e) {
+				if (!*s && i > 0) {
+					/* fewer positions than declared:
+					 * the rest stay as they were */
+					for (; i < p->npos; i++)
+						pos[i] = p->last[i];
+					return s;
+				}
+				fail(p, of ? "position past 64 bits" :
+				     "bad position '%.40s'", s);
+				return NULL;
+			}
+		}
+		if (*e && *e != ' ' && *e != '\t') {
+			fail(p, "bad position '%.40s'", s);
+			return NULL;
+		}
+		pos[i] = v;
+		s = e;
+	}
+	return s;
+}
+
+static int cost_line(struct parser *p, const char *s)
+{
+	if (!p->nev)
+		return fail(p, "cost line before any 'events:' header");
+	uint64_t pos[MAX_POS] = { 0 };
+	const char *rest = parse_positions_of(p, s, pos);
+	if (!rest)
+		return -1;
+	uint64_t line = 0, addr = 0;
+	for (int i = 0; i < p->npos; i++) {
+		p->last[i] = pos[i];
+		if (p->pos[i] == POS_LINE)
+			line = pos[i];
+		else if (p->pos[i] == POS_INSTR)
+			addr = pos[i];
+	}
+	if (line > UINT32_MAX)
+		return fail(p, "line number %llu too large",
+			    (unsigned long long)line);
+	int expect = p->expect;
+	p->expect = 0;
+	if (expect == 'j')
+		return 0; /* source position of a jump: no cost for us */
+	if (parse_counts(p, rest, p->line_costs, p->nev,
+			 expect == 'c' ? "call cost line" : "cost line"))
+		return -1;
+	if (p->cur_fn == UINT32_MAX)
+		return fail(p, "cost line before any 'fn='");
+	p->part_has_data = 1;
+	pc_id file = p->cur_file;
+	if (expect == 'c') {
+		pc_id cfile = p->cfi != PC_NONE ? p->cfi : p->cur_file;
+		pc_id cmod = p->cob != PC_NONE ? p->cob : p->cur_ob;
+		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0, cfile, 0);
+		struct cg_edge key = {
+			.from = p->cur_fn, .to = graph_fn(&p->g, func),
+			.file = file, .line = (uint32_t)line,
+			.module = p->cur_ob, .addr = addr,
+		};
+		uint64_t *c;
+		struct cg_edge *e = graph_edge(&p->g, &key, &c);
+		e->count += p->call_count;
+		for (size_t m = 0; m < p->nev; m++)
+			c[m] += p->line_costs[m];
+		p->cob = p->cfi = PC_NONE;
+		p->cfn = NULL;
+		return 0;
+	}
+	struct cg_rec key = {
+		.fn = p->cur_fn, .file = file, .line = (uint32_t)line,
+		.module = p->cur_ob, .addr = addr,
+	};
+	uint64_t *c = graph_rec(&p->g, &key);
+	for (size_t m = 0; m < p->nev; m++) {
+		if (c[m] > UINT64_MAX - p->line_costs[m])
+			return fail(p, "sum of costs past 64 bits");
+		c[m] += p->line_costs[m];
+	}
+	return 0;
+}
+
+static pc_id file_of(struct parser *p, const char *name)
+{
+	return pc_file_get(p->db, name);
+}
+
+/* "key=value" body lines. */
+static int spec_line(struct parser *p, const char *key, size_t klen,
+		     const char *val)
+{
+	const char *name;
+#define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
+	if (p->expect == 'c')
+		return fail(p, "'calls=' must be followed by its cost line");
+	p->expect = 0;
+	if (IS("fn")) {
+		if (parse_name(p, &p->fn, val, &name))
+			return -1;
+		if (!p->nev)
+			return fail(p, "'fn=' before any 'events:' header");
+		pc_id func = pc_function_get(p->db, name, p->cur_ob, 0,
+					     p->cur_fl, 0);
+		p->cur_fn = graph_fn(&p->g, func);
+		p->cur_func = func;
+		p->cur_file = p->cur_fl;
+		return 0;
+	}
+	if (IS("fl")) {
+		if (parse_name(p, &p->fl, val, &name))
+			return -1;
+		p->cur_fl = p->cur_file = file_of(p, name);
+		return 0;
+	}
+	if (IS("fi") || IS("fe")) {
+		if (parse_name(p, &p->fl, val, &name))
+			return -1;
+		p->cur_file = file_of(p, name);
+		return 0;
+	}
+	if (IS("ob")) {
+		if (parse_name(p, &p->ob, val, &name))
+			return -1;
+		p->cur_ob = pc_module_get(p->db, name);
+		return 0;
+	}
+	if (IS("cob")) {
+		if (parse_name(p, &p->ob, val, &name))
+			return -1;
+		p->cob = pc_module_get(p->db, name);
+		return 0;
+	}
+	if (IS("cfi") || IS("cfl")) {
+		if (parse_name(p, &p->fl, val, &name))
+			return -1;
+		p->cfi = file_of(p, name);
+		return 0;
+	}
+	if (IS("cfn")) {
+		if (parse_name(p, &p->fn, val, &p->cfn))
+			return -1;
+		return 0;
+	}
+	if (IS("jfi")) {
+		return parse_name(p, &p->fl, val, &name);
+	}
+	if (IS("jfn")) {
+		return parse_name(p, &p->fn, val, &name);
+	}
+	if (IS("calls")) {
+		if (!p->cfn)
+			return fail(p, "'calls=' without a preceding 'cfn='");
+		if (p->cur_fn == UINT32_MAX)
+			return fail(p, "'calls=' before any 'fn='");
+		int of;
+		const char *e = parse_u64(skip_space(val), &p->call_count, &of);
+		if (!e)
+			return fail(p, of ? "call count past 64 bits" :
+				    "bad call count in 'calls=%.40s'", val);
+		/* the target position does not move the relative base */
+		p->expect = 'c';
+		return 0;
+	}
+	if (IS("jump") || IS("jcnd")) {
+		p->expect = 'j';
+		return 0;
+	}
+#undef IS
+	pc_warn(p->db->diag, "%s:%llu: unknown line '%.*s=' ignored",
+		p->path, (unsigned long long)p->in.lineno, (int)klen, key);
+	return 0;
+}
+
+static int header_line(struct parser *p, const char *key, size_t klen,
+		       const char *val)
+{
+#define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
+	if (p->expect == 'c')
+		return fail(p, "'%.*s:' where the cost line of 'calls=' was "
+			    "expected", (int)klen, key);
+	p->expect = 0;
+	if (IS("events"))
+		return set_events(p, val);
+	if (IS("event"))
+		return parse_event(p, val);
+	if (IS("positions")) {
+		maybe_new_part(p);
+		if (p->part_has_data || p->nev) {
+			/* a new part may change positions */
+			free(p->ev);
+			p->ev = NULL;
+			p->nev = 0;
+		}
+		return parse_positions(p, val);
+	}
+	if (IS("summary") || IS("totals")) {
+		if (!p->nev)
+			return fail(p, "'%.*s:' before 'events:'", (int)klen,
+				    key);
+		uint64_t *dst = IS("summary") ? p->summary : p->totals;
+		if (parse_counts(p, val, dst, p->nev, IS("summary") ?
+				 "'summary:'" : "'totals:'"))
+			return -1;
+		if (IS("summary"))
+			p->have_summary = 1;
+		else
+			p->have_totals = 1;
+		return 0;
+	}
+	if (IS("pid") || IS("thread") || IS("part")) {
+		uint64_t v;
+		int of;
+		const char *e = parse_u64(skip_space(val), &v, &of);
+		if (!e || *skip_space(e))
+			return fail(p, "bad number in '%.*s:'", (int)klen, key);
+		maybe_new_part(p);
+		if (IS("pid")) {
+			p->pid = v;
+			p->have_pid = 1;
+		} else if (IS("thread")) {
+			p->thread = v;
+		} else {
+			p->part = v;
+		}
+		return 0;
+	}
+	if (IS("version")) {
+		uint64_t v;
+		int of;
+		if (!parse_u64(skip_space(val), &v, &of) || v != 1)
+			return fail(p, "unsupported format version '%.20s'",
+				    skip_space(val));
+		return 0;
+	}
+	if (IS("cmd")) {
+		if (!p->db->title)
+			p->db->title = pc_intern_cstr(p->db, skip_space(val));
+		return 0;
+	}
+	/* creator, desc and unknown header keys carry nothing we keep */
+	return 0;
+#undef IS
+}
+
+static int parse_line(struct parser *p, char *s, size_t len)
+{
+	(void)len;
+	char c = s[0];
+	if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
+		return cost_line(p, s);
+	if (c == 0 || c == '#')
+		return 0;
+	/* "key=value" or "key: value" */
+	const char *k = s;
+	while ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+	       (*k >= '0' && *k <= '9') || *k == '_')
+		k++;
+	if (*k == '=' && k > s)
+		return spec_line(p, s, (size_t)(k - s), k + 1);
+	if (*k == ':' && k > s)
+		return header_line(p, s, (size_t)(k - s), k + 1);
+	if (c == ' ' || c == '\t') {
+		const char *t = skip_space(s);
+		if (!*t)
+			return 0;
+	}
+	return fail(p, "unrecognized line '%.40s'", s);
+}
+
+static int cg_read(struct pc_db *db, const char *path,
+		   const struct pc_import_opts *opts, struct pc_err *err)
+{
+	struct parser p;
+	memset(&p, 0, sizeof p);
+	p.db = db;
+	p.path = path;
+	p.opts = opts;
+	p.err = err;
+	p.cur_ob = p.cur_fl = p.cur_file = PC_NONE;
+	p.thread = 1;
+	reset_part_header(&p);
+	int rc = pc_lines_open(&p.in, path, db->diag, err);
+	if (rc == 0) {
+		char *line;
+		size_t len;
+		int r;
+		while ((r = pc_lines_next(&p.in, &line, &len, err)) > 0) {
+			if (memchr(line, 0, len)) {
+				rc = fail(&p, "NUL byte: binary data, not a "
+					  "Callgrind profile");
+				break;
+			}
+			if (parse_line(&p, line, len)) {
+				rc = -1;
+				break;
+			}
+		}
+		if (r < 0)
+			rc = -1;
+		if (rc == 0 && p.expect == 'c')
+			rc = fail(&p, "file ends after 'calls=' without its "
+				  "cost line");
+		if (rc == 0 && !p.nev && p.in.lineno > 0)
+			rc = fail(&p, "no 'events:' line: not a Callgrind "
+				  "profile");
+		if (rc == 0 && p.in.lineno == 0)
+			pc_warn(db->diag, "%s: empty file, nothing read", path);
+		if (rc == 0)
+			finish_part(&p);
+	}
+	pc_lines_close(&p.in);
+	idtab_free(&p.ob);
+	idtab_free(&p.fl);
+	idtab_free(&p.fn);
+	graph_reset(&p.g);
+	free(p.ev);
+	free(p.longnames);
+	free(p.summary);
+	free(p.totals);
+	free(p.selfsum);
+	free(p.line_costs);
+	if (rc)
+		pc_err_context(err, "reading a Callgrind profile");
+	return rc;
+}
+
+static int cg_probe(const struct pc_probe *pr)
+{
+	if (pr->is_dir)
+		return 0;
+	const char *b = (const char *)pr->buf;
+	if (!strncmp(b, "# callgrind format", 18))
+		return 100;
+	int score = 0;
+	if (!strncmp(b, "version: 1\n", 11) ||
+	    !strncmp(b, "version: 1\r\n", 12))
+		score = 60;
+	if (strstr(b, "\ncreator: callgrind") ||
+	    strstr(b, "\ncreator: cachegrind"))
+		score = 90;
+	else if (strstr(b, "\nevents: ") &&
+		 (strstr(b, "\nfn=") || strstr(b, "\nfl=")))
+		score = score > 70 ? score : 70;
+	if (!strncmp(b, "desc: ", 6) && strstr(b, "\nevents: "))
+		score = score > 80 ? score : 80;
+	if (!score && (pc_basename_starts(pr->path, "callgrind.out") ||
+		       pc_basename_starts(pr->path, "cachegrind.out")))
+		score = 25;
+	return score;
+}
+
+const struct pc_importer pc_import_callgrind = {
+	.name = "callgrind",
+	.description = "Callgrind/Cachegrind text profile (valgrind), "
+		       "plain or .gz",
+	.probe = cg_probe,
+	.read = cg_read,
+};

@@ -1,0 +1,60 @@
+/* Callgrind importer family: the parser (callgrind.c) fills a call graph
+ * per part; the expansion (callgrind_tree.c) turns it into contexts. */
+#ifndef PC_CALLGRIND_H
+#define PC_CALLGRIND_H
+
+#include "pc.h"
+#include "internal.h"
+
+/* A function of the graph: a model function plus its object. */
+struct cg_fn {
+	pc_id func;
+};
+
+/* Self cost at one position of one function. */
+struct cg_rec {
+	uint32_t fn;
+	pc_id file;
+	uint32_t line;
+	pc_id module;
+	uint64_t addr;
+};
+
+/* Calls from one call site of `from` to `to`: count and inclusive cost. */
+struct cg_edge {
+	uint32_t from, to;
+	pc_id file;
+	uint32_t line;
+	pc_id module;
+	uint64_t addr;
+	uint64_t count;
+};
+
+struct cg_graph {
+	size_t nev;
+	pc_id *metric; /* model metric of each event */
+	int has_line, has_instr;
+
+	struct cg_fn *fns;
+	size_t nfns, capfns;
+	struct pc_keymap *fnmap;
+
+	struct cg_rec *recs;
+	size_t nrecs, caprecs;
+	uint64_t *rcost; /* nrecs x nev */
+	struct pc_keymap *recmap;
+
+	struct cg_edge *edges;
+	size_t nedges, capedges;
+	uint64_t *ecost; /* nedges x nev */
+	struct pc_keymap *edgemap;
+};
+
+/* Expands the graph into a calling-context tree below `entry` and adds
+ * the point values to `profile`. See the README for the assumption it
+ * makes; it keeps every metric's total, every function's self cost and
+ * every non-recursive edge's inclusive cost. */
+void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
+		  pc_id entry, size_t max_contexts);
+
+#endif

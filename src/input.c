@@ -1,0 +1,185 @@
+/* Input: probe descriptors and a line reader over plain or gzip files. */
+#include "pc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pc_probe_open(struct pc_probe *p, const char *path, struct pc_err *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	p->buf = pc_xcalloc(1, PC_PROBE_SIZE + PC_PROBE_PAD);
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return pc_err_set(err, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		p->is_dir = 1;
+		DIR *d = opendir(path);
+		if (!d)
+			return pc_err_set(err, "%s: %s", path, strerror(errno));
+		size_t cap = 0;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.' &&
+			    (!e->d_name[1] ||
+			     (e->d_name[1] == '.' && !e->d_name[2])))
+				continue;
+			PC_GROW(p->names, p->nnames, cap);
+			p->names[p->nnames++] = pc_xstrdup(e->d_name);
+		}
+		closedir(d);
+		qsort(p->names, p->nnames, sizeof(*p->names), cmp_str);
+		return 0;
+	}
+	gzFile gz = gzopen(path, "rb");
+	if (!gz)
+		return pc_err_set(err, "%s: %s", path, strerror(errno));
+	int n = gzread(gz, p->buf, PC_PROBE_SIZE);
+	/* a damaged gzip stream still probes on what could be read */
+	p->len = n > 0 ? (size_t)n : 0;
+	gzclose(gz);
+	return 0;
+}
+
+void pc_probe_close(struct pc_probe *p)
+{
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
+}
+
+int pc_basename_starts(const char *path, const char *prefix)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return strncmp(b, prefix, strlen(prefix)) == 0;
+}
+
+int pc_path_ends(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), m = strlen(suffix);
+	return n >= m && strcmp(path + n - m, suffix) == 0;
+}
+
+#define READ_CHUNK (1u << 20)
+
+int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
+		  struct pc_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->diag = diag;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return pc_err_set(err, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return pc_err_set(err, "%s: not a regular file", path);
+	r->size = (uint64_t)st.st_size;
+	gzFile gz = gzopen(path, "rb");
+	if (!gz)
+		return pc_err_set(err, "%s: %s", path, strerror(errno));
+	gzbuffer(gz, 1u << 18);
+	r->gz = gz;
+	r->cap = READ_CHUNK * 2;
+	r->buf = pc_xmalloc(r->cap + 1);
+	r->next_progress = 64u << 20;
+	return 0;
+}
+
+void pc_lines_close(struct pc_lines *r)
+{
+	if (r->gz)
+		gzclose(r->gz);
+	free(r->buf);
+	if (r->size >= (64u << 20))
+		pc_progress_done(r->diag);
+	memset(r, 0, sizeof(*r));
+}
+
+/* zlib's messages start with the path, which the location has already */
+static const char *gz_msg(const struct pc_lines *r, const char *msg)
+{
+	size_t n = strlen(r->path);
+	if (!strncmp(msg, r->path, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
+/* Reads more input after the unread tail, growing the buffer for very
+ * long lines. Returns bytes read, 0 at end, -1 on error. */
+static int fill(struct pc_lines *r, struct pc_err *err)
+{
+	if (r->pos > 0) {
+		memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+		r->end -= r->pos;
+		r->pos = 0;
+	}
+	if (r->cap - r->end < READ_CHUNK) {
+		r->cap *= 2;
+		r->buf = pc_xrealloc(r->buf, r->cap + 1, 1);
+	}
+	int n = gzread(r->gz, r->buf + r->end, READ_CHUNK);
+	if (n < 0) {
+		int zerr;
+		const char *msg = gzerror(r->gz, &zerr);
+		return pc_err_at_line(err, r->path, r->lineno + 1,
+				      "cannot read: %s",
+				      zerr == Z_ERRNO ? strerror(errno) :
+						       gz_msg(r, msg));
+	}
+	if (n == 0) {
+		/* zlib reports a truncated stream only through gzerror */
+		int zerr;
+		const char *msg = gzerror(r->gz, &zerr);
+		if (zerr != Z_OK && zerr != Z_STREAM_END)
+			return pc_err_at_line(err, r->path, r->lineno + 1,
+					      "cannot read: %s", gz_msg(r, msg));
+	}
+	r->end += (size_t)n;
+	if (r->diag && r->size >= (64u << 20)) {
+		uint64_t off = (uint64_t)gzoffset(r->gz);
+		if (off >= r->next_progress) {
+			pc_progress(r->diag, r->path, off, r->size);
+			r->next_progress = off + (64u << 20);
+		}
+	}
+	return n;
+}
+
+int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
+		  struct pc_err *err)
+{
+	for (;;) {
+		char *start = r->buf + r->pos;
+		char *nl = memchr(start, '\n', r->end - r->pos);
+		if (nl || (r->eof && r->pos < r->end)) {
+			size_t n = nl ? (size_t)(nl - start) : r->end - r->pos;
+			r->pos += n + (nl ? 1 : 0);
+			if (n && start[n - 1] == '\r')
+				n--;
+			start[n] = 0;
+			*line = start;
+			*len = n;
+			r->lineno++;
+			return 1;
+		}
+		if (r->eof)
+			return 0;
+		int n = fill(r, err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			r->eof = 1;
+	}
+}

@@ -1,0 +1,20 @@
+/* Helpers private to the core (src/): arena and keyed maps. */
+#ifndef PC_INTERNAL_H
+#define PC_INTERNAL_H
+
+#include "pc.h"
+
+struct pc_arena *pc_arena_new(void);
+void *pc_arena_alloc(struct pc_arena *a, size_t n);
+void pc_arena_free(struct pc_arena *a);
+
+/* A map from keys to dense ids. The caller hashes the key and supplies
+ * an equality test between a stored id and the key. */
+typedef int (*pc_keymap_eq)(const void *ctx, pc_id id, const void *key);
+struct pc_keymap *pc_keymap_new(void);
+void pc_keymap_free(struct pc_keymap *m);
+pc_id pc_keymap_find(const struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
+		     const void *ctx, const void *key);
+void pc_keymap_insert(struct pc_keymap *m, uint64_t h, pc_id id);
+
+#endif

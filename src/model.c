@@ -1,0 +1,403 @@
+/* The model: interned strings, deduplicated tables, the calling-context
+ * tree, profiles, sparse values and traces. */
+#include "pc.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pc_idkind_names[PC_ID_NKINDS] = {
+	"SUMMARY", "NODE", "RANK", "THREAD",
+	"GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE",
+};
+
+struct pc_strtab {
+	const char **s;
+	size_t n, cap;
+	struct pc_keymap *map;
+};
+
+struct strkey {
+	const char *s;
+	size_t len;
+};
+
+static int str_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_strtab *t = ctx;
+	const struct strkey *k = key;
+	const char *s = t->s[id];
+	return strncmp(s, k->s, k->len) == 0 && s[k->len] == 0;
+}
+
+struct pc_db *pc_db_new(struct pc_diag *diag)
+{
+	struct pc_db *db = pc_xcalloc(1, sizeof(*db));
+	db->arena = pc_arena_new();
+	db->strings = pc_xcalloc(1, sizeof(*db->strings));
+	db->strings->map = pc_keymap_new();
+	db->module_map = pc_keymap_new();
+	db->file_map = pc_keymap_new();
+	db->function_map = pc_keymap_new();
+	db->ctx_map = pc_keymap_new();
+	db->metric_map = pc_keymap_new();
+	db->diag = diag;
+	/* context 0: the global root */
+	PC_GROW(db->contexts, db->ncontexts, db->capcontexts);
+	db->contexts[0] = (struct pc_context){
+		.parent = PC_NONE, .kind = PC_CTX_ENTRY, .function = PC_NONE,
+		.file = PC_NONE, .module = PC_NONE,
+	};
+	db->ncontexts = 1;
+	db->values_sorted = 1;
+	return db;
+}
+
+void pc_db_free(struct pc_db *db)
+{
+	if (!db)
+		return;
+	for (size_t i = 0; i < db->nprofiles; i++)
+		free(db->traces[i].s);
+	free(db->traces);
+	free(db->strings->s);
+	pc_keymap_free(db->strings->map);
+	free(db->strings);
+	pc_keymap_free(db->module_map);
+	pc_keymap_free(db->file_map);
+	pc_keymap_free(db->function_map);
+	pc_keymap_free(db->ctx_map);
+	pc_keymap_free(db->metric_map);
+	free(db->modules);
+	free(db->files);
+	free(db->functions);
+	free(db->contexts);
+	free(db->metrics);
+	free(db->profiles);
+	free(db->values);
+	pc_arena_free(db->arena);
+	free(db);
+}
+
+void *pc_db_alloc(struct pc_db *db, size_t n)
+{
+	return pc_arena_alloc(db->arena, n);
+}
+
+const char *pc_intern(struct pc_db *db, const char *s, size_t len)
+{
+	const char *nul = memchr(s, 0, len);
+	if (nul)
+		len = (size_t)(nul - s);
+	struct pc_strtab *t = db->strings;
+	struct strkey k = { s, len };
+	uint64_t h = pc_hash_bytes(s, len);
+	pc_id id = pc_keymap_find(t->map, h, str_eq, t, &k);
+	if (id != PC_NONE)
+		return t->s[id];
+	char *copy = pc_arena_alloc(db->arena, len + 1);
+	memcpy(copy, s, len);
+	copy[len] = 0;
+	PC_GROW(t->s, t->n, t->cap);
+	t->s[t->n] = copy;
+	pc_keymap_insert(t->map, h, (pc_id)t->n);
+	t->n++;
+	return copy;
+}
+
+const char *pc_intern_cstr(struct pc_db *db, const char *s)
+{
+	return pc_intern(db, s, strlen(s));
+}
+
+/* Interned strings compare by pointer, so tables hash the pointer. */
+static uint64_t ptr_hash(const void *p)
+{
+	return pc_hash64((uint64_t)(uintptr_t)p);
+}
+
+static int module_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_db *db = ctx;
+	return db->modules[id].path == key;
+}
+
+pc_id pc_module_get(struct pc_db *db, const char *path)
+{
+	path = pc_intern_cstr(db, path);
+	uint64_t h = ptr_hash(path);
+	pc_id id = pc_keymap_find(db->module_map, h, module_eq, db, path);
+	if (id != PC_NONE)
+		return id;
+	PC_GROW(db->modules, db->nmodules, db->capmodules);
+	db->modules[db->nmodules].path = path;
+	pc_keymap_insert(db->module_map, h, (pc_id)db->nmodules);
+	return (pc_id)db->nmodules++;
+}
+
+static int file_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_db *db = ctx;
+	return db->files[id].path == key;
+}
+
+pc_id pc_file_get(struct pc_db *db, const char *path)
+{
+	path = pc_intern_cstr(db, path);
+	uint64_t h = ptr_hash(path);
+	pc_id id = pc_keymap_find(db->file_map, h, file_eq, db, path);
+	if (id != PC_NONE)
+		return id;
+	PC_GROW(db->files, db->nfiles, db->capfiles);
+	db->files[db->nfiles].path = path;
+	pc_keymap_insert(db->file_map, h, (pc_id)db->nfiles);
+	return (pc_id)db->nfiles++;
+}
+
+static int function_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_db *db = ctx;
+	const struct pc_function *a = &db->functions[id], *b = key;
+	return a->name == b->name && a->module == b->module &&
+	       a->offset == b->offset && a->file == b->file &&
+	       a->line == b->line;
+}
+
+pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
+		      uint64_t offset, pc_id file, uint32_t line)
+{
+	struct pc_function f = {
+		.name = pc_intern_cstr(db, name), .module = module,
+		.offset = offset, .file = file, .line = line,
+	};
+	uint64_t h = pc_hash64(ptr_hash(f.name) ^ pc_hash64(module) ^
+			       pc_hash64(offset + 1) * 3 ^
+			       pc_hash64(((uint64_t)file << 32) | line) * 5);
+	pc_id id = pc_keymap_find(db->function_map, h, function_eq, db, &f);
+	if (id != PC_NONE)
+		return id;
+	PC_GROW(db->functions, db->nfunctions, db->capfunctions);
+	db->functions[db->nfunctions] = f;
+	pc_keymap_insert(db->function_map, h, (pc_id)db->nfunctions);
+	return (pc_id)db->nfunctions++;
+}
+
+static int metric_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_db *db = ctx;
+	return db->metrics[id].name == key;
+}
+
+pc_id pc_metric_find(const struct pc_db *db, const char *name)
+{
+	for (size_t i = 0; i < db->nmetrics; i++)
+		if (strcmp(db->metrics[i].name, name) == 0)
+			return (pc_id)i;
+	return PC_NONE;
+}
+
+pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
+		    const char *unit)
+{
+	name = pc_intern_cstr(db, name);
+	uint64_t h = ptr_hash(name);
+	pc_id id = pc_keymap_find(db->metric_map, h, metric_eq, db, name);
+	if (id != PC_NONE) {
+		/* a later input may know the long name */
+		struct pc_metric *m = &db->metrics[id];
+		if (desc && *desc && !*m->description)
+			m->description = pc_intern_cstr(db, desc);
+		return id;
+	}
+	PC_GROW(db->metrics, db->nmetrics, db->capmetrics);
+	db->metrics[db->nmetrics] = (struct pc_metric){
+		.name = name,
+		.description = pc_intern_cstr(db, desc ? desc : ""),
+		.unit = pc_intern_cstr(db, unit ? unit : ""),
+	};
+	pc_keymap_insert(db->metric_map, h, (pc_id)db->nmetrics);
+	return (pc_id)db->nmetrics++;
+}
+
+/* Only the fields that belong to a context's kind make its identity, so
+ * stray values in the others cannot split a context in two. */
+static void ctx_normalize(struct pc_context *c)
+{
+	switch (c->kind) {
+	case PC_CTX_ENTRY:
+		c->function = c->file = c->module = PC_NONE;
+		c->line = 0;
+		c->offset = 0;
+		c->rel = PC_REL_LEXICAL;
+		break;
+	case PC_CTX_LOOP:
+	case PC_CTX_LINE:
+		c->function = c->module = PC_NONE;
+		c->offset = 0;
+		c->entry = 0;
+		break;
+	case PC_CTX_INSTRUCTION:
+		c->function = c->file = PC_NONE;
+		c->line = 0;
+		c->entry = 0;
+		break;
+	default:
+		c->entry = 0;
+		break;
+	}
+}
+
+static uint64_t ctx_hash(const struct pc_context *c)
+{
+	uint64_t h = pc_hash64(((uint64_t)c->parent << 32) |
+			       ((uint64_t)c->kind << 24) |
+			       ((uint64_t)c->rel << 16) | c->entry);
+	h = pc_hash64(h ^ (((uint64_t)c->function << 32) | c->file));
+	h = pc_hash64(h ^ (((uint64_t)c->module << 32) | c->line));
+	return pc_hash64(h ^ c->offset);
+}
+
+static int ctx_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_db *db = ctx;
+	const struct pc_context *a = &db->contexts[id], *b = key;
+	return a->parent == b->parent && a->kind == b->kind &&
+	       a->rel == b->rel && a->entry == b->entry &&
+	       a->function == b->function && a->file == b->file &&
+	       a->line == b->line && a->module == b->module &&
+	       a->offset == b->offset;
+}
+
+pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key)
+{
+	struct pc_context c = *key;
+	c.parent = parent;
+	ctx_normalize(&c);
+	uint64_t h = ctx_hash(&c);
+	pc_id id = pc_keymap_find(db->ctx_map, h, ctx_eq, db, &c);
+	if (id != PC_NONE)
+		return id;
+	if (db->ncontexts >= PC_NONE - 1) {
+		fputs("profconv: error: more than 2^32 contexts\n", stderr);
+		exit(1);
+	}
+	PC_GROW(db->contexts, db->ncontexts, db->capcontexts);
+	db->contexts[db->ncontexts] = c;
+	pc_keymap_insert(db->ctx_map, h, (pc_id)db->ncontexts);
+	return (pc_id)db->ncontexts++;
+}
+
+pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry)
+{
+	struct pc_context key = { .kind = PC_CTX_ENTRY, .entry = entry };
+	return pc_ctx_child(db, 0, &key);
+}
+
+pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
+		     uint32_t nids)
+{
+	size_t cap = db->capprofiles;
+	PC_GROW(db->profiles, db->nprofiles, db->capprofiles);
+	if (cap != db->capprofiles) {
+		db->traces = pc_xrealloc(db->traces, db->capprofiles,
+					 sizeof(*db->traces));
+	}
+	struct pc_profile *p = &db->profiles[db->nprofiles];
+	p->nids = nids;
+	p->ids = pc_arena_alloc(db->arena, sizeof(*ids) * (nids ? nids : 1));
+	memcpy(p->ids, ids, sizeof(*ids) * nids);
+	memset(&db->traces[db->nprofiles], 0, sizeof(*db->traces));
+	return (pc_id)db->nprofiles++;
+}
+
+void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
+		  double v)
+{
+	if (v == 0)
+		return;
+	PC_GROW(db->values, db->nvalues, db->capvalues);
+	db->values[db->nvalues++] = (struct pc_value){ profile, ctx, metric, v };
+	db->values_sorted = 0;
+}
+
+void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx)
+{
+	struct pc_trace *t = &db->traces[profile];
+	PC_GROW(t->s, t->n, t->cap);
+	t->s[t->n++] = (struct pc_sample){ time, ctx };
+}
+
+/* One LSD radix pass on a 16-bit digit of one key field. Returns 0 and
+ * does nothing when every value has the same digit. */
+static int radix_pass(struct pc_value *src, struct pc_value *dst, size_t n,
+		      size_t field, unsigned shift, size_t *count)
+{
+	memset(count, 0, sizeof(size_t) * 65536);
+	for (size_t i = 0; i < n; i++) {
+		pc_id k;
+		memcpy(&k, (char *)&src[i] + field, sizeof k);
+		count[(k >> shift) & 0xffff]++;
+	}
+	for (size_t d = 0; d < 65536; d++)
+		if (count[d] == n)
+			return 0;
+	size_t sum = 0;
+	for (size_t d = 0; d < 65536; d++) {
+		size_t c = count[d];
+		count[d] = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++) {
+		pc_id k;
+		memcpy(&k, (char *)&src[i] + field, sizeof k);
+		dst[count[(k >> shift) & 0xffff]++] = src[i];
+	}
+	return 1;
+}
+
+void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
+{
+	if (n < 2)
+		return;
+	struct pc_value *tmp = pc_xmalloc(n * sizeof(*tmp));
+	size_t *count = pc_xmalloc(65536 * sizeof(size_t));
+	struct pc_value *a = v, *b = tmp;
+	/* least significant field first */
+	for (int f = 2; f >= 0; f--) {
+		for (unsigned shift = 0; shift < 32; shift += 16) {
+			if (radix_pass(a, b, n, order[f], shift, count)) {
+				struct pc_value *t = a;
+				a = b;
+				b = t;
+			}
+		}
+	}
+	if (a != v)
+		memcpy(v, a, n * sizeof(*v));
+	free(count);
+	free(tmp);
+}
+
+void pc_values_finish(struct pc_db *db)
+{
+	if (db->values_sorted)
+		return;
+	static const size_t order[3] = {
+		offsetof(struct pc_value, profile),
+		offsetof(struct pc_value, ctx),
+		offsetof(struct pc_value, metric),
+	};
+	pc_values_sort(db->values, db->nvalues, order);
+	size_t out = 0;
+	for (size_t i = 0; i < db->nvalues;) {
+		struct pc_value v = db->values[i++];
+		while (i < db->nvalues && db->values[i].profile == v.profile &&
+		       db->values[i].ctx == v.ctx &&
+		       db->values[i].metric == v.metric)
+			v.value += db->values[i++].value;
+		if (v.value != 0)
+			db->values[out++] = v;
+	}
+	db->nvalues = out;
+	db->values_sorted = 1;
+}

@@ -1,0 +1,326 @@
+/* profconv: the in-memory model shared by every importer and exporter,
+ * error reporting, and small helpers. See ../shared/DESIGN.md. */
+#ifndef PC_H
+#define PC_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PC_NONE UINT32_MAX
+typedef uint32_t pc_id;
+
+/* ------------------------------------------------------------------ */
+/* Errors: one line that says where and what, plus outer contexts.    */
+
+enum pc_status { PC_OK = 0, PC_EINPUT = 1, PC_EUSAGE = 2 };
+
+struct pc_err {
+	int code;
+	char msg[2048];
+};
+
+/* Each setter formats the message and returns -1, so callers can write
+ * `return pc_err_at_line(err, path, line, "...")`. */
+int pc_err_set(struct pc_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int pc_err_at_line(struct pc_err *err, const char *file, uint64_t line,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int pc_err_at_off(struct pc_err *err, const char *file, uint64_t off,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Appends " (while ...)" to an error already set. */
+void pc_err_context(struct pc_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Out of memory ends the program with a message; outputs are written
+ * under temporary names, so nothing half-written is left in place. */
+void *pc_xmalloc(size_t n);
+void *pc_xcalloc(size_t n, size_t size);
+void *pc_xrealloc(void *p, size_t n, size_t size);
+char *pc_xstrdup(const char *s);
+#define PC_GROW(ptr, n, cap)                                                 \
+	do {                                                                 \
+		if ((n) >= (cap)) {                                          \
+			(cap) = (cap) ? (cap)*2 : 16;                        \
+			(ptr) = pc_xrealloc((ptr), (cap), sizeof(*(ptr)));   \
+		}                                                            \
+	} while (0)
+
+uint64_t pc_hash64(uint64_t x);
+uint64_t pc_hash_bytes(const void *p, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics: warnings are counted; the first few are printed.      */
+
+struct pc_diag {
+	unsigned nwarn;
+	unsigned max_print;
+	int quiet;
+	int progress; /* show progress on stderr */
+};
+void pc_warn(struct pc_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* The model.                                                         */
+
+/* Relation of a context to its parent (values as in meta.db). */
+enum pc_rel { PC_REL_LEXICAL = 0, PC_REL_CALL = 1, PC_REL_INLINED = 2 };
+/* What a context is. The first four are meta.db's lexical types; entry
+ * points are the top-level contexts. */
+enum pc_kind {
+	PC_CTX_FUNCTION = 0,
+	PC_CTX_LOOP = 1,
+	PC_CTX_LINE = 2,
+	PC_CTX_INSTRUCTION = 3,
+	PC_CTX_ENTRY = 4,
+};
+/* Entry points (values as in meta.db). */
+enum pc_entry {
+	PC_ENTRY_UNKNOWN = 0,
+	PC_ENTRY_MAIN = 1,
+	PC_ENTRY_APP_THREAD = 2,
+};
+
+/* Identifier kinds of a profile's id tuple (values as in meta.db). */
+enum pc_idkind {
+	PC_ID_SUMMARY = 0,
+	PC_ID_NODE = 1,
+	PC_ID_RANK = 2,
+	PC_ID_THREAD = 3,
+	PC_ID_GPUDEVICE = 4,
+	PC_ID_GPUCONTEXT = 5,
+	PC_ID_GPUSTREAM = 6,
+	PC_ID_CORE = 7,
+	PC_ID_NKINDS = 8,
+};
+extern const char *const pc_idkind_names[PC_ID_NKINDS];
+
+struct pc_module {
+	const char *path;
+};
+struct pc_file {
+	const char *path;
+};
+struct pc_function {
+	const char *name;
+	pc_id module;    /* PC_NONE if unknown */
+	uint64_t offset; /* entry address within the module, 0 if unknown */
+	pc_id file;      /* PC_NONE if unknown */
+	uint32_t line;   /* 0 if unknown */
+};
+
+/* A calling-context tree node. Which optional fields are set depends on
+ * the kind: functions name a function (and may carry a call-site or
+ * definition location), lines and loops a file+line, instructions a
+ * module+offset. Unset ids are PC_NONE. */
+struct pc_context {
+	pc_id parent;     /* 0 (the global root) for entry points */
+	uint8_t kind;     /* enum pc_kind */
+	uint8_t rel;      /* enum pc_rel */
+	uint16_t entry;   /* enum pc_entry, for PC_CTX_ENTRY */
+	pc_id function;
+	pc_id file;
+	uint32_t line;
+	pc_id module;
+	uint64_t offset;
+};
+
+struct pc_metric {
+	const char *name;
+	const char *description;
+	const char *unit; /* "" if none */
+};
+
+struct pc_idelem {
+	uint16_t kind;     /* enum pc_idkind */
+	uint16_t is_physical;
+	uint64_t logical;
+	uint64_t physical;
+};
+
+struct pc_profile {
+	uint32_t nids;
+	struct pc_idelem *ids; /* owned by the db's arena */
+};
+
+/* One sparse value: the point (self) cost measured at exactly ctx. */
+struct pc_value {
+	pc_id profile;
+	pc_id ctx;
+	pc_id metric;
+	double value;
+};
+
+struct pc_sample {
+	uint64_t time; /* ns */
+	pc_id ctx;
+};
+struct pc_trace {
+	size_t n, cap;
+	struct pc_sample *s;
+};
+
+struct pc_arena;
+struct pc_strtab;
+struct pc_keymap;
+
+struct pc_db {
+	struct pc_arena *arena;
+	struct pc_strtab *strings;
+
+	const char *title; /* interned; may be NULL */
+
+	struct pc_module *modules;
+	size_t nmodules, capmodules;
+	struct pc_file *files;
+	size_t nfiles, capfiles;
+	struct pc_function *functions;
+	size_t nfunctions, capfunctions;
+	struct pc_context *contexts; /* [0] is the global root */
+	size_t ncontexts, capcontexts;
+	struct pc_metric *metrics;
+	size_t nmetrics, capmetrics;
+	struct pc_profile *profiles;
+	size_t nprofiles, capprofiles;
+
+	struct pc_value *values;
+	size_t nvalues, capvalues;
+	int values_sorted; /* sorted by (profile, ctx, metric), coalesced */
+
+	struct pc_trace *traces; /* one per profile, grown with profiles */
+
+	/* lookup tables for dedup */
+	struct pc_keymap *module_map, *file_map, *function_map, *ctx_map;
+	struct pc_keymap *metric_map;
+
+	struct pc_diag *diag;
+};
+
+struct pc_db *pc_db_new(struct pc_diag *diag);
+void pc_db_free(struct pc_db *db);
+
+/* Interns a byte string (not necessarily UTF-8 or NUL-free... but the
+ * model keeps C strings, so it stops at the first NUL). The result lives
+ * as long as the db; equal strings give equal pointers. */
+const char *pc_intern(struct pc_db *db, const char *s, size_t len);
+const char *pc_intern_cstr(struct pc_db *db, const char *s);
+/* Memory from the db's arena, freed with the db. */
+void *pc_db_alloc(struct pc_db *db, size_t n);
+
+/* Find-or-create in the deduplicated tables. Strings need not be
+ * interned by the caller. */
+pc_id pc_module_get(struct pc_db *db, const char *path);
+pc_id pc_file_get(struct pc_db *db, const char *path);
+pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
+		      uint64_t offset, pc_id file, uint32_t line);
+pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
+		    const char *unit);
+pc_id pc_metric_find(const struct pc_db *db, const char *name);
+
+/* Finds or creates the child of `parent` described by `key` (key->parent
+ * is ignored). The key's kind, rel and the fields of that kind make the
+ * identity. */
+pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key);
+pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry);
+
+/* Profiles are not deduplicated: each call adds one. */
+pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
+		     uint32_t nids);
+
+void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
+		  double v);
+/* Sorts by (profile, ctx, metric), sums duplicates, drops zeros. */
+void pc_values_finish(struct pc_db *db);
+/* Stable radix sort of values by three key fields, given as offsets of
+ * pc_id members of struct pc_value, most significant first. Uses one
+ * temporary copy of the array. */
+void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3]);
+
+void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
+
+/* ------------------------------------------------------------------ */
+/* Input: probe descriptors and a line reader (plain or gzip).        */
+
+#define PC_PROBE_SIZE 4096
+#define PC_PROBE_PAD 64
+
+struct pc_probe {
+	const char *path;
+	int is_dir;
+	char **names; /* sorted listing of a directory */
+	size_t nnames;
+	unsigned char *buf; /* first bytes (gunzipped), zero-padded */
+	size_t len;
+};
+int pc_probe_open(struct pc_probe *p, const char *path, struct pc_err *err);
+void pc_probe_close(struct pc_probe *p);
+/* Does the path's last component start with / end with the string? */
+int pc_basename_starts(const char *path, const char *prefix);
+int pc_path_ends(const char *path, const char *suffix);
+
+struct pc_lines {
+	const char *path;
+	void *gz; /* gzFile */
+	char *buf;
+	size_t cap, pos, end;
+	uint64_t lineno;
+	int eof;
+	uint64_t size; /* of the file on disk, for progress */
+	uint64_t next_progress;
+	struct pc_diag *diag;
+};
+int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
+		  struct pc_err *err);
+/* 1: *line (NUL-terminated, \n and \r stripped) with *len; 0: end of
+ * input; -1: read error (set in err). The line stays valid until the
+ * next call. */
+int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
+		  struct pc_err *err);
+void pc_lines_close(struct pc_lines *r);
+
+void pc_progress(struct pc_diag *d, const char *what, uint64_t done,
+		 uint64_t total);
+void pc_progress_done(struct pc_diag *d);
+
+/* ------------------------------------------------------------------ */
+/* Formats.                                                           */
+
+struct pc_import_opts {
+	size_t max_contexts; /* bound on calling-context tree size */
+};
+
+struct pc_importer {
+	const char *name;
+	const char *description;
+	/* Pure; 0..100. */
+	int (*probe)(const struct pc_probe *p);
+	/* Reads one input into db (which may already hold other inputs). */
+	int (*read)(struct pc_db *db, const char *path,
+		    const struct pc_import_opts *opts, struct pc_err *err);
+};
+
+struct pc_export_opts {
+	int force;
+	int stats;
+};
+
+struct pc_exporter {
+	const char *name;
+	const char *description;
+	/* Does an output name suggest this format? */
+	int (*claims)(const char *out);
+	int (*write)(const struct pc_db *db, const char *out,
+		     const struct pc_export_opts *opts, struct pc_err *err);
+};
+
+extern const struct pc_importer *const pc_importers[];
+extern const struct pc_exporter *const pc_exporters[];
+const struct pc_importer *pc_importer_find(const char *name);
+const struct pc_exporter *pc_exporter_find(const char *name);
+
+/* Canonical, deterministic text of the whole model. */
+int pc_dump(struct pc_db *db, FILE *out);
+
+#endif

@@ -1,0 +1,32 @@
+/* The format registry. */
+#include "pc.h"
+
+#include <string.h>
+
+extern const struct pc_importer pc_import_callgrind;
+
+/* Probes are cheap string checks; the order only decides listings. */
+const struct pc_importer *const pc_importers[] = {
+	&pc_import_callgrind,
+	NULL,
+};
+
+const struct pc_exporter *const pc_exporters[] = {
+	NULL,
+};
+
+const struct pc_importer *pc_importer_find(const char *name)
+{
+	for (size_t i = 0; pc_importers[i]; i++)
+		if (strcmp(pc_importers[i]->name, name) == 0)
+			return pc_importers[i];
+	return NULL;
+}
+
+const struct pc_exporter *pc_exporter_find(const char *name)
+{
+	for (size_t i = 0; pc_exporters[i]; i++)
+		if (strcmp(pc_exporters[i]->name, name) == 0)
+			return pc_exporters[i];
+	return NULL;
+}

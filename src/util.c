@@ -1,0 +1,306 @@
+/* Allocation, hashing, errors, warnings and progress. */
+#include "pc.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void oom(void)
+{
+	fputs("profconv: error: out of memory\n", stderr);
+	exit(1);
+}
+
+void *pc_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *pc_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *pc_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		oom();
+	size_t bytes = n * size;
+	p = realloc(p, bytes ? bytes : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *pc_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = pc_xmalloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+uint64_t pc_hash64(uint64_t x)
+{
+	/* splitmix64 finalizer */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t pc_hash_bytes(const void *p, size_t n)
+{
+	/* FNV-1a over 8-byte words, then mixed */
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+		s += 8;
+		n -= 8;
+	}
+	while (n--)
+		h = (h ^ *s++) * 0x100000001b3ULL;
+	return pc_hash64(h);
+}
+
+/* ---- arena ---- */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct pc_arena {
+	struct arena_chunk *head;
+};
+
+struct pc_arena *pc_arena_new(void)
+{
+	return pc_xcalloc(1, sizeof(struct pc_arena));
+}
+
+void *pc_arena_alloc(struct pc_arena *a, size_t n)
+{
+	const size_t align = sizeof(max_align_t);
+	n = (n + align - 1) / align * align;
+	struct arena_chunk *c = a->head;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > (1u << 20) ? n : (1u << 20);
+		c = pc_xmalloc(sizeof(*c) + size);
+		c->size = size;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+void pc_arena_free(struct pc_arena *a)
+{
+	if (!a)
+		return;
+	struct arena_chunk *c = a->head;
+	while (c) {
+		struct arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	free(a);
+}
+
+/* ---- keymap: open addressing from a 64-bit hash to a dense id ---- */
+
+struct pc_keymap {
+	struct slot {
+		uint64_t h;
+		uint32_t id; /* PC_NONE = empty */
+	} *slots;
+	size_t cap, n;
+};
+
+struct pc_keymap *pc_keymap_new(void)
+{
+	struct pc_keymap *m = pc_xcalloc(1, sizeof(*m));
+	m->cap = 64;
+	m->slots = pc_xmalloc(m->cap * sizeof(*m->slots));
+	for (size_t i = 0; i < m->cap; i++)
+		m->slots[i].id = PC_NONE;
+	return m;
+}
+
+void pc_keymap_free(struct pc_keymap *m)
+{
+	if (m) {
+		free(m->slots);
+		free(m);
+	}
+}
+
+pc_id pc_keymap_find(const struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
+		     const void *ctx, const void *key)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const struct slot *s = &m->slots[i];
+		if (s->id == PC_NONE)
+			return PC_NONE;
+		if (s->h == h && eq(ctx, s->id, key))
+			return s->id;
+	}
+}
+
+void pc_keymap_insert(struct pc_keymap *m, uint64_t h, pc_id id)
+{
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		size_t ncap = m->cap * 2;
+		struct slot *ns = pc_xmalloc(ncap * sizeof(*ns));
+		for (size_t i = 0; i < ncap; i++)
+			ns[i].id = PC_NONE;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (m->slots[i].id == PC_NONE)
+				continue;
+			size_t j = m->slots[i].h & (ncap - 1);
+			while (ns[j].id != PC_NONE)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = m->slots[i];
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = ncap;
+	}
+	size_t mask = m->cap - 1, i = h & mask;
+	while (m->slots[i].id != PC_NONE)
+		i = (i + 1) & mask;
+	m->slots[i].h = h;
+	m->slots[i].id = id;
+	m->n++;
+}
+
+/* ---- errors ---- */
+
+static int verr(struct pc_err *err, const char *prefix, const char *fmt,
+		va_list ap)
+{
+	if (!err)
+		return -1;
+	err->code = PC_EINPUT;
+	size_t n = strlen(prefix);
+	if (n >= sizeof err->msg)
+		n = sizeof err->msg - 1;
+	memcpy(err->msg, prefix, n);
+	err->msg[n] = 0;
+	vsnprintf(err->msg + n, sizeof err->msg - n, fmt, ap);
+	return -1;
+}
+
+int pc_err_set(struct pc_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(err, "", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int pc_err_at_line(struct pc_err *err, const char *file, uint64_t line,
+		   const char *fmt, ...)
+{
+	char prefix[1200];
+	snprintf(prefix, sizeof prefix, "%s:%llu: ", file,
+		 (unsigned long long)line);
+	va_list ap;
+	va_start(ap, fmt);
+	verr(err, prefix, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int pc_err_at_off(struct pc_err *err, const char *file, uint64_t off,
+		  const char *fmt, ...)
+{
+	char prefix[1200];
+	snprintf(prefix, sizeof prefix, "%s@0x%llx: ", file,
+		 (unsigned long long)off);
+	va_list ap;
+	va_start(ap, fmt);
+	verr(err, prefix, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void pc_err_context(struct pc_err *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	size_t n = strlen(err->msg);
+	if (n + 10 >= sizeof err->msg)
+		return;
+	memcpy(err->msg + n, " (while ", 8);
+	n += 8;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof err->msg - n - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(err->msg);
+	if (n + 1 < sizeof err->msg) {
+		err->msg[n] = ')';
+		err->msg[n + 1] = 0;
+	}
+}
+
+/* ---- warnings and progress ---- */
+
+void pc_warn(struct pc_diag *d, const char *fmt, ...)
+{
+	if (!d)
+		return;
+	d->nwarn++;
+	if (d->quiet || d->nwarn > d->max_print)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("profconv: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void pc_progress(struct pc_diag *d, const char *what, uint64_t done,
+		 uint64_t total)
+{
+	if (!d || !d->progress || d->quiet)
+		return;
+	if (total)
+		fprintf(stderr, "\r%s: %3u%% (%llu MiB)", what,
+			(unsigned)(done * 100 / total),
+			(unsigned long long)(done >> 20));
+	else
+		fprintf(stderr, "\r%s: %llu MiB", what,
+			(unsigned long long)(done >> 20));
+	fflush(stderr);
+}
+
+void pc_progress_done(struct pc_diag *d)
+{
+	if (!d || !d->progress || d->quiet)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# How the Callgrind/Cachegrind fixtures in this directory were made
+# (valgrind 3.19.0, gcc 12.2.0, Debian 12, x86_64). Run from this directory;
+# the programs are built in /tmp/profconv-fixtures so the recorded source
+# paths are stable (/tmp/profconv-fixtures/prog.c).
+set -eu
+here=$(pwd)
+w=/tmp/profconv-fixtures
+rm -rf "$w"; mkdir -p "$w"
+cp src/prog.c src/threads.c "$w"
+cd "$w"
+gcc -O1 -g -o prog prog.c -lm
+gcc -O1 -g -pthread -o threads threads.c
+vg="valgrind -q"
+$vg --tool=callgrind --callgrind-out-file=prog.default.out ./prog >/dev/null
+$vg --tool=callgrind --dump-instr=yes --collect-jumps=yes --callgrind-out-file=prog.instr-jumps.out ./prog >/dev/null
+$vg --tool=callgrind --compress-strings=no --compress-pos=no --callgrind-out-file=prog.nocompress.out ./prog >/dev/null
+$vg --tool=callgrind --separate-callers=2 --callgrind-out-file=prog.sepcallers.out ./prog >/dev/null
+$vg --tool=callgrind --cache-sim=yes --dump-instr=yes --callgrind-out-file=prog.cachesim.out ./prog >/dev/null
+$vg --tool=callgrind --dump-before=work --combine-dumps=yes --callgrind-out-file=prog.combined.out ./prog >/dev/null
+$vg --tool=callgrind --dump-before=work --callgrind-out-file=prog.dumps.out ./prog >/dev/null
+$vg --tool=callgrind --separate-threads=yes --callgrind-out-file=threads.out ./threads >/dev/null
+$vg --tool=cachegrind --cachegrind-out-file=prog.cachegrind.out ./prog >/dev/null
+# small ones (costs inside main/worker only), for the golden dumps
+$vg --tool=callgrind --toggle-collect=main --callgrind-out-file=small.main.out ./prog >/dev/null
+$vg --tool=callgrind --toggle-collect=spin --dump-instr=yes --collect-jumps=yes --callgrind-out-file=small.spin-instr.out ./threads >/dev/null
+$vg --tool=callgrind --toggle-collect=main --separate-callers=2 --compress-strings=no --callgrind-out-file=small.main-sepcallers.out ./prog >/dev/null
+$vg --tool=callgrind --toggle-collect=worker --separate-threads=yes --callgrind-out-file=small.threads.out ./threads >/dev/null
+gzip -9 -n -c prog.default.out > prog.default.out.gz
+cd "$here"
+cp "$w"/*.out* .
+rm -rf "$w"

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Golden dumps of real valgrind outputs, and dump properties that hold
+# for the larger fixtures: gzip, name/position compression and parts.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+cd "$TD/callgrind" || exit 1
+
+for f in small.*.out; do
+	if "$PROFCONV" dump -q "$f" >"$tmp/d" 2>"$tmp/e" &&
+		cmp -s "$tmp/d" "expect/$f.dump"; then
+		ok "dump of $f matches expect/$f.dump"
+	else
+		not_ok "dump of $f differs from expect/$f.dump"
+		diff "expect/$f.dump" "$tmp/d" | head -20 | sed 's/^/# /'
+	fi
+done
+"$PROFCONV" dump -q small.threads.out-0* >"$tmp/d" 2>&1
+if cmp -s "$tmp/d" expect/small.threads.all.dump; then
+	ok "thread files merge into one model, one profile per thread"
+else
+	not_ok "merged thread dump differs"
+fi
+
+"$PROFCONV" dump -q prog.default.out >"$tmp/plain"
+"$PROFCONV" dump -q prog.default.out.gz >"$tmp/gz"
+check "gzip input reads the same as plain" cmp "$tmp/plain" "$tmp/gz"
+"$PROFCONV" dump -q prog.default.out >"$tmp/again"
+check "dump is deterministic" cmp "$tmp/plain" "$tmp/again"
+
+# --compress-strings=no --compress-pos=no is another run of the same
+# program: only the pid differs
+"$PROFCONV" dump -q prog.nocompress.out | grep -v '^p0 \[' >"$tmp/nc"
+grep -v '^p0 \[' "$tmp/plain" >"$tmp/c"
+check "uncompressed names and positions give the same model" cmp "$tmp/c" "$tmp/nc"
+
+# CRLF line ends are stripped
+sed 's/$/\r/' small.main.out >"$tmp/crlf.out"
+"$PROFCONV" dump -q "$tmp/crlf.out" >"$tmp/crlf"
+check "CRLF input reads the same" cmp expect/small.main.out.dump "$tmp/crlf"
+
+# a combined file with two parts (--dump-before --combine-dumps) gives
+# two profiles; the same parts as separate files give the same values
+"$PROFCONV" dump -q prog.combined.out >"$tmp/comb"
+np=$(grep -c '^p[0-9]* \[RANK' "$tmp/comb")
+if [ "$np" -eq 2 ]; then ok "two parts, two profiles"; else not_ok "parts: $np profiles"; fi
+# sum of metric m0 over all values of a dump
+sum_values() { awk '$1 ~ /^p[0-9]+$/ && $2 ~ /^c/ && $3 == "m0" {s += $4} END {printf "%.0f\n", s}' "$1"; }
+tot=$(sum_values "$tmp/comb")
+want=$(awk '/^totals:/ {s += $2} END {print s}' prog.combined.out)
+if [ "$tot" = "$want" ]; then ok "parts total $tot = sum of their totals: lines"
+else not_ok "parts total $tot, totals: lines say $want"; fi
+
+# long names from event: lines; positions instr line
+"$PROFCONV" dump -q prog.cachesim.out >"$tmp/cs"
+check "cache simulation events become metrics" grep -q '^m8 "DLmw"' "$tmp/cs"
+check "instruction contexts under line contexts" grep -q 'lexical instruction at=M' "$tmp/cs"
+printf '# callgrind format\nevent: Ir : Instruction Fetches\nevent: Sum = Ir + Dr\nevents: Ir Dr\nfl=a.c\nfn=main\n3 10 2\n' >"$tmp/ev.out"
+"$PROFCONV" dump -q "$tmp/ev.out" >"$tmp/ev"
+check "event long name kept, derived event skipped" \
+	sh -c "grep -q 'desc=\"Instruction Fetches\"' '$tmp/ev' && ! grep -q Sum '$tmp/ev'"
+# very long lines and names that are not UTF-8
+long=$(head -c 100000 /dev/zero | tr '\0' 'x')
+printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=%s\xff\n3 10\n' "$long" >"$tmp/long.out"
+"$PROFCONV" dump -q "$tmp/long.out" >"$tmp/long"
+check "100 kB line and non-UTF-8 name" grep -q 'xxx\\xff" module' "$tmp/long"
+# Cachegrind
+"$PROFCONV" dump -q prog.cachegrind.out >"$tmp/cg"
+tot=$(sum_values "$tmp/cg")
+want=$(awk '/^summary:/ {print $2}' prog.cachegrind.out)
+if [ "$tot" = "$want" ]; then ok "cachegrind Ir total $tot = summary"
+else not_ok "cachegrind Ir total $tot, summary $want"; fi
+# tree bound: placeholders keep the totals
+"$PROFCONV" dump -q --max-contexts=50 prog.default.out >"$tmp/lim"
+check "bounded tree has placeholders" grep -q '\[call tree limit\]' "$tmp/lim"
+a=$(sum_values "$tmp/lim"); b=$(sum_values "$tmp/plain")
+if [ "$a" = "$b" ]; then ok "bounded tree keeps the total ($a)"
+else not_ok "bounded total $a, full $b"; fi
+nctx=$(awk '/^contexts/ {print $2}' "$tmp/lim")
+if [ "$nctx" -lt 2000 ]; then ok "bounded tree is small ($nctx contexts)"
+else not_ok "bounded tree has $nctx contexts"; fi
+done_testing

@@ -1,0 +1,50 @@
+#!/bin/sh
+# The calling-context tree built from each real Callgrind file against
+# callgrind_annotate on the same file:
+#  - per-metric totals over the tree = sum of annotate's self costs;
+#  - per file:function exclusive totals = annotate's self costs;
+#  - per call edge outside recursive cycles, the inclusive cost of the
+#    contexts made for it = annotate's inclusive edge cost.
+# valgrind writes 'calls=0' for calls still running at a dump, which
+# callgrind_annotate books as self cost; those are read as calls=1 here.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+if ! command -v callgrind_annotate >/dev/null; then
+	skip "callgrind_annotate not installed"; done_testing; exit
+fi
+HELPER="$top_builddir/tests/cg_selfcost"
+AWKF="$top_srcdir/tests/annotate2tsv.awk"
+export ASAN_OPTIONS=detect_leaks=0
+cd "$TD/callgrind" || exit 1
+for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
+	prog.cachesim.out prog.sepcallers.out prog.cachegrind.out \
+	prog.dumps.out prog.dumps.out.1 prog.default.out.gz \
+	threads.out-01 threads.out-02 threads.out-03 \
+	small.main.out small.main-sepcallers.out small.spin-instr.out; do
+	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/in.out"
+	nev=$(grep -m1 '^events:' "$tmp/in.out" | wc -w); nev=$((nev - 1))
+	"$HELPER" "$f" >"$tmp/ours" || { not_ok "$f: import"; continue; }
+	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$tmp/in.out" |
+		awk -v mode=self -v nev="$nev" -f "$AWKF" | sort >"$tmp/theirs"
+	grep '^S ' "$tmp/ours" | sed 's/^S //' | sort >"$tmp/ours.S"
+	if cmp -s "$tmp/ours.S" "$tmp/theirs"; then
+		ok "$f: $(wc -l <"$tmp/theirs") functions' self costs equal callgrind_annotate's"
+	else
+		not_ok "$f: per-function self costs differ"
+		diff "$tmp/theirs" "$tmp/ours.S" | head -10 | sed 's/^/# /'
+	fi
+	want=$(awk -F'\t' '{n = split($2, c, " "); for (i = 1; i <= n; i++) s[i] += c[i]}
+		END {for (i = 1; i <= '"$nev"'; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i]; print ""}' "$tmp/theirs")
+	got=$(grep '^T ' "$tmp/ours" | awk '{printf "%s%s", (NR > 1 ? " " : ""), $3} END {print ""}')
+	if [ "$got" = "$want" ]; then ok "$f: totals $got"
+	else not_ok "$f: totals $got, callgrind_annotate $want"; fi
+	if [ "$f" = prog.cachegrind.out ]; then continue; fi
+	callgrind_annotate --auto=no --threshold=100 --inclusive=yes --tree=calling "$tmp/in.out" |
+		awk -v mode=edges -v nev="$nev" -f "$AWKF" >"$tmp/edges"
+	if "$HELPER" --edges "$tmp/edges" "$f" >"$tmp/e.out"; then
+		ok "$f: $(tail -n 1 "$tmp/e.out")"
+	else
+		not_ok "$f: edge inclusive costs differ"
+		head -10 "$tmp/e.out" | sed 's/^/# /'
+	fi
+done
+done_testing

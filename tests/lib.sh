@@ -1,0 +1,20 @@
+# Shared by the shell tests: TAP helpers and paths.
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${SHARED:=$top_srcdir/../shared}"
+PROFCONV="$top_builddir/profconv"
+TD="$top_srcdir/testdata"
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
+# check DESCRIPTION COMMAND...: ok if the command succeeds
+check() {
+	d=$1; shift
+	if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else
+		not_ok "$d"; sed 's/^/# /' "$tmp/check.out" | head -40; fi
+}
+done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT

@@ -1,0 +1,195 @@
+/* Unit tests of the model: interning, tables, the context tree, value
+ * sorting and coalescing, profiles, traces and error messages. */
+#include "pc.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_strings(void)
+{
+	struct pc_db *db = pc_db_new(NULL);
+	const char *a = pc_intern(db, "main.c", 6);
+	const char *b = pc_intern_cstr(db, "main.c");
+	const char *c = pc_intern(db, "main.cxx", 6);
+	ok(a == b && a == c, "equal strings intern to one pointer");
+	ok(pc_intern_cstr(db, "x") != a, "different strings differ");
+	const char bin[] = { 'a', (char)0xff, 'b' };
+	const char *d = pc_intern(db, bin, 3);
+	ok(d[1] == (char)0xff && d[3] == 0, "bytes that are not UTF-8 kept");
+	/* many strings force the table to grow */
+	char buf[32];
+	const char *first = NULL;
+	for (int i = 0; i < 10000; i++) {
+		snprintf(buf, sizeof buf, "s%d", i);
+		const char *s = pc_intern_cstr(db, buf);
+		if (i == 0)
+			first = s;
+	}
+	ok(pc_intern_cstr(db, "s0") == first, "interning survives growth");
+	pc_db_free(db);
+}
+
+static void test_tables(void)
+{
+	struct pc_db *db = pc_db_new(NULL);
+	pc_id m = pc_module_get(db, "/lib/libc.so");
+	ok(m == 0 && pc_module_get(db, "/lib/libc.so") == 0,
+	   "modules deduplicate");
+	pc_id f = pc_file_get(db, "a.c");
+	ok(pc_file_get(db, "b.c") == 1 && pc_file_get(db, "a.c") == f,
+	   "files deduplicate");
+	pc_id fn = pc_function_get(db, "main", m, 0, f, 3);
+	ok(pc_function_get(db, "main", m, 0, f, 3) == fn, "function found");
+	ok(pc_function_get(db, "main", PC_NONE, 0, f, 3) != fn,
+	   "function identity includes the module");
+	pc_id me = pc_metric_get(db, "Ir", "", "");
+	ok(pc_metric_get(db, "Ir", "Instruction Fetches", "") == me &&
+	   !strcmp(db->metrics[me].description, "Instruction Fetches"),
+	   "metric unifies by name and learns its long name");
+	ok(pc_metric_find(db, "Ir") == me && pc_metric_find(db, "D") == PC_NONE,
+	   "metric lookup by name");
+	pc_db_free(db);
+}
+
+static void test_contexts(void)
+{
+	struct pc_db *db = pc_db_new(NULL);
+	pc_id e = pc_ctx_entry(db, PC_ENTRY_MAIN);
+	ok(e == 1 && pc_ctx_entry(db, PC_ENTRY_MAIN) == 1 &&
+	   db->contexts[e].parent == 0, "entry points hang below context 0");
+	struct pc_context fk = { .kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL,
+				 .function = 7, .file = PC_NONE,
+				 .module = PC_NONE };
+	pc_id a = pc_ctx_child(db, e, &fk);
+	ok(pc_ctx_child(db, e, &fk) == a, "same key finds the same child");
+	struct pc_context lk = { .kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
+				 .file = 1, .line = 10, .function = 99,
+				 .module = 5, .offset = 4 };
+	pc_id l1 = pc_ctx_child(db, a, &lk);
+	lk.function = 3; /* not part of a line's identity */
+	lk.offset = 8;
+	ok(pc_ctx_child(db, a, &lk) == l1,
+	   "fields foreign to a kind do not split contexts");
+	ok(db->contexts[l1].function == PC_NONE,
+	   "foreign fields are cleared");
+	lk.line = 11;
+	ok(pc_ctx_child(db, a, &lk) != l1, "another line is another child");
+	ok(pc_ctx_child(db, e, &lk) != l1, "another parent, another child");
+	for (uint32_t i = 0; i < 50000; i++) {
+		lk.line = i;
+		pc_ctx_child(db, a, &lk);
+	}
+	lk.line = 10;
+	ok(pc_ctx_child(db, a, &lk) == l1, "lookup survives growth");
+	pc_db_free(db);
+}
+
+static int cmp_val(const void *x, const void *y)
+{
+	const struct pc_value *a = x, *b = y;
+	if (a->profile != b->profile)
+		return a->profile < b->profile ? -1 : 1;
+	if (a->ctx != b->ctx)
+		return a->ctx < b->ctx ? -1 : 1;
+	if (a->metric != b->metric)
+		return a->metric < b->metric ? -1 : 1;
+	return 0;
+}
+
+static void test_values(void)
+{
+	struct pc_db *db = pc_db_new(NULL);
+	/* a fixed-seed generator: reproducible, with ids above 16 bits so
+	 * both radix digits are exercised */
+	uint64_t s = 12345;
+	size_t n = 200000;
+	struct pc_value *ref = malloc(n * sizeof(*ref));
+	for (size_t i = 0; i < n; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		pc_id p = (pc_id)(s >> 60), c = (pc_id)((s >> 20) % 300000),
+		      m = (pc_id)((s >> 8) % 3);
+		pc_value_add(db, p, c, m, 1.0);
+		ref[i] = (struct pc_value){ p, c, m, 1.0 };
+	}
+	pc_value_add(db, 0, 5, 0, 0.0);
+	ok(db->nvalues == n, "zero values are not stored");
+	pc_value_add(db, 1, 1, 1, 2.5);
+	pc_value_add(db, 1, 1, 1, -2.5);
+	pc_values_finish(db);
+	qsort(ref, n, sizeof(*ref), cmp_val);
+	size_t k = 0, bad = 0;
+	for (size_t i = 0; i < n;) {
+		struct pc_value v = ref[i++];
+		while (i < n && !cmp_val(&ref[i], &v))
+			v.value += ref[i++].value;
+		if (k >= db->nvalues || cmp_val(&db->values[k], &v) ||
+		    db->values[k].value != v.value)
+			bad++;
+		k++;
+	}
+	ok(!bad && k == db->nvalues,
+	   "radix sort + coalesce equals qsort + sum (%zu values)", k);
+	free(ref);
+	/* context-major order for cct.db-style output */
+	static const size_t order[3] = {
+		offsetof(struct pc_value, ctx),
+		offsetof(struct pc_value, metric),
+		offsetof(struct pc_value, profile),
+	};
+	pc_values_sort(db->values, db->nvalues, order);
+	int sorted = 1;
+	for (size_t i = 1; i < db->nvalues; i++) {
+		const struct pc_value *a = &db->values[i - 1], *b = &db->values[i];
+		if (a->ctx > b->ctx ||
+		    (a->ctx == b->ctx && (a->metric > b->metric ||
+					  (a->metric == b->metric &&
+					   a->profile >= b->profile))))
+			sorted = 0;
+	}
+	ok(sorted, "context-major sort orders by ctx, metric, profile");
+	pc_db_free(db);
+}
+
+static void test_profiles_traces(void)
+{
+	struct pc_db *db = pc_db_new(NULL);
+	for (int i = 0; i < 40; i++) {
+		struct pc_idelem id[2] = {
+			{ .kind = PC_ID_RANK, .logical = 0 },
+			{ .kind = PC_ID_THREAD, .logical = (uint64_t)i },
+		};
+		pc_profile_add(db, id, 2);
+	}
+	ok(db->nprofiles == 40 && db->profiles[39].ids[1].logical == 39,
+	   "profiles keep their id tuples");
+	pc_trace_add(db, 39, 100, 1);
+	pc_trace_add(db, 39, 200, 0);
+	ok(db->traces[39].n == 2 && db->traces[39].s[1].time == 200 &&
+	   db->traces[0].n == 0, "traces are per profile");
+	pc_db_free(db);
+}
+
+static void test_errors(void)
+{
+	struct pc_err err = { 0 };
+	ok(pc_err_at_line(&err, "f.out", 12, "bad %s", "thing") == -1 &&
+	   !strcmp(err.msg, "f.out:12: bad thing"), "file:line errors");
+	pc_err_context(&err, "reading '%s'", "f.out");
+	ok(!strcmp(err.msg, "f.out:12: bad thing (while reading 'f.out')"),
+	   "context appended: %s", err.msg);
+	pc_err_at_off(&err, "x.db", 0x1f40, "runs past end");
+	ok(!strcmp(err.msg, "x.db@0x1f40: runs past end"),
+	   "file@offset errors");
+}
+
+int main(void)
+{
+	test_strings();
+	test_tables();
+	test_contexts();
+	test_values();
+	test_profiles_traces();
+	test_errors();
+	return tap_done();
+}
