@@ -1,0 +1,34 @@
+#!/bin/sh
+# The whole test suite: a fresh build in build-check/ with -Werror,
+# AddressSanitizer and UBSan, then `make check`. Ends with the line
+# "N passed, N failed" (skips counted apart). Exit status 0 only if all
+# passed.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; echo "0 passed, 1 failed"; exit 1; }
+fi
+rm -rf build-check && mkdir build-check && cd build-check || exit 1
+if ! ../configure -q --enable-werror --enable-sanitizers ||
+	! make -j2 >build.log 2>&1; then
+	tail -30 build.log 2>/dev/null
+	echo "build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+make -j2 check >check.log 2>&1
+rc=$?
+grep -E '^(FAIL|ERROR|XPASS)' check.log
+sed -n '/^# TOTAL/,/^# ERROR/p' check.log
+passed=0; failed=0; skipped=0
+for t in $(find tests -name '*.trs'); do
+	passed=$((passed + $(grep -c '^:test-result: PASS' "$t")))
+	skipped=$((skipped + $(grep -c '^:test-result: SKIP' "$t")))
+	failed=$((failed + $(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$t")))
+done
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	tail -30 check.log
+	failed=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
