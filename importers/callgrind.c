@@ -278,6 +278,9 @@ static void start_graph(struct parser *p)
 		has_instr |= p->pos[i] == POS_INSTR;
 	}
 	graph_init(&p->g, p->nev, p->ev, has_line, has_instr);
+	/* a part may go on in the function the previous one ended in */
+	p->cur_fn = p->cur_func != PC_NONE ? graph_fn(&p->g, p->cur_func) :
+					     UINT32_MAX;
 }
 
 static void reset_part_header(struct parser *p)
@@ -376,9 +379,6 @@ static void finish_part(struct parser *p)
 	p->nparts++;
 	p->part_has_data = 0;
 	start_graph(p);
-	/* a part may go on in the function the previous one ended in */
-	if (p->cur_func != PC_NONE)
-		p->cur_fn = graph_fn(&p->g, p->cur_func);
 }
 
 /* A header line that begins a new part once the current one has data. */

@@ -59,6 +59,17 @@ void pc_probe_close(struct pc_probe *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int pc_path_join(char *buf, size_t n, const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	if (a + b + 2 > n)
+		return -1;
+	memcpy(buf, dir, a);
+	buf[a] = '/';
+	memcpy(buf + a + 1, name, b + 1);
+	return 0;
+}
+
 int pc_basename_starts(const char *path, const char *prefix)
 {
 	const char *b = strrchr(path, '/');

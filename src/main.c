@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"Commands:\n"
 	"  convert   convert INPUTs (merged) into one output\n"
 	"  dump      print the canonical text of the model read from INPUTs\n"
+	"  check     validate an HPCToolkit v4 database strictly\n"
 	"  identify  show how each INPUT's format is detected\n"
 	"  formats   list input and output formats\n"
 	"  help [COMMAND]  show help\n"
@@ -247,6 +248,8 @@ static int cmd_formats(void)
 	return 0;
 }
 
+int pc_check_main(const char *dir, int quiet);
+
 static int cmd_help(const char *what)
 {
 	if (what)
@@ -328,6 +331,12 @@ int main(int argc, char **argv)
 	char **inputs = argv + optind;
 	int n = argc - optind;
 	int rc;
+	if (!strcmp(cmd, "check")) {
+		if (n != 1)
+			return usage_error("%s needs exactly one database",
+					   cmd);
+		return pc_check_main(inputs[0], o.diag.quiet);
+	}
 	if (n < 1 && strcmp(cmd, "convert") && strcmp(cmd, "dump") &&
 	    strcmp(cmd, "identify"))
 		return usage_error("unknown command '%s'", cmd);

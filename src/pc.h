@@ -256,6 +256,8 @@ struct pc_probe {
 };
 int pc_probe_open(struct pc_probe *p, const char *path, struct pc_err *err);
 void pc_probe_close(struct pc_probe *p);
+/* dir + "/" + name into buf; -1 (buf unchanged) if it does not fit. */
+int pc_path_join(char *buf, size_t n, const char *dir, const char *name);
 /* Does the path's last component start with / end with the string? */
 int pc_basename_starts(const char *path, const char *prefix);
 int pc_path_ends(const char *path, const char *suffix);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 extern const struct pc_importer pc_import_callgrind;
+extern const struct pc_exporter pc_export_hpctoolkit;
 
 /* Probes are cheap string checks; the order only decides listings. */
 const struct pc_importer *const pc_importers[] = {
@@ -11,7 +12,10 @@ const struct pc_importer *const pc_importers[] = {
 	NULL,
 };
 
+/* Output formats that claim output names come first; hpctoolkit is
+ * the default for every other name. */
 const struct pc_exporter *const pc_exporters[] = {
+	&pc_export_hpctoolkit,
 	NULL,
 };
 

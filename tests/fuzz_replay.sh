@@ -2,7 +2,7 @@
 # Replays every fixture (good and bad) through the fuzz targets, so they
 # build and run in every `make check` without a fuzzing compiler.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out*
+set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out* "$TD"/callgrind/fuzz-found/*
 if "$top_builddir/tests/fuzz_callgrind" "$@" >"$tmp/out" 2>&1; then
 	ok "callgrind fuzz target replayed $# inputs"
 else

@@ -1,0 +1,182 @@
+/* metrics/default.yaml of an HPCToolkit v4 database, emitted with
+ * libyaml so that any metric name is quoted correctly. Its inputs match
+ * meta.db's summaries (metric name, scope, formula, combine). */
+#include "hpctoolkit.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+struct em {
+	yaml_emitter_t e;
+	int failed;
+};
+
+static void emit(struct em *m, yaml_event_t *ev)
+{
+	if (!m->failed && !yaml_emitter_emit(&m->e, ev))
+		m->failed = 1;
+}
+
+static void scalar_a(struct em *m, const char *anchor, const char *s)
+{
+	yaml_event_t ev;
+	yaml_scalar_event_initialize(&ev, (yaml_char_t *)anchor, NULL,
+				     (yaml_char_t *)s, (int)strlen(s), 1, 1,
+				     YAML_ANY_SCALAR_STYLE);
+	emit(m, &ev);
+}
+
+static void scalar(struct em *m, const char *s)
+{
+	scalar_a(m, NULL, s);
+}
+
+static void map_start(struct em *m, const char *anchor)
+{
+	yaml_event_t ev;
+	yaml_mapping_start_event_initialize(&ev, (yaml_char_t *)anchor, NULL, 1,
+					    YAML_BLOCK_MAPPING_STYLE);
+	emit(m, &ev);
+}
+
+static void map_end(struct em *m)
+{
+	yaml_event_t ev;
+	yaml_mapping_end_event_initialize(&ev);
+	emit(m, &ev);
+}
+
+static void seq_start(struct em *m, yaml_sequence_style_t style)
+{
+	yaml_event_t ev;
+	yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, style);
+	emit(m, &ev);
+}
+
+static void seq_end(struct em *m)
+{
+	yaml_event_t ev;
+	yaml_sequence_end_event_initialize(&ev);
+	emit(m, &ev);
+}
+
+static void alias(struct em *m, const char *anchor)
+{
+	yaml_event_t ev;
+	yaml_alias_event_initialize(&ev, (yaml_char_t *)anchor);
+	emit(m, &ev);
+}
+
+static void anchor_name(char *buf, size_t n, size_t metric, unsigned partial,
+			unsigned scope)
+{
+	snprintf(buf, n, "m%zu-%u-%s", metric, partial, hpc_scope_names[scope]);
+}
+
+static int write_handler(void *data, unsigned char *buf, size_t size)
+{
+	return fwrite(buf, 1, size, data) == size;
+}
+
+int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
+		      const char *dir, struct pc_err *err)
+{
+	char path[4096];
+	pc_path_join(path, sizeof path, dir, "metrics");
+	if (mkdir(path, 0755) != 0)
+		return pc_err_set(err, "%s: cannot create: %s", path,
+				  strerror(errno));
+	pc_path_join(path, sizeof path, dir, "metrics/default.yaml");
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return pc_err_set(err, "%s: cannot write: %s", path,
+				  strerror(errno));
+	struct em m = { .failed = 0 };
+	yaml_emitter_initialize(&m.e);
+	yaml_emitter_set_output(&m.e, write_handler, f);
+	yaml_emitter_set_unicode(&m.e, 1);
+	yaml_emitter_set_width(&m.e, -1);
+	yaml_event_t ev;
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	emit(&m, &ev);
+	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	emit(&m, &ev);
+	map_start(&m, NULL);
+	scalar(&m, "version");
+	scalar(&m, "0");
+	scalar(&m, "inputs");
+	seq_start(&m, YAML_BLOCK_SEQUENCE_STYLE);
+	static const unsigned shown[3] = { HPC_EXECUTION, HPC_LEXAWARE,
+					   HPC_FUNCTION };
+	char a[64];
+	for (size_t i = 0; i < db->nmetrics; i++)
+		for (unsigned k = 0; k < l->npartials; k++)
+			for (int s = 0; s < 3; s++) {
+				anchor_name(a, sizeof a, i, k, shown[s]);
+				map_start(&m, a);
+				scalar(&m, "metric");
+				scalar(&m, db->metrics[i].name);
+				scalar(&m, "scope");
+				scalar(&m, hpc_scope_names[shown[s]]);
+				scalar(&m, "formula");
+				scalar(&m, hpc_partials[k].formula);
+				scalar(&m, "combine");
+				scalar(&m, hpc_partials[k].yaml_combine);
+				map_end(&m);
+			}
+	seq_end(&m);
+	scalar(&m, "roots");
+	seq_start(&m, YAML_BLOCK_SEQUENCE_STYLE);
+	for (size_t i = 0; i < db->nmetrics; i++) {
+		const struct pc_metric *me = &db->metrics[i];
+		map_start(&m, NULL);
+		scalar(&m, "name");
+		scalar(&m, me->name);
+		scalar(&m, "description");
+		scalar(&m, *me->description ? me->description : me->name);
+		scalar(&m, "variants");
+		map_start(&m, NULL);
+		scalar(&m, "Sum");
+		map_start(&m, NULL);
+		scalar(&m, "render");
+		seq_start(&m, YAML_FLOW_SEQUENCE_STYLE);
+		scalar(&m, "number");
+		scalar(&m, "percent");
+		seq_end(&m);
+		scalar(&m, "formula");
+		map_start(&m, NULL);
+		scalar(&m, "inclusive");
+		map_start(&m, NULL);
+		scalar(&m, "standard");
+		anchor_name(a, sizeof a, i, 0, HPC_EXECUTION);
+		alias(&m, a);
+		map_end(&m);
+		scalar(&m, "exclusive");
+		map_start(&m, NULL);
+		scalar(&m, "custom");
+		anchor_name(a, sizeof a, i, 0, HPC_LEXAWARE);
+		alias(&m, a);
+		scalar(&m, "standard");
+		anchor_name(a, sizeof a, i, 0, HPC_FUNCTION);
+		alias(&m, a);
+		map_end(&m);
+		map_end(&m);
+		map_end(&m);
+		map_end(&m);
+		map_end(&m);
+	}
+	seq_end(&m);
+	map_end(&m);
+	yaml_document_end_event_initialize(&ev, 1);
+	emit(&m, &ev);
+	yaml_stream_end_event_initialize(&ev);
+	emit(&m, &ev);
+	yaml_emitter_delete(&m.e);
+	if (fclose(f) != 0 || m.failed)
+		return pc_err_set(err, "%s: cannot write: %s", path,
+				  m.failed ? "YAML emitter error" :
+					     strerror(errno));
+	return 0;
+}

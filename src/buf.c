@@ -1,0 +1,73 @@
+/* Little-endian buffers and a positioned file writer. */
+#include "buf.h"
+#include "pc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pc_lef64(unsigned char *p, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	pc_le64(p, u);
+}
+
+size_t pc_buf_add(struct pc_buf *b, size_t n)
+{
+	if (b->cap - b->n < n) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap - b->n < n)
+			cap *= 2;
+		b->p = pc_xrealloc(b->p, cap, 1);
+		b->cap = cap;
+	}
+	size_t off = b->n;
+	memset(b->p + off, 0, n);
+	b->n += n;
+	return off;
+}
+
+size_t pc_buf_align(struct pc_buf *b, size_t a)
+{
+	size_t pad = (a - b->n % a) % a;
+	pc_buf_add(b, pad);
+	return b->n;
+}
+
+size_t pc_buf_str(struct pc_buf *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	size_t off = pc_buf_add(b, n);
+	memcpy(b->p + off, s, n);
+	return off;
+}
+
+void pc_buf_free(struct pc_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+void pc_out_write(struct pc_out *o, const void *p, size_t n)
+{
+	if (!o->failed && n && fwrite(p, 1, n, o->f) != n)
+		o->failed = 1;
+	o->pos += n;
+}
+
+void pc_out_align(struct pc_out *o, unsigned a)
+{
+	static const unsigned char zero[8];
+	unsigned pad = (unsigned)((a - o->pos % a) % a);
+	pc_out_write(o, zero, pad);
+}
+
+void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n)
+{
+	if (o->failed)
+		return;
+	if (fseeko(o->f, (off_t)at, SEEK_SET) != 0 ||
+	    fwrite(p, 1, n, o->f) != n ||
+	    fseeko(o->f, (off_t)o->pos, SEEK_SET) != 0)
+		o->failed = 1;
+}
