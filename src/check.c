@@ -37,6 +37,18 @@ struct checker {
 	uint64_t nvalues_prof, nvalues_cct;
 	uint32_t *ids; /* every ctxId of meta.db */
 	size_t nids, capids;
+	/* --values: function contexts and the summary's sums */
+	int values;
+	struct fctx {
+		uint32_t id;
+		const char *name;
+	} *fctx;
+	size_t nfctx, capfctx;
+	struct fval {
+		const char *metric, *name;
+		double v;
+	} *fval;
+	size_t nfval, capfval;
 	struct sec msec[8];
 	struct file meta;
 	/* summaries, for default.yaml: (metric name, scope, formula,
@@ -44,6 +56,7 @@ struct checker {
 	struct summ {
 		const char *metric, *scope, *formula;
 		unsigned combine;
+		uint16_t id;
 	} *summ;
 	size_t nsumm, capsumm;
 };
@@ -271,7 +284,7 @@ static int meta_metrics(struct checker *c, const struct file *f)
 			c->summ[c->nsumm++] = (struct summ){
 				(char *)f->p + name,
 				(char *)f->p + U64(f, scope),
-				(char *)f->p + formula, comb };
+				(char *)f->p + formula, comb, id };
 		}
 	}
 	return 0;
@@ -405,6 +418,13 @@ static int meta_tree(struct checker *c, const struct file *f,
 			}
 			PC_GROW(c->ids, c->nids, c->capids);
 			c->ids[c->nids++] = id;
+			if (c->values && (flags & 1) && lex == 0) {
+				uint64_t fn = U64(f, x + 0x20);
+				uint64_t name = U64(f, fn);
+				PC_GROW(c->fctx, c->nfctx, c->capfctx);
+				c->fctx[c->nfctx++] = (struct fctx){
+					id, name ? (char *)f->p + name : "" };
+			}
 			if (++count > s->sz / 0x20 + 1) {
 				rc = bad(c, f, x, "more contexts than the "
 					 "section can hold (cycle?)");
@@ -492,6 +512,68 @@ static int check_meta(struct checker *c)
 
 /* ---- profile.db ---- */
 
+static int cmp_fctx(const void *a, const void *b)
+{
+	uint32_t x = ((const struct fctx *)a)->id, y = ((const struct fctx *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* --values: the summary profile's '$$'/sum execution value at the global
+ * context is a metric's total; its function-scope values at function
+ * contexts, summed by function name, are the functions' self costs. */
+static void note_value(struct checker *c, uint32_t ctx, uint16_t m,
+		       const unsigned char *pv)
+{
+	const struct summ *s = NULL;
+	for (size_t k = 0; k < c->nsumm && !s; k++)
+		if (c->summ[k].id == m)
+			s = &c->summ[k];
+	if (!s || strcmp(s->formula, "$$") || s->combine != 0)
+		return;
+	uint64_t u = rd(pv, 8);
+	double v;
+	memcpy(&v, &u, sizeof v);
+	const char *name = NULL;
+	if (ctx == 0 && !strcmp(s->scope, "execution")) {
+		name = "";
+	} else if (!strcmp(s->scope, "function")) {
+		struct fctx key = { ctx, NULL };
+		struct fctx *fc = bsearch(&key, c->fctx, c->nfctx,
+					  sizeof(*c->fctx), cmp_fctx);
+		if (!fc)
+			return;
+		name = fc->name;
+	} else {
+		return;
+	}
+	PC_GROW(c->fval, c->nfval, c->capfval);
+	c->fval[c->nfval++] = (struct fval){ s->metric, name, v };
+}
+
+static int cmp_fval(const void *a, const void *b)
+{
+	const struct fval *x = a, *y = b;
+	int r = strcmp(x->metric, y->metric);
+	return r ? r : strcmp(x->name, y->name);
+}
+
+static void print_values(struct checker *c)
+{
+	qsort(c->fval, c->nfval, sizeof(*c->fval), cmp_fval);
+	for (size_t i = 0; i < c->nfval;) {
+		size_t j = i;
+		double sum = 0;
+		while (j < c->nfval && !cmp_fval(&c->fval[i], &c->fval[j]))
+			sum += c->fval[j++].v;
+		if (!*c->fval[i].name)
+			printf("total\t%s\t%.17g\n", c->fval[i].metric, sum);
+		else
+			printf("function\t%s\t%s\t%.17g\n", c->fval[i].metric,
+			       c->fval[i].name, sum);
+		i = j;
+	}
+}
+
 static int check_block(struct checker *c, const struct file *f, uint64_t at,
 		       int summary)
 {
@@ -540,6 +622,8 @@ static int check_block(struct checker *c, const struct file *f, uint64_t at,
 				return bad(c, f, y, "metric id %u is not a %s "
 					   "of meta.db", m, summary ?
 					   "statMetricId" : "propMetricId");
+			if (c->values && summary)
+				note_value(c, ctx, m, f->p + y + 2);
 		}
 	}
 	if (!summary)
@@ -553,6 +637,8 @@ static int check_profile(struct checker *c)
 	struct sec s[2];
 	if (load(c, &f, "profile.db", 0))
 		return -1;
+	if (c->values)
+		qsort(c->fctx, c->nfctx, sizeof(*c->fctx), cmp_fctx);
 	int rc = header(c, &f, "prof", "_prof.db", 2, 0x30, s, -1);
 	if (!rc && s[0].sz < 0xd)
 		rc = bad(c, &f, s[0].p, "ProfileInfos section too small");
@@ -861,11 +947,11 @@ static int check_yaml(struct checker *c)
 	return rc;
 }
 
-int pc_check_main(const char *dir, int quiet);
+int pc_check_main(const char *dir, int quiet, int values);
 
-int pc_check_main(const char *dir, int quiet)
+int pc_check_main(const char *dir, int quiet, int values)
 {
-	struct checker c = { .dir = dir };
+	struct checker c = { .dir = dir, .values = values };
 	int rc = check_meta(&c);
 	if (!rc)
 		rc = check_profile(&c);
@@ -882,6 +968,8 @@ int pc_check_main(const char *dir, int quiet)
 		rc = check_yaml(&c);
 	if (rc)
 		fprintf(stderr, "profconv: check: %s\n", c.err.msg);
+	else if (values)
+		print_values(&c);
 	else if (!quiet)
 		printf("ok: %s: %llu contexts (max id %u), %u profiles, %llu "
 		       "values, %zu metric summaries\n", dir,
@@ -892,5 +980,7 @@ int pc_check_main(const char *dir, int quiet)
 	free(c.stat_ok);
 	free(c.summ);
 	free(c.ids);
+	free(c.fctx);
+	free(c.fval);
 	return rc ? 1 : 0;
 }

@@ -60,12 +60,14 @@ static const char *const command_help[][2] = {
 	  "and\n"
 	  "traces, each in id order. Tests use it as their oracle.\n" },
 	{ "check",
-	  "Usage: profconv check DB\n"
+	  "Usage: profconv check [--values] DB\n"
 	  "Validates every structural rule of an HPCToolkit v4 database "
 	  "(meta.db,\n"
 	  "profile.db, cct.db, trace.db, metrics/default.yaml). Prints "
 	  "'ok' or\n"
-	  "the first violation with file, offset and rule; exit 1 if any.\n" },
+	  "the first violation with file, offset and rule; exit 1 if any.\n"
+	  "--values prints, from the summary profile, each metric's total\n"
+	  "and each function's exclusive (function scope) cost, by name.\n" },
 	{ "identify",
 	  "Usage: profconv identify INPUT...\n"
 	  "Prints each importer's detection score (0..100) for each INPUT "
@@ -80,6 +82,7 @@ struct opts {
 	struct pc_import_opts imp;
 	struct pc_export_opts exp;
 	struct pc_diag diag;
+	int values;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -248,7 +251,7 @@ static int cmd_formats(void)
 	return 0;
 }
 
-int pc_check_main(const char *dir, int quiet);
+int pc_check_main(const char *dir, int quiet, int values);
 
 static int cmd_help(const char *what)
 {
@@ -294,6 +297,7 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, 'S' },
 		{ "max-contexts", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "values", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -314,6 +318,7 @@ int main(int argc, char **argv)
 		case 'F': o.exp.force = 1; break;
 		case 'S': o.exp.stats = 1; break;
 		case 'q': o.diag.quiet = 1; break;
+		case 'v': o.values = 1; break;
 		case 'h': return cmd_help(cmd);
 		case 'M': {
 			char *end;
@@ -335,7 +340,7 @@ int main(int argc, char **argv)
 		if (n != 1)
 			return usage_error("%s needs exactly one database",
 					   cmd);
-		return pc_check_main(inputs[0], o.diag.quiet);
+		return pc_check_main(inputs[0], o.diag.quiet, o.values);
 	}
 	if (n < 1 && strcmp(cmd, "convert") && strcmp(cmd, "dump") &&
 	    strcmp(cmd, "identify"))

@@ -1,0 +1,61 @@
+#!/bin/sh
+# `profconv check` accepts every real v4 database in ../shared and
+# rejects corrupted copies of one we write, naming the file, the offset
+# and the rule.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+for d in "$SHARED"/hpctoolkit-data/v4-*; do
+	[ -d "$d" ] || continue
+	check "real database $(basename "$d") passes check" "$PROFCONV" check "$d"
+done
+
+good="$tmp/good.d"
+"$PROFCONV" convert -q -o "$good" "$TD/callgrind/small.threads.out-02" \
+	"$TD/callgrind/small.threads.out-03" || exit 1
+check "the original passes" "$PROFCONV" check "$good"
+
+u64() { od -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
+u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+put_u64() { # file offset value (little-endian)
+	v=$3; i=0; bytes=""
+	while [ $i -lt 8 ]; do bytes="$bytes$(printf '\\%03o' $((v & 255)))"; v=$((v >> 8)); i=$((i + 1)); done
+	printf "$bytes" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+# corrupt NAME EXPECTED-MESSAGE-PART: copy, run the commands on $c, check
+corrupt() {
+	name=$1; want=$2; shift 2
+	c="$tmp/$name.d"; rm -rf "$c"; cp -r "$good" "$c"
+	"$@"
+	if "$PROFCONV" check "$c" 2>"$tmp/err"; then
+		not_ok "$name: accepted"
+	elif grep -q -- "$want" "$tmp/err"; then
+		ok "$name: $(cat "$tmp/err")"
+	else
+		not_ok "$name: wrong message"; sed 's/^/# /' "$tmp/err"
+	fi
+}
+truncate_meta() { truncate -s -100 "$c/meta.db"; }
+corrupt truncated "meta.db@0x.*: footer is not '_meta.db'" truncate_meta
+bad_footer() { printf 'X' | dd of="$c/profile.db" bs=1 seek=$(($(wc -c <"$c/profile.db") - 1)) conv=notrunc 2>/dev/null; }
+corrupt footer "profile.db@0x.*: footer is not '_prof.db'" bad_footer
+far_pointer() { put_u64 "$c/meta.db" $((0x48)) 99999992; }
+corrupt pointer "meta.db@0x48: section 3 .* outside the file body" far_pointer
+misalign() { put_u64 "$c/profile.db" $((0x18)) $(($(u64 "$c/profile.db" $((0x18))) + 4)); }
+corrupt misaligned "profile.db@0x18: section 0 at .* is not 8-aligned" misalign
+unsort() { # swap the ctxIds of the first two context indices of profile 1
+	f="$c/profile.db"; infos=$(u64 "$f" $((0x18))); p=$(u64 "$f" "$infos")
+	idx=$(u64 "$f" $((p + 0x30 + 0x18)))
+	dd if="$f" of="$tmp/a" bs=1 skip="$idx" count=4 2>/dev/null
+	dd if="$f" of="$tmp/b" bs=1 skip=$((idx + 12)) count=4 2>/dev/null
+	dd if="$tmp/b" of="$f" bs=1 seek="$idx" conv=notrunc 2>/dev/null
+	dd if="$tmp/a" of="$f" bs=1 seek=$((idx + 12)) conv=notrunc 2>/dev/null
+}
+corrupt unsorted "profile.db@0x.*: context indices not sorted by ctxId" unsort
+few_ctx() { sec=$(u64 "$c/cct.db" $((0x18))); printf '\001\000\000\000' | dd of="$c/cct.db" bs=1 seek=$((sec + 8)) conv=notrunc 2>/dev/null; }
+corrupt cct-entries "cct.db@0x.*: 1 context entries, but meta.db has ctxId" few_ctx
+no_yaml() { rm "$c/metrics/default.yaml"; }
+corrupt no-yaml "default.yaml: No such file" no_yaml
+yaml_mismatch() { sed -i 's/formula: \$\$/formula: 2*$$/' "$c/metrics/default.yaml"; }
+corrupt yaml "default.yaml:[0-9]*: input matches no summary of meta.db" yaml_mismatch
+bad_magic() { printf 'X' | dd of="$c/cct.db" bs=1 seek=0 conv=notrunc 2>/dev/null; }
+corrupt magic "cct.db@0x0: magic is not 'HPCTOOLKITctxt'" bad_magic
+done_testing

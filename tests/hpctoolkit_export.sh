@@ -1,0 +1,81 @@
+#!/bin/sh
+# Callgrind -> HPCToolkit v4: every real fixture converts, passes
+# `profconv check`, and its summary profile holds the right numbers: the
+# execution value at context 0 is each metric's total, and each
+# function's exclusive (function scope) cost summed by name equals
+# callgrind_annotate's self cost for that name. Conversion is
+# deterministic; an existing output is replaced only with --force.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+AWKF="$top_srcdir/tests/annotate2tsv.awk"
+cd "$TD/callgrind" || exit 1
+for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
+	prog.sepcallers.out prog.cachegrind.out prog.dumps.out \
+	prog.default.out.gz threads.out-01 small.main.out small.spin-instr.out; do
+	db="$tmp/$f.d"
+	if ! "$PROFCONV" convert -q -o "$db" "$f" 2>"$tmp/err"; then
+		not_ok "$f: convert"; sed 's/^/# /' "$tmp/err"; continue
+	fi
+	check "$f: profconv check" "$PROFCONV" check "$db"
+	"$PROFCONV" check --values "$db" >"$tmp/values"
+	if ! command -v callgrind_annotate >/dev/null; then
+		skip "$f: callgrind_annotate not installed"; continue
+	fi
+	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/in.out"
+	events=$(grep -m1 '^events:' "$tmp/in.out" | cut -d' ' -f2-)
+	nev=$(echo "$events" | wc -w)
+	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$tmp/in.out" |
+		awk -v mode=self -v nev="$nev" -f "$AWKF" >"$tmp/self"
+	# totals: one line per event, from the summary profile
+	awk -F'\t' -v ev="$events" 'BEGIN {n = split(ev, e, " ")}
+		{k = split($2, c, " "); for (i = 1; i <= k; i++) s[i] += c[i]}
+		END {for (i = 1; i <= n; i++) if (s[i]) printf "total\t%s\t%.0f\n", e[i], s[i]}' \
+		"$tmp/self" | sort >"$tmp/want.total"
+	awk -F'\t' '$1 == "total" {printf "total\t%s\t%.0f\n", $2, $3}' "$tmp/values" |
+		sort >"$tmp/got.total"
+	if cmp -s "$tmp/want.total" "$tmp/got.total"; then
+		ok "$f: summary execution at context 0 = totals ($(tr '\n\t' '  ' <"$tmp/got.total"))"
+	else
+		not_ok "$f: totals differ"; diff "$tmp/want.total" "$tmp/got.total" | sed 's/^/# /'
+	fi
+	# per function name (annotate's key is file:function; inlined code
+	# is listed under its file, so sum over files)
+	awk -F'\t' -v ev="$events" 'BEGIN {n = split(ev, e, " ")}
+		{name = $1; sub(/^[^:]*:/, "", name); k = split($2, c, " ");
+		 for (i = 1; i <= k; i++) s[e[i] "\t" name] += c[i]}
+		END {for (x in s) if (s[x]) printf "function\t%s\t%.0f\n", x, s[x]}' \
+		"$tmp/self" | sort >"$tmp/want.fn"
+	awk -F'\t' '$1 == "function" && sprintf("%.0f", $4) != "0" {printf "function\t%s\t%s\t%.0f\n", $2, $3, $4}' \
+		"$tmp/values" | sort >"$tmp/got.fn"
+	if cmp -s "$tmp/want.fn" "$tmp/got.fn"; then
+		ok "$f: $(wc -l <"$tmp/got.fn") function-scope totals equal callgrind_annotate's self costs"
+	else
+		not_ok "$f: function-scope totals differ"
+		diff "$tmp/want.fn" "$tmp/got.fn" | head -10 | sed 's/^/# /'
+	fi
+done
+
+# several thread files merge into one database, one profile each
+"$PROFCONV" convert -q -o "$tmp/threads.d" threads.out threads.out-0*
+"$PROFCONV" check "$tmp/threads.d" >"$tmp/ok"
+check "thread files: check passes with 3 threads + summary" grep -q ' 4 profiles' "$tmp/ok"
+
+# determinism and --force
+"$PROFCONV" convert -q -o "$tmp/a.d" small.main.out
+"$PROFCONV" convert -q -o "$tmp/b.d" small.main.out
+check "converting twice gives identical files" diff -r "$tmp/a.d" "$tmp/b.d"
+if "$PROFCONV" convert -q -o "$tmp/a.d" small.main.out 2>"$tmp/err"; then
+	not_ok "existing output replaced without --force"
+else
+	check "existing output refused without --force" grep -q 'output exists (use --force' "$tmp/err"
+fi
+check "--force replaces it" "$PROFCONV" convert -q --force -o "$tmp/a.d" small.spin-instr.out
+check "replaced database checks" "$PROFCONV" check "$tmp/a.d"
+mkdir "$tmp/notdb"; touch "$tmp/notdb/precious"
+"$PROFCONV" convert -q --force -o "$tmp/notdb" small.main.out 2>"$tmp/err"
+check "--force does not remove a directory that is not a database" test -f "$tmp/notdb/precious"
+"$PROFCONV" convert -q -o "$tmp/bad.d" bad/garbage-line.out 2>/dev/null
+check "failed conversion leaves nothing behind" sh -c "! ls -d '$tmp'/bad.d* 2>/dev/null"
+"$PROFCONV" convert -q --stats -o "$tmp/stats.d" small.threads.out-0*
+check "--stats database checks" "$PROFCONV" check "$tmp/stats.d"
+check "--stats writes min and max summaries" grep -q 'combine: max' "$tmp/stats.d/metrics/default.yaml"
+done_testing
