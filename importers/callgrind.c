@@ -172,38 +172,19 @@ static uint32_t graph_fn(struct cg_graph *g, pc_id func)
 	return (uint32_t)g->nfns++;
 }
 
-static uint64_t rec_hash(const struct cg_rec *r)
-{
-	uint64_t h = pc_hash64(((uint64_t)r->fn << 32) | r->line);
-	h = pc_hash64(h ^ (((uint64_t)r->file << 32) | r->module));
-	return pc_hash64(h ^ r->addr);
-}
-
-static int rec_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct cg_graph *g = ctx;
-	const struct cg_rec *a = &g->recs[id], *b = key;
-	return a->fn == b->fn && a->line == b->line && a->file == b->file &&
-	       a->module == b->module && a->addr == b->addr;
-}
-
+/* Appends a self-cost record. Records are not merged here: a position
+ * seen twice (a function in several fn= blocks) lands in the same
+ * context during the expansion, and values are coalesced once. */
 static uint64_t *graph_rec(struct cg_graph *g, const struct cg_rec *r)
 {
-	uint64_t h = rec_hash(r);
-	pc_id i = pc_keymap_find(g->recmap, h, rec_eq, g, r);
-	if (i == PC_NONE) {
-		size_t cap = g->caprecs;
-		PC_GROW(g->recs, g->nrecs, g->caprecs);
-		if (cap != g->caprecs)
-			g->rcost = pc_xrealloc(g->rcost, g->caprecs * g->nev,
-					       sizeof(uint64_t));
-		i = (pc_id)g->nrecs++;
-		g->recs[i] = *r;
-		memset(g->rcost + (size_t)i * g->nev, 0,
-		       g->nev * sizeof(uint64_t));
-		pc_keymap_insert(g->recmap, h, i);
-	}
-	return g->rcost + (size_t)i * g->nev;
+	size_t cap = g->caprecs;
+	PC_GROW(g->recs, g->nrecs, g->caprecs);
+	if (cap != g->caprecs)
+		g->rcost = pc_xrealloc(g->rcost, g->caprecs * g->nev,
+				       sizeof(uint64_t));
+	size_t i = g->nrecs++;
+	g->recs[i] = *r;
+	return g->rcost + i * g->nev;
 }
 
 static int edge_eq(const void *ctx, pc_id id, const void *key)
@@ -242,7 +223,6 @@ static struct cg_edge *graph_edge(struct cg_graph *g, const struct cg_edge *e,
 static void graph_reset(struct cg_graph *g)
 {
 	pc_keymap_free(g->fnmap);
-	pc_keymap_free(g->recmap);
 	pc_keymap_free(g->edgemap);
 	free(g->fns);
 	free(g->recs);
@@ -263,7 +243,6 @@ static void graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
 	g->has_line = has_line;
 	g->has_instr = has_instr;
 	g->fnmap = pc_keymap_new();
-	g->recmap = pc_keymap_new();
 	g->edgemap = pc_keymap_new();
 }
 
@@ -278,6 +257,8 @@ static void start_graph(struct parser *p)
 		has_instr |= p->pos[i] == POS_INSTR;
 	}
 	graph_init(&p->g, p->nev, p->ev, has_line, has_instr);
+	if (p->selfsum)
+		memset(p->selfsum, 0, p->nev * sizeof(*p->selfsum));
 	/* a part may go on in the function the previous one ended in */
 	p->cur_fn = p->cur_func != PC_NONE ? graph_fn(&p->g, p->cur_func) :
 					     UINT32_MAX;
@@ -314,11 +295,7 @@ static void finish_part(struct parser *p)
 	if (!p->part_has_data)
 		return;
 	struct cg_graph *g = &p->g;
-	uint64_t *sum = p->selfsum;
-	memset(sum, 0, p->nev * sizeof(*sum));
-	for (size_t r = 0; r < g->nrecs; r++)
-		for (size_t m = 0; m < p->nev; m++)
-			sum[m] += g->rcost[r * p->nev + m];
+	const uint64_t *sum = p->selfsum;
 	char a[256], b[256];
 	print_costs(a, sizeof a, sum, p->nev);
 	if (p->have_totals &&
@@ -670,9 +647,10 @@ static int cost_line(struct parser *p, const char *s)
 	};
 	uint64_t *c = graph_rec(&p->g, &key);
 	for (size_t m = 0; m < p->nev; m++) {
-		if (c[m] > UINT64_MAX - p->line_costs[m])
+		if (p->selfsum[m] > UINT64_MAX - p->line_costs[m])
 			return fail(p, "sum of costs past 64 bits");
-		c[m] += p->line_costs[m];
+		p->selfsum[m] += p->line_costs[m];
+		c[m] = p->line_costs[m];
 	}
 	return 0;
 }

@@ -42,7 +42,6 @@ struct cg_graph {
 	struct cg_rec *recs;
 	size_t nrecs, caprecs;
 	uint64_t *rcost; /* nrecs x nev */
-	struct pc_keymap *recmap;
 
 	struct cg_edge *edges;
 	size_t nedges, capedges;
