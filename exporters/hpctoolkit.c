@@ -241,8 +241,8 @@ static int write_profile_db(struct writer *w)
 	const struct pc_db *db = w->db;
 	char path[4096];
 	pc_path_join(path, sizeof path, w->dir, "profile.db");
-	struct pc_out o = { .f = fopen(path, "wb") };
-	if (!o.f)
+	struct pc_out o;
+	if (pc_out_open(&o, path))
 		return io_error(w, "profile.db");
 	unsigned char hdr[PROF_HEADER] = "HPCTOOLKITprof";
 	hdr[0xe] = 4;
@@ -268,7 +268,9 @@ static int write_profile_db(struct writer *w)
 		offsetof(struct pc_value, metric),
 		offsetof(struct pc_value, profile),
 	};
-	pc_values_sort(w->all, w->nall, order);
+	/* one thread's values are already context-major */
+	if (db->nprofiles > 1)
+		pc_values_sort(w->all, w->nall, order);
 	summary_profile(w, &o);
 
 	/* id tuples */
@@ -319,8 +321,7 @@ static int write_profile_db(struct writer *w)
 	pc_le64(hdr + 0x28, tuples);
 	pc_out_patch(&o, 0, hdr, sizeof hdr);
 	free(ptuple);
-	int bad = o.failed;
-	if (fclose(o.f) != 0 || bad)
+	if (pc_out_close(&o))
 		return io_error(w, "profile.db");
 	return 0;
 }
@@ -330,8 +331,8 @@ static int write_cct_db(struct writer *w)
 	const struct pc_db *db = w->db;
 	char path[4096];
 	pc_path_join(path, sizeof path, w->dir, "cct.db");
-	struct pc_out o = { .f = fopen(path, "wb") };
-	if (!o.f)
+	struct pc_out o;
+	if (pc_out_open(&o, path))
 		return io_error(w, "cct.db");
 	size_t nctx = db->ncontexts;
 	unsigned char hdr[CCT_HEADER] = "HPCTOOLKITctxt";
@@ -386,8 +387,7 @@ static int write_cct_db(struct writer *w)
 	pc_out_patch(&o, 0, hdr, sizeof hdr);
 	pc_out_patch(&o, sec, ci, sec_size);
 	free(ci);
-	int bad = o.failed;
-	if (fclose(o.f) != 0 || bad)
+	if (pc_out_close(&o))
 		return io_error(w, "cct.db");
 	return 0;
 }
@@ -408,8 +408,8 @@ static int write_trace_db(struct writer *w)
 		return 0; /* no trace.db without samples */
 	char path[4096];
 	pc_path_join(path, sizeof path, w->dir, "trace.db");
-	struct pc_out o = { .f = fopen(path, "wb") };
-	if (!o.f)
+	struct pc_out o;
+	if (pc_out_open(&o, path))
 		return io_error(w, "trace.db");
 	unsigned char hdr[TRACE_HEADER] = "HPCTOOLKITtrce";
 	hdr[0xe] = 4;
@@ -463,8 +463,7 @@ static int write_trace_db(struct writer *w)
 	pc_out_patch(&o, 0, hdr, sizeof hdr);
 	pc_out_patch(&o, sec, th, sec_size);
 	free(th);
-	int bad = o.failed;
-	if (fclose(o.f) != 0 || bad)
+	if (pc_out_close(&o))
 		return io_error(w, "trace.db");
 	return 0;
 }

@@ -48,11 +48,47 @@ void pc_buf_free(struct pc_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void pc_out_write(struct pc_out *o, const void *p, size_t n)
+int pc_out_open(struct pc_out *o, const char *path)
 {
-	if (!o->failed && n && fwrite(p, 1, n, o->f) != n)
+	memset(o, 0, sizeof(*o));
+	o->f = fopen(path, "wb");
+	if (!o->f)
+		return -1;
+	o->buf = pc_xmalloc(PC_OUT_BUF);
+	return 0;
+}
+
+void pc_out_flush(struct pc_out *o)
+{
+	if (!o->failed && o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
 		o->failed = 1;
+	o->len = 0;
+}
+
+void pc_out_write_slow(struct pc_out *o, const void *p, size_t n)
+{
+	pc_out_flush(o);
+	if (n >= PC_OUT_BUF) {
+		if (!o->failed && fwrite(p, 1, n, o->f) != n)
+			o->failed = 1;
+		o->pos += n;
+		return;
+	}
+	memcpy(o->buf, p, n);
+	o->len = n;
 	o->pos += n;
+}
+
+int pc_out_close(struct pc_out *o)
+{
+	pc_out_flush(o);
+	int bad = o->failed;
+	if (fclose(o->f) != 0)
+		bad = 1;
+	free(o->buf);
+	o->f = NULL;
+	o->buf = NULL;
+	return bad ? -1 : 0;
 }
 
 void pc_out_align(struct pc_out *o, unsigned a)
@@ -64,6 +100,7 @@ void pc_out_align(struct pc_out *o, unsigned a)
 
 void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n)
 {
+	pc_out_flush(o);
 	if (o->failed)
 		return;
 	if (fseeko(o->f, (off_t)at, SEEK_SET) != 0 ||

@@ -37,16 +37,35 @@ size_t pc_buf_align(struct pc_buf *b, size_t a);
 size_t pc_buf_str(struct pc_buf *b, const char *s);
 void pc_buf_free(struct pc_buf *b);
 
-/* A sequential file writer that knows its position. Errors are sticky
- * and reported by pc_out_close. */
+/* A sequential, buffered file writer that knows its position. Errors
+ * are sticky and reported by pc_out_close. */
 struct pc_out {
 	FILE *f;
 	uint64_t pos;
 	int failed;
+	unsigned char *buf;
+	size_t len;
 };
-void pc_out_write(struct pc_out *o, const void *p, size_t n);
+int pc_out_open(struct pc_out *o, const char *path);
+/* Flushes and closes; -1 if anything failed. */
+int pc_out_close(struct pc_out *o);
+void pc_out_flush(struct pc_out *o);
+static inline void pc_out_write(struct pc_out *o, const void *p, size_t n);
 void pc_out_align(struct pc_out *o, unsigned a);
 /* Overwrites bytes at an earlier position, then returns to the end. */
 void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n);
+
+#define PC_OUT_BUF (1u << 20)
+void pc_out_write_slow(struct pc_out *o, const void *p, size_t n);
+static inline void pc_out_write(struct pc_out *o, const void *p, size_t n)
+{
+	if (PC_OUT_BUF - o->len >= n) {
+		__builtin_memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		o->pos += n;
+	} else {
+		pc_out_write_slow(o, p, n);
+	}
+}
 
 #endif

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Benchmarks, as ratios against baselines run on the same input in the
+# same run (never part of `make check`):
+#   callgrind -> v4:  wc -l, cat, profconv convert, callgrind_annotate
+# Usage: sh bench/run.sh [BUILD_DIR] [NFUNCS] [LINES_PER_FUNC]
+# Needs GNU time (/usr/bin/time) for peak memory. ANNOTATE=0 skips
+# callgrind_annotate (about 1.2 MB/s: minutes on the default input).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+nf=${2:-200000}
+nl=${3:-60}
+work=${BENCH_DIR:-/tmp/profconv-bench}
+mkdir -p "$work"
+cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
+in="$work/callgrind.out.bench"
+[ -s "$in" ] || "$work/gen_callgrind" "$nf" "$nl" >"$in"
+size=$(wc -c <"$in")
+mb=$(echo "$size" | awk '{printf "%.1f", $1 / 1048576}')
+echo "input: $in, $mb MiB, $(wc -l <"$in") lines"
+cat "$in" >/dev/null # warm the page cache
+
+t() { # label command...: prints seconds and peak KiB
+	/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || {
+		cat "$work/stderr"; exit 1; }
+	read -r secs kb <"$work/time"
+	echo "$secs $kb"
+}
+set -- $(t wc -l "$in"); wc_s=$1
+set -- $(t cat "$in"); cat_s=$1
+rm -rf "$work/out.d"
+set -- $(t "$build/profconv" convert -q -o "$work/out.d" "$in"); pc_s=$1; pc_kb=$2
+dbsize=$(du -sb "$work/out.d" | cut -f1)
+"$build/profconv" check "$work/out.d"
+if [ "${ANNOTATE:-1}" != 0 ]; then
+	set -- $(t callgrind_annotate "$in"); ca_s=$1
+else
+	ca_s=nan
+fi
+awk -v mb="$mb" -v wc="$wc_s" -v cat="$cat_s" -v pc="$pc_s" -v kb="$pc_kb" \
+    -v db="$dbsize" -v ca="$ca_s" 'BEGIN {
+	printf "wc -l                 %8.2f s\n", wc
+	printf "cat                   %8.2f s\n", cat
+	printf "profconv convert (v4) %8.2f s  %7.1f MiB/s  peak %.0f MiB\n", pc, mb / pc, kb / 1024
+	printf "database written      %8.0f MiB (peak memory / database = %.2f)\n", db / 1048576, kb * 1024 / db
+	printf "convert / wc -l       %8.1f x\n", pc / (wc > 0 ? wc : 0.01)
+	printf "convert / cat         %8.1f x\n", pc / (cat > 0 ? cat : 0.01)
+	if (ca != "nan") printf "callgrind_annotate    %8.2f s  (%.1f MiB/s); profconv is %.1f x faster\n", ca, mb / ca, ca / pc
+}'
