@@ -49,10 +49,166 @@ static void put_double(FILE *o, double v)
 	fputs(b, o);
 }
 
+/* The dump does not depend on the order in which an importer created
+ * things: modules, files and functions are listed sorted by content, and
+ * contexts in depth-first order with siblings sorted by their key. Two
+ * models that hold the same data dump the same. */
+struct canon {
+	const struct pc_db *db;
+	pc_id *mod_rank, *file_rank, *fn_rank; /* old id -> new id */
+};
+
+static int cmp_rank(pc_id a, pc_id b)
+{
+	/* PC_NONE sorts first */
+	if (a == b)
+		return 0;
+	if (a == PC_NONE)
+		return -1;
+	if (b == PC_NONE)
+		return 1;
+	return a < b ? -1 : 1;
+}
+
+static const struct canon *sort_ctx; /* qsort has no context argument */
+
+static int cmp_module(const void *x, const void *y)
+{
+	const struct pc_db *db = sort_ctx->db;
+	return strcmp(db->modules[*(const pc_id *)x].path,
+		      db->modules[*(const pc_id *)y].path);
+}
+
+static int cmp_file(const void *x, const void *y)
+{
+	const struct pc_db *db = sort_ctx->db;
+	return strcmp(db->files[*(const pc_id *)x].path,
+		      db->files[*(const pc_id *)y].path);
+}
+
+static int cmp_function(const void *x, const void *y)
+{
+	const struct canon *c = sort_ctx;
+	const struct pc_function *a = &c->db->functions[*(const pc_id *)x];
+	const struct pc_function *b = &c->db->functions[*(const pc_id *)y];
+	int r = strcmp(a->name, b->name);
+	if (r)
+		return r;
+	if ((r = cmp_rank(a->module == PC_NONE ? PC_NONE : c->mod_rank[a->module],
+			  b->module == PC_NONE ? PC_NONE : c->mod_rank[b->module])))
+		return r;
+	if ((r = cmp_rank(a->file == PC_NONE ? PC_NONE : c->file_rank[a->file],
+			  b->file == PC_NONE ? PC_NONE : c->file_rank[b->file])))
+		return r;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+static pc_id rank_of(const pc_id *rank, pc_id id)
+{
+	return id == PC_NONE ? PC_NONE : rank[id];
+}
+
+static int cmp_context(const void *x, const void *y)
+{
+	const struct canon *c = sort_ctx;
+	const struct pc_context *a = &c->db->contexts[*(const pc_id *)x];
+	const struct pc_context *b = &c->db->contexts[*(const pc_id *)y];
+	int r;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->entry != b->entry)
+		return a->entry < b->entry ? -1 : 1;
+	if (a->rel != b->rel)
+		return a->rel < b->rel ? -1 : 1;
+	if ((r = cmp_rank(rank_of(c->fn_rank, a->function),
+			  rank_of(c->fn_rank, b->function))))
+		return r;
+	if ((r = cmp_rank(rank_of(c->file_rank, a->file),
+			  rank_of(c->file_rank, b->file))))
+		return r;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if ((r = cmp_rank(rank_of(c->mod_rank, a->module),
+			  rank_of(c->mod_rank, b->module))))
+		return r;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+static pc_id *ranks(size_t n, int (*cmp)(const void *, const void *),
+		    pc_id **order_out)
+{
+	pc_id *order = pc_xmalloc((n + 1) * sizeof(pc_id));
+	pc_id *rank = pc_xmalloc((n + 1) * sizeof(pc_id));
+	for (size_t i = 0; i < n; i++)
+		order[i] = (pc_id)i;
+	qsort(order, n, sizeof(pc_id), cmp);
+	for (size_t i = 0; i < n; i++)
+		rank[order[i]] = (pc_id)i;
+	*order_out = order;
+	return rank;
+}
+
+static int cmp_value(const void *x, const void *y)
+{
+	const struct pc_value *a = x, *b = y;
+	if (a->profile != b->profile)
+		return a->profile < b->profile ? -1 : 1;
+	if (a->ctx != b->ctx)
+		return a->ctx < b->ctx ? -1 : 1;
+	if (a->metric != b->metric)
+		return a->metric < b->metric ? -1 : 1;
+	return 0;
+}
+
 int pc_dump(struct pc_db *db, FILE *o)
 {
 	pc_values_finish(db);
-	fputs("profconv-dump 1\n", o);
+	struct canon cn = { .db = db };
+	sort_ctx = &cn;
+	pc_id *mod_order, *file_order, *fn_order;
+	cn.mod_rank = ranks(db->nmodules, cmp_module, &mod_order);
+	cn.file_rank = ranks(db->nfiles, cmp_file, &file_order);
+	cn.fn_rank = ranks(db->nfunctions, cmp_function, &fn_order);
+
+	/* contexts: depth first from the root, siblings sorted */
+	size_t n = db->ncontexts;
+	pc_id *start = pc_xcalloc(n + 2, sizeof(pc_id));
+	pc_id *kids = pc_xmalloc((n + 1) * sizeof(pc_id));
+	for (size_t c = 1; c < n; c++)
+		start[db->contexts[c].parent + 1]++;
+	for (size_t c = 0; c < n; c++)
+		start[c + 1] += start[c];
+	pc_id *fill = pc_xmalloc((n + 1) * sizeof(pc_id));
+	memcpy(fill, start, (n + 1) * sizeof(pc_id));
+	for (size_t c = 1; c < n; c++)
+		kids[fill[db->contexts[c].parent]++] = (pc_id)c;
+	free(fill);
+	for (size_t c = 0; c < n; c++)
+		qsort(kids + start[c], start[c + 1] - start[c], sizeof(pc_id),
+		      cmp_context);
+	pc_id *ctx_new = pc_xmalloc((n + 1) * sizeof(pc_id));
+	pc_id *ctx_order = pc_xmalloc((n + 1) * sizeof(pc_id));
+	pc_id *stack = pc_xmalloc((n + 1) * sizeof(pc_id));
+	size_t sp = 0, next = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		pc_id c = stack[--sp];
+		ctx_new[c] = (pc_id)next;
+		ctx_order[next++] = c;
+		for (pc_id k = start[c + 1]; k-- > start[c];)
+			stack[sp++] = kids[k];
+	}
+	free(stack);
+	free(start);
+	free(kids);
+
+	fputs("profconv-dump 2\n", o);
 	fputs("title ", o);
 	put_str(o, db->title ? db->title : "");
 	fputc('\n', o);
@@ -60,24 +216,24 @@ int pc_dump(struct pc_db *db, FILE *o)
 	fprintf(o, "modules %zu\n", db->nmodules);
 	for (size_t i = 0; i < db->nmodules; i++) {
 		fprintf(o, "M%zu ", i);
-		put_str(o, db->modules[i].path);
+		put_str(o, db->modules[mod_order[i]].path);
 		fputc('\n', o);
 	}
 	fprintf(o, "files %zu\n", db->nfiles);
 	for (size_t i = 0; i < db->nfiles; i++) {
 		fprintf(o, "F%zu ", i);
-		put_str(o, db->files[i].path);
+		put_str(o, db->files[file_order[i]].path);
 		fputc('\n', o);
 	}
 	fprintf(o, "functions %zu\n", db->nfunctions);
 	for (size_t i = 0; i < db->nfunctions; i++) {
-		const struct pc_function *f = &db->functions[i];
+		const struct pc_function *f = &db->functions[fn_order[i]];
 		fprintf(o, "f%zu ", i);
 		put_str(o, f->name);
 		fputs(" module=", o);
-		put_id(o, 'M', f->module);
+		put_id(o, 'M', rank_of(cn.mod_rank, f->module));
 		fprintf(o, " offset=0x%llx file=", (unsigned long long)f->offset);
-		put_id(o, 'F', f->file);
+		put_id(o, 'F', rank_of(cn.file_rank, f->file));
 		fprintf(o, " line=%u\n", f->line);
 	}
 	fprintf(o, "metrics %zu\n", db->nmetrics);
@@ -108,34 +264,41 @@ int pc_dump(struct pc_db *db, FILE *o)
 		}
 		fputc('\n', o);
 	}
-	fprintf(o, "contexts %zu\n", db->ncontexts);
-	for (size_t i = 1; i < db->ncontexts; i++) {
-		const struct pc_context *c = &db->contexts[i];
-		fprintf(o, "c%zu parent=c%u %s %s", i, c->parent,
+	fprintf(o, "contexts %zu\n", n);
+	for (size_t i = 1; i < n; i++) {
+		const struct pc_context *c = &db->contexts[ctx_order[i]];
+		fprintf(o, "c%zu parent=c%u %s %s", i, ctx_new[c->parent],
 			rel_names[c->rel % 3], kind_names[c->kind % 5]);
-		if (c->kind == PC_CTX_ENTRY) {
+		if (c->kind == PC_CTX_ENTRY)
 			fprintf(o, " %s", c->entry < 3 ? entry_names[c->entry] :
 				"?");
-		}
 		if (c->function != PC_NONE)
-			fprintf(o, " fn=f%u", c->function);
+			fprintf(o, " fn=f%u", cn.fn_rank[c->function]);
 		if (c->file != PC_NONE || c->line)
 			fprintf(o, " src=%c%d:%u", c->file == PC_NONE ? '-' : 'F',
-				c->file == PC_NONE ? 0 : (int)c->file, c->line);
+				c->file == PC_NONE ? 0 : (int)cn.file_rank[c->file],
+				c->line);
 		if (c->module != PC_NONE || c->offset)
 			fprintf(o, " at=%c%d+0x%llx",
 				c->module == PC_NONE ? '-' : 'M',
-				c->module == PC_NONE ? 0 : (int)c->module,
+				c->module == PC_NONE ? 0 :
+						       (int)cn.mod_rank[c->module],
 				(unsigned long long)c->offset);
 		fputc('\n', o);
 	}
+	struct pc_value *v = pc_xmalloc((db->nvalues + 1) * sizeof(*v));
+	for (size_t i = 0; i < db->nvalues; i++) {
+		v[i] = db->values[i];
+		v[i].ctx = ctx_new[v[i].ctx];
+	}
+	qsort(v, db->nvalues, sizeof(*v), cmp_value);
 	fprintf(o, "values %zu\n", db->nvalues);
 	for (size_t i = 0; i < db->nvalues; i++) {
-		const struct pc_value *v = &db->values[i];
-		fprintf(o, "p%u c%u m%u ", v->profile, v->ctx, v->metric);
-		put_double(o, v->value);
+		fprintf(o, "p%u c%u m%u ", v[i].profile, v[i].ctx, v[i].metric);
+		put_double(o, v[i].value);
 		fputc('\n', o);
 	}
+	free(v);
 	size_t ntraces = 0;
 	for (size_t i = 0; i < db->nprofiles; i++)
 		ntraces += db->traces[i].n > 0;
@@ -147,7 +310,16 @@ int pc_dump(struct pc_db *db, FILE *o)
 		fprintf(o, "trace p%zu %zu\n", i, t->n);
 		for (size_t j = 0; j < t->n; j++)
 			fprintf(o, "%llu c%u\n", (unsigned long long)t->s[j].time,
-				t->s[j].ctx);
+				ctx_new[t->s[j].ctx]);
 	}
+	free(ctx_new);
+	free(ctx_order);
+	free(mod_order);
+	free(file_order);
+	free(fn_order);
+	free(cn.mod_rank);
+	free(cn.file_rank);
+	free(cn.fn_rank);
+	sort_ctx = NULL;
 	return ferror(o) ? -1 : 0;
 }

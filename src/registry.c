@@ -4,11 +4,13 @@
 #include <string.h>
 
 extern const struct pc_importer pc_import_callgrind;
+extern const struct pc_importer pc_import_hpctoolkit;
 extern const struct pc_exporter pc_export_hpctoolkit;
 
 /* Probes are cheap string checks; the order only decides listings. */
 const struct pc_importer *const pc_importers[] = {
 	&pc_import_callgrind,
+	&pc_import_hpctoolkit,
 	NULL,
 };
 

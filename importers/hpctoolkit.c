@@ -1,0 +1,667 @@
+/* HPCToolkit v4 databases (meta.db, profile.db, trace.db; cct.db is
+ * checked for its header but not read: profile.db holds the same values).
+ *
+ * What the model keeps: the point values (the "point" propagation scope)
+ * of every measured profile, with their identifier tuples; the context
+ * tree with its entry points; modules, files and functions; trace
+ * samples; the title. Propagated and summary values are derived again on
+ * export. Values of context ids that meta.db elides (real databases have
+ * some) go to a visible "[context N not in meta.db]" context under an
+ * "unknown entry", so totals are kept.
+ *
+ * Structure sizes stored in the files are used as strides; unknown enum
+ * values are accepted with a warning. This reader shares no code with
+ * `profconv check`. */
+#include "pc.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct blob {
+	char path[4200];
+	const unsigned char *p;
+	uint64_t n;
+};
+
+struct reader {
+	struct pc_db *db;
+	const char *dir;
+	struct pc_err *err;
+	struct blob meta, prof, trace;
+	/* meta.db tables, by element index */
+	uint64_t mod_base, mod_n, mod_stride;
+	uint64_t file_base, file_n, file_stride;
+	uint64_t fn_base, fn_n, fn_stride;
+	pc_id *mod_id, *file_id, *fn_id;
+	/* propMetricId -> model metric of its point scope, or PC_NONE */
+	pc_id point_of[65536];
+	/* ctxId -> model context */
+	struct pc_keymap *ctxmap;
+	struct idmap {
+		uint32_t id;
+		pc_id ctx;
+	} *ids;
+	size_t nids, capids;
+	/* profile index -> model profile (PC_NONE for summaries) */
+	pc_id *prof_id;
+	uint32_t nprof;
+};
+
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int fail_at(struct reader *r, const struct blob *b, uint64_t off,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail_at(struct reader *r, const struct blob *b, uint64_t off,
+		   const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return pc_err_at_off(r->err, b->path, off, "%s", msg);
+}
+
+/* Is [off, off+len) inside the file? */
+static int ok_range(const struct blob *b, uint64_t off, uint64_t len)
+{
+	return off <= b->n && len <= b->n - off;
+}
+
+#define NEED(r, b, off, len, what)                                           \
+	do {                                                                 \
+		if (!ok_range((b), (off), (len)))                            \
+			return fail_at((r), (b), (off), "%s runs past the "  \
+				       "end of the file", (what));           \
+	} while (0)
+
+static const char *cstr(struct reader *r, const struct blob *b, uint64_t off)
+{
+	if (!off || off >= b->n || !memchr(b->p + off, 0, b->n - off)) {
+		fail_at(r, b, off, "string not terminated inside the file");
+		return NULL;
+	}
+	return (const char *)b->p + off;
+}
+
+static int map_file(struct reader *r, struct blob *b, const char *name,
+		    int optional)
+{
+	if (pc_path_join(b->path, sizeof b->path, r->dir, name))
+		return pc_err_set(r->err, "%s: path too long", r->dir);
+	int fd = open(b->path, O_RDONLY);
+	if (fd < 0) {
+		if (optional && errno == ENOENT)
+			return 1;
+		return pc_err_set(r->err, "%s: %s", b->path, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pc_err_set(r->err, "%s: not a regular file", b->path);
+	}
+	b->n = (uint64_t)st.st_size;
+	if (b->n) {
+		void *m = mmap(NULL, b->n, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			close(fd);
+			return pc_err_set(r->err, "%s: %s", b->path,
+					  strerror(errno));
+		}
+		b->p = m;
+	}
+	close(fd);
+	return 0;
+}
+
+static void unmap(struct blob *b)
+{
+	if (b->p)
+		munmap((void *)b->p, b->n);
+	b->p = NULL;
+}
+
+/* The common header: magic, format, major version 4, and the footer. */
+static int file_header(struct reader *r, const struct blob *b, const char *fmt,
+		       const char *footer, unsigned nsec)
+{
+	if (b->n < 0x10 + 16 * (uint64_t)nsec + 8)
+		return fail_at(r, b, 0, "file too short for its header");
+	if (memcmp(b->p, "HPCTOOLKIT", 10) || memcmp(b->p + 10, fmt, 4))
+		return fail_at(r, b, 0, "not an HPCToolkit '%s' file", fmt);
+	if (b->p[0xe] != 4)
+		return fail_at(r, b, 0xe, "format version %u.%u (only 4.x is "
+			       "read)", b->p[0xe], b->p[0xf]);
+	if (memcmp(b->p + b->n - 8, footer, 8))
+		return fail_at(r, b, b->n - 8, "footer '%s' missing "
+			       "(truncated file?)", footer);
+	return 0;
+}
+
+static uint64_t sec_ptr(const struct blob *b, unsigned i)
+{
+	return le(b->p + 0x18 + 16 * i, 8);
+}
+static uint64_t sec_size(const struct blob *b, unsigned i)
+{
+	return le(b->p + 0x10 + 16 * i, 8);
+}
+
+/* Index of a table element from a pointer into the table, or -1. */
+static int64_t elem(uint64_t p, uint64_t base, uint64_t n, uint64_t stride)
+{
+	if (p < base || !stride || (p - base) % stride || (p - base) / stride >= n)
+		return -1;
+	return (int64_t)((p - base) / stride);
+}
+
+static int read_table(struct reader *r, unsigned sec, const char *what,
+		      uint64_t minsz, uint64_t *base, uint64_t *n,
+		      uint64_t *stride)
+{
+	const struct blob *b = &r->meta;
+	uint64_t s = sec_ptr(b, sec);
+	NEED(r, b, s, 0xe, what);
+	*base = le(b->p + s, 8);
+	*n = le(b->p + s + 8, 4);
+	*stride = le(b->p + s + 0xc, 2);
+	if (*n && *stride < minsz)
+		return fail_at(r, b, s + 0xc, "%s entries of %llu bytes, "
+			       "below the %llu of format 4.0", what,
+			       (unsigned long long)*stride,
+			       (unsigned long long)minsz);
+	if (*n && (*n > b->n / (*stride ? *stride : 1) ||
+		   !ok_range(b, *base, *n * *stride)))
+		return fail_at(r, b, s, "%s table runs past the end of the "
+			       "file", what);
+	return 0;
+}
+
+static int read_metrics(struct reader *r)
+{
+	const struct blob *b = &r->meta;
+	uint64_t s = sec_ptr(b, 2);
+	NEED(r, b, s, 0x1b, "Metrics section header");
+	uint64_t pm = le(b->p + s, 8), nm = le(b->p + s + 8, 4);
+	unsigned szm = b->p[s + 0xc], szi = b->p[s + 0xd];
+	if (nm && (szm < 0x20 || szi < 0x10))
+		return fail_at(r, b, s + 0xc, "metric structure sizes %u/%u "
+			       "below 32/16", szm, szi);
+	if (nm > b->n / 0x20)
+		return fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
+			       "file", (unsigned long long)nm);
+	NEED(r, b, pm, nm * szm, "metric table");
+	for (size_t i = 0; i < 65536; i++)
+		r->point_of[i] = PC_NONE;
+	for (uint64_t i = 0; i < nm; i++) {
+		uint64_t e = pm + i * szm;
+		const char *name = cstr(r, b, le(b->p + e, 8));
+		if (!name)
+			return -1;
+		pc_id m = pc_metric_get(r->db, name, "", "");
+		uint64_t pi = le(b->p + e + 8, 8), ni = le(b->p + e + 0x18, 2);
+		NEED(r, b, pi, ni * szi, "metric scope instances");
+		int have_point = 0;
+		for (uint64_t k = 0; k < ni; k++) {
+			uint64_t x = pi + k * szi;
+			uint64_t scope = le(b->p + x, 8);
+			uint16_t id = (uint16_t)le(b->p + x + 8, 2);
+			NEED(r, b, scope, 0x10, "propagation scope");
+			unsigned type = b->p[scope + 8];
+			if (type > 3)
+				pc_warn(r->db->diag, "%s@0x%llx: unknown scope "
+					"type %u", b->path,
+					(unsigned long long)scope, type);
+			if (type == 1) {
+				r->point_of[id] = m;
+				have_point = 1;
+			}
+		}
+		if (!have_point)
+			pc_warn(r->db->diag, "%s: metric '%s' has no point "
+				"scope; its values are not read", b->path, name);
+	}
+	return 0;
+}
+
+static int ctx_id_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct reader *r = ctx;
+	return r->ids[id].id == *(const uint32_t *)key;
+}
+
+static pc_id ctx_lookup(const struct reader *r, uint32_t id)
+{
+	pc_id i = pc_keymap_find(r->ctxmap, pc_hash64(id), ctx_id_eq, r, &id);
+	return i == PC_NONE ? PC_NONE : r->ids[i].ctx;
+}
+
+static int ctx_bind(struct reader *r, const struct blob *b, uint64_t at,
+		    uint32_t id, pc_id ctx)
+{
+	if (ctx_lookup(r, id) != PC_NONE)
+		return fail_at(r, b, at, "ctxId %u appears twice", id);
+	PC_GROW(r->ids, r->nids, r->capids);
+	r->ids[r->nids] = (struct idmap){ id, ctx };
+	pc_keymap_insert(r->ctxmap, pc_hash64(id), (pc_id)r->nids++);
+	return 0;
+}
+
+/* The model context of a ctxId found in profile.db or trace.db: its
+ * meta.db context, or a placeholder when meta.db elides it. */
+static pc_id ctx_of(struct reader *r, uint32_t id)
+{
+	if (id == 0)
+		return 0;
+	pc_id c = ctx_lookup(r, id);
+	if (c != PC_NONE)
+		return c;
+	char name[64];
+	snprintf(name, sizeof name, "[context %u not in meta.db]", id);
+	struct pc_context k = {
+		.kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL, .file = PC_NONE,
+		.module = PC_NONE,
+		.function = pc_function_get(r->db, name, PC_NONE, 0, PC_NONE, 0),
+	};
+	c = pc_ctx_child(r->db, pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN), &k);
+	ctx_bind(r, &r->meta, 0, id, c);
+	return c;
+}
+
+struct pending {
+	uint64_t p, sz;
+	pc_id parent;
+	uint64_t from;
+};
+
+static int read_tree(struct reader *r)
+{
+	const struct blob *b = &r->meta;
+	uint64_t s = sec_ptr(b, 3), ssz = sec_size(b, 3);
+	NEED(r, b, s, 0xb, "Context section header");
+	uint64_t pe = le(b->p + s, 8), ne = le(b->p + s + 8, 2);
+	unsigned sze = b->p[s + 0xa];
+	if (ne && sze < 0x20)
+		return fail_at(r, b, s + 0xa, "entry points of %u bytes, below "
+			       "32", sze);
+	NEED(r, b, pe, ne * sze, "entry point table");
+	struct pending *q = NULL;
+	size_t nq = 0, capq = 0, head = 0;
+	uint64_t budget = (ssz < b->n ? ssz : b->n) / 0x20 + 1;
+	int rc = 0;
+	for (uint64_t i = 0; i < ne && !rc; i++) {
+		uint64_t e = pe + i * sze;
+		uint32_t id = (uint32_t)le(b->p + e + 0x10, 4);
+		unsigned kind = (unsigned)le(b->p + e + 0x14, 2);
+		if (kind > PC_ENTRY_APP_THREAD) {
+			pc_warn(r->db->diag, "%s@0x%llx: unknown entry point "
+				"%u, read as 'unknown entry'", b->path,
+				(unsigned long long)e, kind);
+			kind = PC_ENTRY_UNKNOWN;
+		}
+		pc_id c = pc_ctx_entry(r->db, (enum pc_entry)kind);
+		rc = ctx_bind(r, b, e + 0x10, id, c);
+		PC_GROW(q, nq, capq);
+		q[nq++] = (struct pending){ le(b->p + e + 8, 8), le(b->p + e, 8),
+					    c, e };
+	}
+	/* breadth first, arrays in file order */
+	while (!rc && head < nq) {
+		struct pending a = q[head++];
+		if (!a.sz)
+			continue;
+		if (!ok_range(b, a.p, a.sz)) {
+			rc = fail_at(r, b, a.from, "children array [0x%llx, "
+				     "+0x%llx) runs past the end of the file",
+				     (unsigned long long)a.p,
+				     (unsigned long long)a.sz);
+			break;
+		}
+		for (uint64_t x = a.p; x < a.p + a.sz;) {
+			if (a.p + a.sz - x < 0x20) {
+				rc = fail_at(r, b, x, "context record runs past "
+					     "its children array");
+				break;
+			}
+			if (!budget--) {
+				rc = fail_at(r, b, x, "more contexts than the "
+					     "Context section can hold (a "
+					     "pointer cycle?)");
+				break;
+			}
+			const unsigned char *c = b->p + x;
+			uint32_t id = (uint32_t)le(c + 0x10, 4);
+			unsigned flags = c[0x14], rel = c[0x15], lex = c[0x16];
+			uint64_t size = 0x20 + 8 * (uint64_t)c[0x17];
+			if (size > a.p + a.sz - x) {
+				rc = fail_at(r, b, x, "context flex words run "
+					     "past its children array");
+				break;
+			}
+			if (rel > 2) {
+				pc_warn(r->db->diag, "%s@0x%llx: unknown "
+					"relation %u, read as a call", b->path,
+					(unsigned long long)x, rel);
+				rel = PC_REL_CALL;
+			}
+			if (lex > 3) {
+				pc_warn(r->db->diag, "%s@0x%llx: unknown lexical "
+					"type %u, read as a function", b->path,
+					(unsigned long long)x, lex);
+				lex = PC_CTX_FUNCTION;
+			}
+			struct pc_context k = {
+				.kind = (uint8_t)lex, .rel = (uint8_t)rel,
+				.function = PC_NONE, .file = PC_NONE,
+				.module = PC_NONE,
+			};
+			uint64_t w = x + 0x20, wend = x + size;
+			if (flags & 1) {
+				if (wend - w < 8) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
+				int64_t i = elem(le(b->p + w, 8), r->fn_base,
+						 r->fn_n, r->fn_stride);
+				if (i < 0) { rc = fail_at(r, b, w, "pFunction is not a function of the Functions section"); break; }
+				k.function = r->fn_id[i];
+				w += 8;
+			}
+			if (flags & 2) {
+				if (wend - w < 16) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
+				int64_t i = elem(le(b->p + w, 8), r->file_base,
+						 r->file_n, r->file_stride);
+				if (i < 0) { rc = fail_at(r, b, w, "pFile is not a file of the Source Files section"); break; }
+				k.file = r->file_id[i];
+				k.line = (uint32_t)le(b->p + w + 8, 4);
+				w += 16;
+			}
+			if (flags & 4) {
+				if (wend - w < 16) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
+				int64_t i = elem(le(b->p + w, 8), r->mod_base,
+						 r->mod_n, r->mod_stride);
+				if (i < 0) { rc = fail_at(r, b, w, "pModule is not a module of the Load Modules section"); break; }
+				k.module = r->mod_id[i];
+				k.offset = le(b->p + w + 8, 8);
+			}
+			pc_id m = pc_ctx_child(r->db, a.parent, &k);
+			if (id == 0) {
+				rc = fail_at(r, b, x + 0x10, "ctxId 0 is the "
+					     "global context");
+				break;
+			}
+			if ((rc = ctx_bind(r, b, x + 0x10, id, m)))
+				break;
+			PC_GROW(q, nq, capq);
+			q[nq++] = (struct pending){ le(c + 8, 8), le(c, 8), m, x };
+			x += size;
+		}
+	}
+	free(q);
+	return rc;
+}
+
+static int read_meta(struct reader *r)
+{
+	struct blob *b = &r->meta;
+	if (map_file(r, b, "meta.db", 0))
+		return -1;
+	if (file_header(r, b, "meta", "_meta.db", 8))
+		return -1;
+	for (unsigned i = 0; i < 8; i++)
+		if (!ok_range(b, sec_ptr(b, i), sec_size(b, i)))
+			return fail_at(r, b, 0x18 + 16 * i, "section %u runs "
+				       "past the end of the file", i);
+	uint64_t g = sec_ptr(b, 0);
+	NEED(r, b, g, 0x10, "General section");
+	const char *title = cstr(r, b, le(b->p + g, 8));
+	if (!title)
+		return -1;
+	if (!r->db->title && *title)
+		r->db->title = pc_intern_cstr(r->db, title);
+	if (read_metrics(r))
+		return -1;
+	if (read_table(r, 5, "Load Modules", 0x10, &r->mod_base, &r->mod_n,
+		       &r->mod_stride) ||
+	    read_table(r, 6, "Source Files", 0x10, &r->file_base, &r->file_n,
+		       &r->file_stride) ||
+	    read_table(r, 7, "Functions", 0x28, &r->fn_base, &r->fn_n,
+		       &r->fn_stride))
+		return -1;
+	r->mod_id = pc_xmalloc((r->mod_n + 1) * sizeof(pc_id));
+	r->file_id = pc_xmalloc((r->file_n + 1) * sizeof(pc_id));
+	r->fn_id = pc_xmalloc((r->fn_n + 1) * sizeof(pc_id));
+	for (uint64_t i = 0; i < r->mod_n; i++) {
+		const char *s = cstr(r, b, le(b->p + r->mod_base +
+					      i * r->mod_stride + 8, 8));
+		if (!s)
+			return -1;
+		r->mod_id[i] = pc_module_get(r->db, s);
+	}
+	for (uint64_t i = 0; i < r->file_n; i++) {
+		const char *s = cstr(r, b, le(b->p + r->file_base +
+					      i * r->file_stride + 8, 8));
+		if (!s)
+			return -1;
+		r->file_id[i] = pc_file_get(r->db, s);
+	}
+	for (uint64_t i = 0; i < r->fn_n; i++) {
+		uint64_t e = r->fn_base + i * r->fn_stride;
+		uint64_t pn = le(b->p + e, 8), pm = le(b->p + e + 8, 8),
+			 pf = le(b->p + e + 0x18, 8);
+		const char *name = pn ? cstr(r, b, pn) : "";
+		if (!name)
+			return -1;
+		int64_t mi = pm ? elem(pm, r->mod_base, r->mod_n, r->mod_stride)
+				: -2;
+		int64_t fi = pf ? elem(pf, r->file_base, r->file_n,
+				       r->file_stride) : -2;
+		if (mi == -1 || fi == -1)
+			return fail_at(r, b, e, "function's module or file "
+				       "pointer is not a table element");
+		r->fn_id[i] = pc_function_get(
+			r->db, name, mi >= 0 ? r->mod_id[mi] : PC_NONE,
+			le(b->p + e + 0x10, 8),
+			fi >= 0 ? r->file_id[fi] : PC_NONE,
+			(uint32_t)le(b->p + e + 0x20, 4));
+	}
+	return read_tree(r);
+}
+
+static int read_profiles(struct reader *r)
+{
+	struct blob *b = &r->prof;
+	if (map_file(r, b, "profile.db", 0))
+		return -1;
+	if (file_header(r, b, "prof", "_prof.db", 2))
+		return -1;
+	uint64_t s = sec_ptr(b, 0);
+	NEED(r, b, s, 0xd, "Profile Info section header");
+	uint64_t pp = le(b->p + s, 8), np = le(b->p + s + 8, 4);
+	unsigned szp = b->p[s + 0xc];
+	if (np && szp < 0x30)
+		return fail_at(r, b, s + 0xc, "profile info of %u bytes, below "
+			       "48", szp);
+	if (np > b->n / 0x30)
+		return fail_at(r, b, s + 8, "%llu profiles cannot fit in the "
+			       "file", (unsigned long long)np);
+	NEED(r, b, pp, np * szp, "profile table");
+	r->nprof = (uint32_t)np;
+	r->prof_id = pc_xmalloc((np + 1) * sizeof(pc_id));
+	for (uint64_t i = 0; i < np; i++) {
+		uint64_t e = pp + i * szp;
+		uint64_t tuple = le(b->p + e + 0x20, 8);
+		uint32_t flags = (uint32_t)le(b->p + e + 0x28, 4);
+		r->prof_id[i] = PC_NONE;
+		if (flags & 1)
+			continue; /* summary statistics are derived again */
+		struct pc_idelem ids[64];
+		uint32_t nids = 0;
+		if (tuple) {
+			NEED(r, b, tuple, 8, "id tuple");
+			nids = (uint32_t)le(b->p + tuple, 2);
+			if (nids > 64)
+				return fail_at(r, b, tuple, "id tuple of %u "
+					       "elements", nids);
+			NEED(r, b, tuple + 8, 16 * (uint64_t)nids, "id tuple");
+			for (uint32_t k = 0; k < nids; k++) {
+				const unsigned char *x = b->p + tuple + 8 + 16 * k;
+				ids[k] = (struct pc_idelem){
+					.kind = x[0],
+					.is_physical = (uint16_t)(le(x + 2, 2) & 1),
+					.logical = le(x + 4, 4),
+					.physical = le(x + 8, 8),
+				};
+				if (!ids[k].is_physical)
+					ids[k].physical = 0;
+			}
+		}
+		r->prof_id[i] = pc_profile_add(r->db, ids, nids);
+	}
+	/* values */
+	for (uint64_t i = 0; i < np; i++) {
+		if (r->prof_id[i] == PC_NONE)
+			continue;
+		uint64_t e = pp + i * szp;
+		uint64_t nv = le(b->p + e, 8), pv = le(b->p + e + 8, 8);
+		uint64_t nc = le(b->p + e + 0x10, 4), pc = le(b->p + e + 0x18, 8);
+		if (nv > b->n / 10 || nc > b->n / 12)
+			return fail_at(r, b, e, "profile %llu: value block "
+				       "larger than the file",
+				       (unsigned long long)i);
+		NEED(r, b, pv, nv * 10, "profile values");
+		NEED(r, b, pc, nc * 12, "profile context indices");
+		for (uint64_t k = 0; k < nc; k++) {
+			const unsigned char *x = b->p + pc + 12 * k;
+			uint32_t ctx = (uint32_t)le(x, 4);
+			uint64_t start = le(x + 4, 8);
+			uint64_t end = k + 1 < nc ? le(x + 16, 8) : nv;
+			if (start > end || end > nv)
+				return fail_at(r, b, pc + 12 * k + 4,
+					       "startIndex %llu out of order "
+					       "or past nValues %llu",
+					       (unsigned long long)start,
+					       (unsigned long long)nv);
+			if (ctx == 0)
+				continue; /* the aggregate: derived again */
+			pc_id mctx = PC_NONE;
+			for (uint64_t v = start; v < end; v++) {
+				const unsigned char *y = b->p + pv + 10 * v;
+				pc_id m = r->point_of[le(y, 2)];
+				if (m == PC_NONE)
+					continue;
+				uint64_t u = le(y + 2, 8);
+				double d;
+				memcpy(&d, &u, sizeof d);
+				if (mctx == PC_NONE)
+					mctx = ctx_of(r, ctx);
+				pc_value_add(r->db, r->prof_id[i], mctx, m, d);
+			}
+		}
+	}
+	return 0;
+}
+
+static int read_traces(struct reader *r)
+{
+	struct blob *b = &r->trace;
+	int rc = map_file(r, b, "trace.db", 1);
+	if (rc)
+		return rc > 0 ? 0 : -1;
+	if (file_header(r, b, "trce", "trace.db", 1))
+		return -1;
+	uint64_t s = sec_ptr(b, 0);
+	NEED(r, b, s, 0x20, "trace header section");
+	uint64_t pt = le(b->p + s, 8), nt = le(b->p + s + 8, 4);
+	unsigned szt = b->p[s + 0xc];
+	if (nt && szt < 0x18)
+		return fail_at(r, b, s + 0xc, "trace headers of %u bytes, "
+			       "below 24", szt);
+	NEED(r, b, pt, nt * szt, "trace header table");
+	for (uint64_t i = 0; i < nt; i++) {
+		uint64_t e = pt + i * szt;
+		uint32_t pi = (uint32_t)le(b->p + e, 4);
+		uint64_t a = le(b->p + e + 8, 8), z = le(b->p + e + 0x10, 8);
+		if (pi >= r->nprof || r->prof_id[pi] == PC_NONE)
+			return fail_at(r, b, e, "trace of profile %u, which is "
+				       "not a measured profile", pi);
+		if (z < a || (z - a) % 12 || !ok_range(b, a, z - a))
+			return fail_at(r, b, e + 8, "trace line [0x%llx, "
+				       "0x%llx) is not whole samples inside "
+				       "the file", (unsigned long long)a,
+				       (unsigned long long)z);
+		for (uint64_t x = a; x < z; x += 12)
+			pc_trace_add(r->db, r->prof_id[pi], le(b->p + x, 8),
+				     ctx_of(r, (uint32_t)le(b->p + x + 8, 4)));
+	}
+	return 0;
+}
+
+static int v4_read(struct pc_db *db, const char *path,
+		   const struct pc_import_opts *opts, struct pc_err *err)
+{
+	(void)opts;
+	struct reader *r = pc_xcalloc(1, sizeof(*r));
+	r->db = db;
+	r->dir = path;
+	r->err = err;
+	r->ctxmap = pc_keymap_new();
+	int rc = read_meta(r);
+	if (!rc)
+		rc = read_profiles(r);
+	if (!rc) {
+		struct blob cct = { 0 };
+		int c = map_file(r, &cct, "cct.db", 1);
+		if (c < 0 || (c == 0 && file_header(r, &cct, "ctxt", "__ctx.db",
+						    1)))
+			rc = -1;
+		unmap(&cct);
+	}
+	if (!rc)
+		rc = read_traces(r);
+	unmap(&r->meta);
+	unmap(&r->prof);
+	unmap(&r->trace);
+	pc_keymap_free(r->ctxmap);
+	free(r->ids);
+	free(r->mod_id);
+	free(r->file_id);
+	free(r->fn_id);
+	free(r->prof_id);
+	free(r);
+	if (rc)
+		pc_err_context(err, "reading HPCToolkit database '%s'", path);
+	return rc;
+}
+
+static int v4_probe(const struct pc_probe *p)
+{
+	if (!p->is_dir)
+		return 0;
+	int meta = 0, prof = 0, xml = 0;
+	for (size_t i = 0; i < p->nnames; i++) {
+		meta |= !strcmp(p->names[i], "meta.db");
+		prof |= !strcmp(p->names[i], "profile.db");
+		xml |= !strcmp(p->names[i], "experiment.xml");
+	}
+	if (meta && prof)
+		return 100;
+	return meta && !xml ? 60 : 0;
+}
+
+const struct pc_importer pc_import_hpctoolkit = {
+	.name = "hpctoolkit",
+	.description = "HPCToolkit v4 database directory (meta.db, "
+		       "profile.db, trace.db)",
+	.probe = v4_probe,
+	.read = v4_read,
+};
