@@ -30,8 +30,16 @@ static const char usage_text[] =
 	"output name)\n"
 	"  -o, --output=PATH     output (convert; default: profconv.d)\n"
 	"      --force           replace an existing output\n"
-	"      --stats           also write count/sum-of-squares/min/max "
-	"statistics\n"
+	"      --stats           hpctoolkit: also write count, sum of squares,\n"
+	"                        min and max statistics\n"
+	"      --split           callgrind: one file per profile (OUT-01, "
+	"OUT-02...)\n"
+	"                        instead of one file summed over profiles\n"
+	"      --no-compress     callgrind: no name compression\n"
+	"      --callers=N       callgrind: name functions f'caller1'caller2 "
+	"with\n"
+	"                        N callers of context, as valgrind's\n"
+	"                        --separate-callers=N does\n"
 	"      --max-contexts=N  bound on the calling-context tree built from "
 	"a\n"
 	"                        call graph (default 4194304)\n"
@@ -50,6 +58,9 @@ static const char *const command_help[][2] = {
 	  "is -t, else follows from OUT: 'callgrind.out*' or '*.callgrind' "
 	  "is\n"
 	  "Callgrind, anything else an HPCToolkit v4 database directory.\n"
+	  "Callgrind output is one file with the costs summed over all\n"
+	  "profiles (threads, ranks), which both KCachegrind and\n"
+	  "callgrind_annotate read; --split writes one file per profile.\n"
 	  "OUT is written under a temporary name and renamed at the end; an\n"
 	  "existing OUT is replaced only with --force.\n" },
 	{ "dump",
@@ -298,6 +309,9 @@ int main(int argc, char **argv)
 		{ "max-contexts", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "values", no_argument, NULL, 'v' },
+		{ "split", no_argument, NULL, 's' },
+		{ "no-compress", no_argument, NULL, 'N' },
+		{ "callers", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,6 +333,17 @@ int main(int argc, char **argv)
 		case 'S': o.exp.stats = 1; break;
 		case 'q': o.diag.quiet = 1; break;
 		case 'v': o.values = 1; break;
+		case 's': o.exp.split = 1; break;
+		case 'N': o.exp.no_compress = 1; break;
+		case 'C': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || v > 64)
+				return usage_error("bad --callers '%s' (0..64)",
+						   optarg);
+			o.exp.callers = (unsigned)v;
+			break;
+		}
 		case 'h': return cmd_help(cmd);
 		case 'M': {
 			char *end;

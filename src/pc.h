@@ -305,7 +305,10 @@ struct pc_importer {
 
 struct pc_export_opts {
 	int force;
-	int stats;
+	int stats;          /* hpctoolkit: extra summary statistics */
+	int split;          /* callgrind: one file per profile */
+	int no_compress;    /* callgrind: no name compression */
+	unsigned callers;   /* callgrind: f'caller1'caller2 names, depth */
 };
 
 struct pc_exporter {

@@ -6,6 +6,7 @@
 extern const struct pc_importer pc_import_callgrind;
 extern const struct pc_importer pc_import_hpctoolkit;
 extern const struct pc_exporter pc_export_hpctoolkit;
+extern const struct pc_exporter pc_export_callgrind;
 
 /* Probes are cheap string checks; the order only decides listings. */
 const struct pc_importer *const pc_importers[] = {
@@ -17,6 +18,7 @@ const struct pc_importer *const pc_importers[] = {
 /* Output formats that claim output names come first; hpctoolkit is
  * the default for every other name. */
 const struct pc_exporter *const pc_exporters[] = {
+	&pc_export_callgrind,
 	&pc_export_hpctoolkit,
 	NULL,
 };

@@ -71,6 +71,124 @@ static size_t merge_rows(struct row *r, size_t n, size_t nm)
 	return out;
 }
 
+/* callgrind_annotate's call edges: "caller\tcallee\tcosts..." */
+static struct row *load_edges(const char *path, size_t nm, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		return NULL;
+	}
+	struct row *ae = NULL;
+	size_t nae = 0;
+	char line[8192];
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *t1 = strchr(line, '\t');
+		char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2)
+			continue;
+		*t2 = 0;
+		ae = realloc(ae, (nae + 1) * sizeof(*ae));
+		ae[nae].key = strdup(line);
+		ae[nae].v = calloc(nm, sizeof(double));
+		char *s = t2 + 1;
+		for (size_t m = 0; m < nm; m++)
+			ae[nae].v[m] = strtod(s, &s);
+		nae++;
+	}
+	fclose(f);
+	*n = merge_rows(ae, nae, nm);
+	return ae;
+}
+
+/* Which edges lie on a recursive cycle: reachability by repeated
+ * relaxation over function names (small graphs only: tests). */
+struct cycles {
+	size_t nf;
+	size_t (*ed)[2];
+	char *reach;
+};
+
+static void find_cycles(struct cycles *c, const struct row *ae, size_t nae)
+{
+	char **fn = NULL;
+	c->nf = 0;
+	c->ed = malloc((nae + 1) * sizeof(*c->ed));
+	for (size_t i = 0; i < nae; i++) {
+		char *tab = strchr(ae[i].key, '\t');
+		char *names[2] = { strndup(ae[i].key, (size_t)(tab - ae[i].key)),
+				   strdup(tab + 1) };
+		for (int s = 0; s < 2; s++) {
+			size_t j;
+			for (j = 0; j < c->nf && strcmp(fn[j], names[s]); j++)
+				;
+			if (j == c->nf) {
+				fn = realloc(fn, (c->nf + 1) * sizeof(*fn));
+				fn[c->nf++] = names[s];
+			} else {
+				free(names[s]);
+			}
+			c->ed[i][s] = j;
+		}
+	}
+	size_t nf = c->nf;
+	c->reach = calloc(nf * nf + 1, 1);
+	for (size_t i = 0; i < nae; i++)
+		c->reach[c->ed[i][0] * nf + c->ed[i][1]] = 1;
+	for (size_t k = 0; k < nf; k++)
+		for (size_t i = 0; i < nf; i++)
+			if (c->reach[i * nf + k])
+				for (size_t j = 0; j < nf; j++)
+					if (c->reach[k * nf + j])
+						c->reach[i * nf + j] = 1;
+}
+
+static int in_cycle(const struct cycles *c, size_t edge)
+{
+	return c->reach[c->ed[edge][1] * c->nf + c->ed[edge][0]];
+}
+
+/* --compare-edges A B NM: the edges of A outside recursive cycles have
+ * the same inclusive costs in B (both from callgrind_annotate). */
+static int compare_edges(const char *a, const char *b, size_t nm)
+{
+	size_t na, nb;
+	struct row *ea = load_edges(a, nm, &na), *eb = load_edges(b, nm, &nb);
+	if (!ea || !eb)
+		return 1;
+	struct cycles cy;
+	find_cycles(&cy, ea, na);
+	int bad = 0;
+	size_t checked = 0;
+	for (size_t i = 0; i < na; i++) {
+		if (in_cycle(&cy, i))
+			continue;
+		struct row key = { ea[i].key, NULL };
+		struct row *t = bsearch(&key, eb, nb, sizeof(*eb), row_cmp);
+		for (size_t m = 0; m < nm; m++) {
+			double want = ea[i].v[m], got = t ? t->v[m] : 0;
+			if (got == want)
+				continue;
+			/* as in check_edges: a callee whose own cost falls
+			 * short of its callers' edges (cache-miss counts) */
+			if (t && got < want && want - got <= fmax(2, want * 1e-3)) {
+				printf("# %s metric %zu: callee's own cost is "
+				       "%.0f short of the edge's\n", ea[i].key,
+				       m, want - got);
+				continue;
+			}
+			printf("edge %s metric %zu: %.0f, then %.0f\n",
+			       ea[i].key, m, want, got);
+			bad = 1;
+		}
+		checked++;
+	}
+	printf("%zu edges outside cycles of %zu keep their inclusive costs\n",
+	       checked, na);
+	return bad;
+}
+
 static int check_edges(struct pc_db *db, const char *path, double *incl)
 {
 	size_t nm = db->nmetrics;
@@ -98,67 +216,16 @@ static int check_edges(struct pc_db *db, const char *path, double *incl)
 	}
 	nte = merge_rows(te, nte, nm);
 
-	/* annotate's edges, and the functions' SCCs over them */
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		perror(path);
+	size_t nae;
+	struct row *ae = load_edges(path, nm, &nae);
+	if (!ae)
 		return 1;
-	}
-	struct row *ae = NULL;
-	size_t nae = 0;
-	char line[8192];
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		char *t1 = strchr(line, '\t');
-		char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (!t2)
-			continue;
-		*t2 = 0;
-		ae = realloc(ae, (nae + 1) * sizeof(*ae));
-		ae[nae].key = strdup(line);
-		ae[nae].v = calloc(nm, sizeof(double));
-		char *s = t2 + 1;
-		for (size_t m = 0; m < nm; m++)
-			ae[nae].v[m] = strtod(s, &s);
-		nae++;
-	}
-	fclose(f);
-	nae = merge_rows(ae, nae, nm);
-	/* reachability by repeated relaxation over function names: small
-	 * graphs only (tests) */
-	size_t nf = 0;
-	char **fn = NULL;
-	size_t (*ed)[2] = malloc((nae + 1) * sizeof(*ed));
-	for (size_t i = 0; i < nae; i++) {
-		char *tab = strchr(ae[i].key, '\t');
-		char *names[2] = { strndup(ae[i].key, (size_t)(tab - ae[i].key)),
-				   strdup(tab + 1) };
-		for (int s = 0; s < 2; s++) {
-			size_t j;
-			for (j = 0; j < nf && strcmp(fn[j], names[s]); j++)
-				;
-			if (j == nf) {
-				fn = realloc(fn, (nf + 1) * sizeof(*fn));
-				fn[nf++] = names[s];
-			} else {
-				free(names[s]);
-			}
-			ed[i][s] = j;
-		}
-	}
-	char *reach = calloc(nf * nf + 1, 1);
-	for (size_t i = 0; i < nae; i++)
-		reach[ed[i][0] * nf + ed[i][1]] = 1;
-	for (size_t k = 0; k < nf; k++)
-		for (size_t i = 0; i < nf; i++)
-			if (reach[i * nf + k])
-				for (size_t j = 0; j < nf; j++)
-					if (reach[k * nf + j])
-						reach[i * nf + j] = 1;
+	struct cycles cy;
+	find_cycles(&cy, ae, nae);
 	int bad = 0;
 	size_t checked = 0;
 	for (size_t i = 0; i < nae; i++) {
-		if (reach[ed[i][1] * nf + ed[i][0]])
+		if (in_cycle(&cy, i))
 			continue; /* in a recursive cycle */
 		struct row key = { ae[i].key, NULL };
 		struct row *t = bsearch(&key, te, nte, sizeof(*te), row_cmp);
@@ -193,6 +260,9 @@ int main(int argc, char **argv)
 {
 	const char *edges = NULL;
 	int i = 1;
+	if (argc == 5 && !strcmp(argv[1], "--compare-edges"))
+		return compare_edges(argv[2], argv[3],
+				     (size_t)strtoul(argv[4], NULL, 10));
 	if (argc > 2 && !strcmp(argv[1], "--edges")) {
 		edges = argv[2];
 		i = 3;

@@ -6,6 +6,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Writes the bytes to an anonymous in-memory file and runs the named
- * importer on its /proc/self/fd path; the result is discarded. */
+ * importer on its /proc/self/fd path; the result is dumped to /dev/null
+ * and discarded. */
 int pc_fuzz_import(const char *format, const uint8_t *data, size_t size);
+
+/* Directory formats: the input is the files of the directory, in the
+ * order of pc_fuzz_dir_files, separated by PC_FUZZ_SEP. The replay
+ * driver builds such inputs from real directories. */
+#define PC_FUZZ_SEP "\n=PCFUZZ=\n"
+extern const char *const pc_fuzz_dir_files[];
+int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size);
 #endif

@@ -9,4 +9,11 @@ else
 	not_ok "callgrind fuzz target failed"
 	tail -20 "$tmp/out" | sed 's/^/# /'
 fi
+set -- "$SHARED"/hpctoolkit-data/v4-* "$TD"/hpctoolkit/fuzz-seeds/*
+if "$top_builddir/tests/fuzz_hpctoolkit" "$@" >"$tmp/out" 2>&1; then
+	ok "hpctoolkit fuzz target replayed $# inputs"
+else
+	not_ok "hpctoolkit fuzz target failed"
+	tail -20 "$tmp/out" | sed 's/^/# /'
+fi
 done_testing

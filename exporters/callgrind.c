@@ -1,0 +1,622 @@
+/* Callgrind text for KCachegrind and callgrind_annotate (FORMAT-NOTES
+ * section 5, "Writing"). The calling-context tree is folded back into a
+ * call graph: a function's self cost is the point cost of the contexts in
+ * its frame (lines, loops, instructions up to the next call), kept per
+ * position; each (caller, call site, callee) edge sums the inclusive cost
+ * of the callee's contexts and counts them as calls. Costs are written as
+ * integers: a metric whose values are not whole numbers is scaled, and
+ * the scale is named in the event's long name. */
+#include "pc.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A function as callgrind sees it: object, file, name. */
+struct cgfn {
+	const char *name;
+	pc_id module, file;
+	uint32_t line;
+	uint64_t addr;
+};
+
+/* A self-cost position or a call site of one function. */
+struct entry {
+	uint32_t fn;
+	pc_id file;
+	uint32_t line;
+	uint64_t addr;
+	uint32_t callee; /* UINT32_MAX for self cost */
+	uint64_t count;
+	size_t cost; /* offset into the cost pool (nmetrics doubles) */
+};
+
+struct ex {
+	const struct pc_db *db;
+	const struct pc_export_opts *opts;
+	size_t nm;
+	int has_instr;
+	/* per context */
+	pc_id *frame;     /* nearest function (or entry) context at or above */
+	uint32_t *fn_of;  /* callgrind function of a frame context */
+	pc_id *pos_file;
+	uint32_t *pos_line;
+	uint64_t *pos_addr;
+	/* callgrind functions */
+	struct cgfn *fns;
+	size_t nfns, capfns;
+	struct pc_keymap *fnmap;
+	/* entries of the profile(s) being written */
+	struct entry *e;
+	size_t ne, cape;
+	struct pc_keymap *emap;
+	double *pool;
+	size_t npool, cappool;
+	/* output scale per metric and event names */
+	double *scale;
+	char **event;
+};
+
+static int fn_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct ex *x = ctx;
+	const struct cgfn *a = &x->fns[id], *b = key;
+	return a->name == b->name && a->module == b->module && a->file == b->file;
+}
+
+static uint32_t fn_get(struct ex *x, const struct cgfn *f)
+{
+	uint64_t h = pc_hash64((uint64_t)(uintptr_t)f->name ^
+			       pc_hash64(((uint64_t)f->module << 32) | f->file));
+	pc_id i = pc_keymap_find(x->fnmap, h, fn_eq, x, f);
+	if (i != PC_NONE)
+		return i;
+	PC_GROW(x->fns, x->nfns, x->capfns);
+	x->fns[x->nfns] = *f;
+	pc_keymap_insert(x->fnmap, h, (pc_id)x->nfns);
+	return (uint32_t)x->nfns++;
+}
+
+static const char *frame_name(const struct pc_db *db, pc_id c)
+{
+	static const char *const entries[] = {
+		"<unknown entry>", "<main thread>", "<application thread>",
+	};
+	const struct pc_context *k = &db->contexts[c];
+	if (c == 0)
+		return "<program root>";
+	if (k->kind == PC_CTX_ENTRY)
+		return entries[k->entry < 3 ? k->entry : 0];
+	if (k->function == PC_NONE)
+		return "<unknown function>";
+	return db->functions[k->function].name;
+}
+
+/* Frames, positions and callgrind functions of every context. Parents
+ * have smaller ids than their children, so one pass in id order works. */
+static void prepare(struct ex *x, struct pc_db *mdb)
+{
+	const struct pc_db *db = x->db;
+	size_t n = db->ncontexts;
+	x->frame = pc_xmalloc(n * sizeof(pc_id));
+	x->fn_of = pc_xmalloc(n * sizeof(uint32_t));
+	x->pos_file = pc_xmalloc(n * sizeof(pc_id));
+	x->pos_line = pc_xmalloc(n * sizeof(uint32_t));
+	x->pos_addr = pc_xmalloc(n * sizeof(uint64_t));
+	x->fnmap = pc_keymap_new();
+	for (size_t c = 0; c < n; c++) {
+		const struct pc_context *k = &db->contexts[c];
+		int is_frame = c == 0 || k->kind == PC_CTX_FUNCTION ||
+			       k->kind == PC_CTX_ENTRY;
+		if (k->kind == PC_CTX_INSTRUCTION)
+			x->has_instr = 1;
+		if (is_frame) {
+			const struct pc_function *f =
+				k->function != PC_NONE && k->kind ==
+				PC_CTX_FUNCTION ? &db->functions[k->function] : NULL;
+			x->frame[c] = (pc_id)c;
+			x->pos_file[c] = f ? f->file : PC_NONE;
+			x->pos_line[c] = f ? f->line : 0;
+			x->pos_addr[c] = f ? f->offset : 0;
+			struct cgfn g = {
+				.name = frame_name(db, (pc_id)c),
+				.module = f ? f->module : PC_NONE,
+				.file = f ? f->file : PC_NONE,
+				.line = f ? f->line : 0,
+				.addr = f ? f->offset : 0,
+			};
+			/* --separate-callers style: name'caller1'caller2 */
+			if (x->opts->callers && c) {
+				char buf[4096];
+				size_t len = (size_t)snprintf(buf, sizeof buf,
+							      "%s", g.name);
+				pc_id up = k->parent;
+				for (unsigned d = 0; d < x->opts->callers && up;
+				     d++) {
+					pc_id fr = x->frame[up];
+					if (len < sizeof buf)
+						len += (size_t)snprintf(
+							buf + len,
+							sizeof buf - len, "'%s",
+							frame_name(db, fr));
+					up = fr ? db->contexts[fr].parent : 0;
+				}
+				g.name = pc_intern_cstr(mdb, buf);
+			}
+			x->fn_of[c] = fn_get(x, &g);
+			continue;
+		}
+		pc_id p = k->parent;
+		x->frame[c] = x->frame[p];
+		x->fn_of[c] = x->fn_of[x->frame[c]];
+		x->pos_file[c] = x->pos_file[p];
+		x->pos_line[c] = x->pos_line[p];
+		x->pos_addr[c] = x->pos_addr[p];
+		if (k->kind == PC_CTX_LINE || k->kind == PC_CTX_LOOP) {
+			x->pos_file[c] = k->file;
+			x->pos_line[c] = k->line;
+		} else if (k->kind == PC_CTX_INSTRUCTION) {
+			x->pos_addr[c] = k->offset;
+		}
+	}
+}
+
+static int entry_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct ex *x = ctx;
+	const struct entry *a = &x->e[id], *b = key;
+	return a->fn == b->fn && a->file == b->file && a->line == b->line &&
+	       a->addr == b->addr && a->callee == b->callee;
+}
+
+static struct entry *entry_get(struct ex *x, const struct entry *k)
+{
+	uint64_t h = pc_hash64(((uint64_t)k->fn << 32) | k->callee);
+	h = pc_hash64(h ^ (((uint64_t)k->file << 32) | k->line));
+	h = pc_hash64(h ^ k->addr);
+	pc_id i = pc_keymap_find(x->emap, h, entry_eq, x, k);
+	if (i != PC_NONE)
+		return &x->e[i];
+	PC_GROW(x->e, x->ne, x->cape);
+	if (x->npool + x->nm > x->cappool) {
+		x->cappool = (x->npool + x->nm) * 2;
+		x->pool = pc_xrealloc(x->pool, x->cappool, sizeof(double));
+	}
+	struct entry *e = &x->e[x->ne];
+	*e = *k;
+	e->count = 0;
+	e->cost = x->npool;
+	memset(x->pool + x->npool, 0, x->nm * sizeof(double));
+	x->npool += x->nm;
+	pc_keymap_insert(x->emap, h, (pc_id)x->ne++);
+	return e;
+}
+
+/* Self costs and call edges of the values v[0..n) (one profile, or all
+ * of them). */
+static void collect(struct ex *x, const struct pc_value *v, size_t n)
+{
+	const struct pc_db *db = x->db;
+	size_t nc = db->ncontexts, nm = x->nm;
+	x->ne = x->npool = 0;
+	pc_keymap_free(x->emap);
+	x->emap = pc_keymap_new();
+	double *incl = pc_xcalloc(nc * nm + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		pc_id c = v[i].ctx;
+		incl[(size_t)c * nm + v[i].metric] += v[i].value;
+		struct entry k = {
+			.fn = x->fn_of[c], .file = x->pos_file[c],
+			.line = x->pos_line[c], .addr = x->pos_addr[c],
+			.callee = UINT32_MAX,
+		};
+		struct entry *e = entry_get(x, &k);
+		x->pool[e->cost + v[i].metric] += v[i].value;
+	}
+	for (size_t c = nc; c-- > 1;)
+		for (size_t m = 0; m < nm; m++)
+			incl[(size_t)db->contexts[c].parent * nm + m] +=
+				incl[c * nm + m];
+	/* calls: a function context below a position of another frame */
+	for (size_t c = 1; c < nc; c++) {
+		const struct pc_context *k = &db->contexts[c];
+		if (k->kind != PC_CTX_FUNCTION || k->parent == 0 ||
+		    db->contexts[k->parent].kind == PC_CTX_ENTRY)
+			continue;
+		int any = 0;
+		for (size_t m = 0; m < nm && !any; m++)
+			any = incl[c * nm + m] != 0;
+		if (!any)
+			continue;
+		pc_id p = k->parent;
+		struct entry key = {
+			.fn = x->fn_of[p], .file = x->pos_file[p],
+			.line = x->pos_line[p], .addr = x->pos_addr[p],
+			.callee = x->fn_of[c],
+		};
+		struct entry *e = entry_get(x, &key);
+		e->count++;
+		for (size_t m = 0; m < nm; m++)
+			x->pool[e->cost + m] += incl[c * nm + m];
+	}
+	free(incl);
+}
+
+/* Whole numbers are written as they are; other metrics are scaled so
+ * that about nine significant digits survive. */
+static void choose_scales(struct ex *x)
+{
+	x->scale = pc_xmalloc((x->nm + 1) * sizeof(double));
+	for (size_t m = 0; m < x->nm; m++) {
+		int whole = 1;
+		double max = 0;
+		for (size_t i = 0; i < x->ne; i++) {
+			if (x->e[i].callee != UINT32_MAX)
+				continue;
+			double v = fabs(x->pool[x->e[i].cost + m]);
+			max = v > max ? v : max;
+			if (fabs(v - nearbyint(v)) > 1e-6 * (v > 1 ? v : 1))
+				whole = 0;
+		}
+		double s = 1;
+		if (!whole && max > 0) {
+			int k = 9 - (int)ceil(log10(max));
+			k = k < 0 ? 0 : k > 15 ? 15 : k;
+			s = pow(10, k);
+		}
+		x->scale[m] = s;
+	}
+}
+
+static uint64_t to_count(double v, double scale)
+{
+	double r = nearbyint(v * scale);
+	if (!(r > 0))
+		return 0; /* negative or NaN: callgrind costs are unsigned */
+	return r >= 1.8e19 ? UINT64_MAX : (uint64_t)r;
+}
+
+static void event_names(struct ex *x)
+{
+	x->event = pc_xcalloc(x->nm + 1, sizeof(char *));
+	for (size_t m = 0; m < x->nm; m++) {
+		const char *s = x->db->metrics[m].name;
+		size_t n = strlen(s);
+		char *e = pc_xmalloc(n + 32);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			char c = s[i];
+			int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				 (c >= '0' && c <= '9') || c == '_';
+			if (ok)
+				e[k++] = c;
+			else if (k && e[k - 1] != '_')
+				e[k++] = '_';
+		}
+		while (k && e[k - 1] == '_')
+			k--;
+		if (!k)
+			e[k++] = 'E';
+		e[k] = 0;
+		for (size_t j = 0; j < m; j++)
+			if (!strcmp(x->event[j], e)) {
+				snprintf(e + k, 32, "_%u", (unsigned)(m + 1));
+				j = (size_t)-1;
+				break;
+			}
+		x->event[m] = e;
+	}
+}
+
+/* Name compression tables of one output file. */
+struct names {
+	pc_id *ob, *fl;    /* model id -> compressed id, 0 = not yet */
+	uint32_t *fn;
+	uint32_t nob, nfl, nfn;
+	int compress;
+};
+
+static void put_clean(FILE *o, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, o);
+}
+
+static void put_name(FILE *o, const char *key, pc_id *slot, uint32_t *counter,
+		     const char *name, int compress)
+{
+	if (!compress) {
+		fprintf(o, "%s=", key);
+	} else if (*slot) {
+		fprintf(o, "%s=(%u)\n", key, *slot);
+		return;
+	} else {
+		*slot = ++*counter;
+		fprintf(o, "%s=(%u) ", key, *slot);
+	}
+	put_clean(o, name);
+	fputc('\n', o);
+}
+
+static const char *mod_path(const struct pc_db *db, pc_id m)
+{
+	return m == PC_NONE ? "???" : db->modules[m].path;
+}
+
+static const char *file_path(const struct pc_db *db, pc_id f)
+{
+	return f == PC_NONE ? "???" : db->files[f].path;
+}
+
+/* Tables are indexed by model id + 1 so PC_NONE maps to slot 0. */
+static pc_id *ob_slot(struct names *t, pc_id m)
+{
+	return &t->ob[m == PC_NONE ? 0 : m + 1];
+}
+static pc_id *fl_slot(struct names *t, pc_id f)
+{
+	return &t->fl[f == PC_NONE ? 0 : f + 1];
+}
+
+static const struct ex *sort_ex;
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = &sort_ex->e[*(const uint32_t *)a];
+	const struct entry *y = &sort_ex->e[*(const uint32_t *)b];
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	/* self costs first, then calls, each by position */
+	int cx = x->callee != UINT32_MAX, cy = y->callee != UINT32_MAX;
+	if (cx != cy)
+		return cx - cy;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	return 0;
+}
+
+static void put_pos(FILE *o, const struct ex *x, uint64_t addr, uint32_t line)
+{
+	if (x->has_instr)
+		fprintf(o, "0x%llx %u", (unsigned long long)addr, line);
+	else
+		fprintf(o, "%u", line);
+}
+
+static void put_costs(FILE *o, const struct ex *x, const double *c,
+		      uint64_t *sum)
+{
+	for (size_t m = 0; m < x->nm; m++) {
+		uint64_t v = to_count(c[m], x->scale[m]);
+		if (sum)
+			sum[m] += v;
+		fprintf(o, " %llu", (unsigned long long)v);
+	}
+	fputc('\n', o);
+}
+
+static int write_file(struct ex *x, const char *path, int thread,
+		      struct pc_err *err)
+{
+	const struct pc_db *db = x->db;
+	FILE *o = fopen(path, "w");
+	if (!o)
+		return pc_err_set(err, "%s: cannot write: %s", path,
+				  strerror(errno));
+	/* totals first: the header's summary must equal them */
+	uint64_t *tot = pc_xcalloc(x->nm + 1, sizeof(uint64_t));
+	for (size_t i = 0; i < x->ne; i++)
+		if (x->e[i].callee == UINT32_MAX)
+			for (size_t m = 0; m < x->nm; m++)
+				tot[m] += to_count(x->pool[x->e[i].cost + m],
+						   x->scale[m]);
+	fputs("# callgrind format\nversion: 1\ncreator: profconv "
+	      PACKAGE_VERSION "\n", o);
+	fputs("cmd: ", o);
+	put_clean(o, db->title ? db->title : "");
+	fprintf(o, "\npart: 1\n");
+	if (thread)
+		fprintf(o, "thread: %d\n", thread);
+	fprintf(o, "\npositions: %s\n", x->has_instr ? "instr line" : "line");
+	for (size_t m = 0; m < x->nm; m++) {
+		fprintf(o, "event: %s : ", x->event[m]);
+		put_clean(o, *db->metrics[m].description ?
+				     db->metrics[m].description :
+				     db->metrics[m].name);
+		if (x->scale[m] != 1)
+			fprintf(o, " (x%.0f)", x->scale[m]);
+		fputc('\n', o);
+	}
+	fputs("events:", o);
+	for (size_t m = 0; m < x->nm; m++)
+		fprintf(o, " %s", x->event[m]);
+	fputs("\nsummary:", o);
+	for (size_t m = 0; m < x->nm; m++)
+		fprintf(o, " %llu", (unsigned long long)tot[m]);
+	fputs("\n\n", o);
+
+	struct names t = {
+		.ob = pc_xcalloc(db->nmodules + 2, sizeof(pc_id)),
+		.fl = pc_xcalloc(db->nfiles + 2, sizeof(pc_id)),
+		.fn = pc_xcalloc(x->nfns + 1, sizeof(uint32_t)),
+		.compress = !x->opts->no_compress,
+	};
+	uint32_t *order = pc_xmalloc((x->ne + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < x->ne; i++)
+		order[i] = (uint32_t)i;
+	sort_ex = x;
+	qsort(order, x->ne, sizeof(uint32_t), cmp_entry);
+	uint32_t cur = UINT32_MAX;
+	pc_id curfile = PC_NONE;
+	for (size_t i = 0; i < x->ne; i++) {
+		const struct entry *e = &x->e[order[i]];
+		const double *c = x->pool + e->cost;
+		int any = 0;
+		for (size_t m = 0; m < x->nm && !any; m++)
+			any = to_count(c[m], x->scale[m]) != 0;
+		if (!any)
+			continue;
+		const struct cgfn *f = &x->fns[e->fn];
+		if (e->fn != cur) {
+			if (cur != UINT32_MAX && curfile != x->fns[cur].file)
+				put_name(o, "fe", fl_slot(&t, x->fns[cur].file),
+					 &t.nfl, file_path(db, x->fns[cur].file),
+					 t.compress);
+			fputc('\n', o);
+			put_name(o, "ob", ob_slot(&t, f->module), &t.nob,
+				 mod_path(db, f->module), t.compress);
+			put_name(o, "fl", fl_slot(&t, f->file), &t.nfl,
+				 file_path(db, f->file), t.compress);
+			put_name(o, "fn", &t.fn[e->fn], &t.nfn, f->name,
+				 t.compress);
+			cur = e->fn;
+			curfile = f->file;
+		}
+		if (e->file != curfile) {
+			put_name(o, e->file == f->file ? "fe" : "fi",
+				 fl_slot(&t, e->file), &t.nfl,
+				 file_path(db, e->file), t.compress);
+			curfile = e->file;
+		}
+		if (e->callee == UINT32_MAX) {
+			put_pos(o, x, e->addr, e->line);
+			put_costs(o, x, c, NULL);
+			continue;
+		}
+		const struct cgfn *g = &x->fns[e->callee];
+		put_name(o, "cob", ob_slot(&t, g->module), &t.nob,
+			 mod_path(db, g->module), t.compress);
+		put_name(o, "cfi", fl_slot(&t, g->file), &t.nfl,
+			 file_path(db, g->file), t.compress);
+		put_name(o, "cfn", &t.fn[e->callee], &t.nfn, g->name,
+			 t.compress);
+		fprintf(o, "calls=%llu ", (unsigned long long)(e->count ? e->count : 1));
+		put_pos(o, x, g->addr, g->line);
+		fputc('\n', o);
+		put_pos(o, x, e->addr, e->line);
+		put_costs(o, x, c, NULL);
+	}
+	if (cur != UINT32_MAX && curfile != x->fns[cur].file)
+		put_name(o, "fe", fl_slot(&t, x->fns[cur].file), &t.nfl,
+			 file_path(db, x->fns[cur].file), t.compress);
+	fputs("\ntotals:", o);
+	for (size_t m = 0; m < x->nm; m++)
+		fprintf(o, " %llu", (unsigned long long)tot[m]);
+	fputc('\n', o);
+	free(order);
+	free(t.ob);
+	free(t.fl);
+	free(t.fn);
+	free(tot);
+	int bad = ferror(o);
+	if (fclose(o) != 0 || bad)
+		return pc_err_set(err, "%s: cannot write: %s", path,
+				  strerror(errno ? errno : EIO));
+	return 0;
+}
+
+static int cg_write(const struct pc_db *cdb, const char *out,
+		    const struct pc_export_opts *opts, struct pc_err *err)
+{
+	/* the exporter interns --separate-callers names: the db is only
+	 * extended, never changed */
+	struct pc_db *db = (struct pc_db *)cdb;
+	size_t nout = opts->split ? db->nprofiles : 1;
+	if (!nout)
+		return pc_err_set(err, "nothing to write: no profiles");
+	char (*final)[4200] = pc_xcalloc(nout, sizeof(*final));
+	char (*tmp)[4200] = pc_xcalloc(nout, sizeof(*tmp));
+	int rc = 0;
+	for (size_t i = 0; i < nout && !rc; i++) {
+		if (opts->split)
+			snprintf(final[i], sizeof final[i], "%s-%02zu", out, i + 1);
+		else
+			snprintf(final[i], sizeof final[i], "%s", out);
+		struct stat st;
+		if (stat(final[i], &st) == 0 && !opts->force)
+			rc = pc_err_set(err, "%s: output exists (use --force to "
+					"replace it)", final[i]);
+		else if (stat(final[i], &st) == 0 && !S_ISREG(st.st_mode))
+			rc = pc_err_set(err, "%s: exists and is not a file",
+					final[i]);
+	}
+	struct ex x = { .db = db, .opts = opts, .nm = db->nmetrics };
+	if (!rc) {
+		prepare(&x, db);
+		event_names(&x);
+		/* scales from all the data, so split files agree */
+		collect(&x, db->values, db->nvalues);
+		choose_scales(&x);
+	}
+	size_t v = 0;
+	for (size_t i = 0; i < nout && !rc; i++) {
+		if (opts->split) {
+			size_t w = v;
+			while (w < db->nvalues && db->values[w].profile == i)
+				w++;
+			collect(&x, db->values + v, w - v);
+			v = w;
+		}
+		snprintf(tmp[i], sizeof tmp[i], "%s.tmp-XXXXXX", final[i]);
+		int fd = mkstemp(tmp[i]);
+		if (fd < 0) {
+			rc = pc_err_set(err, "%s: cannot create: %s", tmp[i],
+					strerror(errno));
+			tmp[i][0] = 0;
+			break;
+		}
+		fchmod(fd, 0644);
+		close(fd);
+		rc = write_file(&x, tmp[i], opts->split ? (int)i + 1 : 0, err);
+	}
+	for (size_t i = 0; i < nout && !rc; i++)
+		if (rename(tmp[i], final[i]) != 0)
+			rc = pc_err_set(err, "%s: cannot rename into place: %s",
+					final[i], strerror(errno));
+	if (rc)
+		for (size_t i = 0; i < nout; i++)
+			if (tmp[i][0])
+				unlink(tmp[i]);
+	free(final);
+	free(tmp);
+	free(x.frame);
+	free(x.fn_of);
+	free(x.pos_file);
+	free(x.pos_line);
+	free(x.pos_addr);
+	free(x.fns);
+	pc_keymap_free(x.fnmap);
+	free(x.e);
+	pc_keymap_free(x.emap);
+	free(x.pool);
+	free(x.scale);
+	if (x.event)
+		for (size_t m = 0; m < x.nm; m++)
+			free(x.event[m]);
+	free(x.event);
+	return rc;
+}
+
+static int cg_claims(const char *out)
+{
+	return pc_basename_starts(out, "callgrind.out") ||
+	       pc_path_ends(out, ".callgrind");
+}
+
+const struct pc_exporter pc_export_callgrind = {
+	.name = "callgrind",
+	.description = "Callgrind text for KCachegrind and callgrind_annotate "
+		       "(one aggregated file; --split: one per profile)",
+	.claims = cg_claims,
+	.write = cg_write,
+};

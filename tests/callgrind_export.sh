@@ -1,0 +1,134 @@
+#!/bin/sh
+# Callgrind output, judged by the real readers:
+#  - callgrind -> v4 -> callgrind: callgrind_annotate reports the same
+#    per-function self costs and totals for the original and the result,
+#    and call edges outside recursion keep their inclusive costs;
+#  - every real v4 database converts, and callgrind_annotate reads it
+#    without a warning, with totals equal to the database's;
+#  - every file we write loads in KCachegrind with no load message (when
+#    kcachegrind is installed; a broken control file shows the check works).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+if ! command -v callgrind_annotate >/dev/null; then
+	skip "callgrind_annotate not installed"; done_testing; exit
+fi
+HELPER="$top_builddir/tests/cg_selfcost"
+AWKF="$top_srcdir/tests/annotate2tsv.awk"
+export ASAN_OPTIONS=detect_leaks=0
+written=""
+annotate() { # mode nev file > tsv, warnings to $tmp/warn
+	if [ "$1" = self ]; then opt=--inclusive=no; else opt="--inclusive=yes --tree=calling"; fi
+	callgrind_annotate --auto=no --threshold=100 $opt "$3" 2>"$tmp/warn" |
+		awk -v mode="$1" -v nev="$2" -f "$AWKF"
+}
+cd "$TD/callgrind" || exit 1
+for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
+	prog.sepcallers.out prog.dumps.out threads.out-01 small.main.out; do
+	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/orig.out"
+	nev=$(grep -m1 '^events:' "$tmp/orig.out" | wc -w); nev=$((nev - 1))
+	out="$tmp/callgrind.out.$f"
+	rm -rf "$tmp/v4.d"
+	if ! "$PROFCONV" convert -q -o "$tmp/v4.d" "$f" ||
+		! "$PROFCONV" convert -q -o "$out" "$tmp/v4.d"; then
+		not_ok "$f: callgrind -> v4 -> callgrind"; continue
+	fi
+	written="$written $out"
+	annotate self "$nev" "$tmp/orig.out" | sort >"$tmp/a"
+	annotate self "$nev" "$out" | sort >"$tmp/b"
+	if [ -s "$tmp/warn" ]; then
+		not_ok "$f: callgrind_annotate warns"; sed 's/^/# /' "$tmp/warn" | head -5
+	else
+		ok "$f: callgrind_annotate reads the result without warnings"
+	fi
+	if cmp -s "$tmp/a" "$tmp/b"; then
+		ok "$f: $(wc -l <"$tmp/a") functions keep their self costs"
+	else
+		not_ok "$f: self costs differ"; diff "$tmp/a" "$tmp/b" | head -6 | sed 's/^/# /'
+	fi
+	# the result's totals: line is the sum of the original's self costs
+	# (valgrind's own summary can differ from that sum)
+	ta=$(awk -F'\t' '{k = split($2, c, " "); for (i = 1; i <= k; i++) s[i] += c[i]}
+		END {for (i = 1; i <= '"$nev"'; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i]; print ""}' "$tmp/a")
+	tb=$(awk '/^totals:/ {$1 = ""; sub(/^ /, ""); print}' "$out")
+	if [ "$ta" = "$tb" ]; then ok "$f: totals $tb"
+	else not_ok "$f: totals $ta, then $tb"; fi
+	annotate edges "$nev" "$tmp/orig.out" >"$tmp/ea"
+	annotate edges "$nev" "$out" >"$tmp/eb"
+	if "$HELPER" --compare-edges "$tmp/ea" "$tmp/eb" "$nev" >"$tmp/e.out"; then
+		ok "$f: $(tail -n 1 "$tmp/e.out")"
+	else
+		not_ok "$f: edge inclusive costs differ"; head -5 "$tmp/e.out" | sed 's/^/# /'
+	fi
+done
+
+# options: no compression gives the same costs; --split one file per
+# profile; --callers names with caller context
+"$PROFCONV" convert -q -o "$tmp/callgrind.out.plain" --no-compress small.main.out
+annotate self 1 "$tmp/callgrind.out.plain" | sort >"$tmp/p"
+annotate self 1 "$tmp/callgrind.out.small.main.out" | sort >"$tmp/c"
+check "--no-compress: same self costs" cmp "$tmp/p" "$tmp/c"
+check "--no-compress: no (id) names" sh -c "! grep -q '^c*f[nli]=([0-9]' '$tmp/callgrind.out.plain'"
+written="$written $tmp/callgrind.out.plain"
+"$PROFCONV" convert -q --split -o "$tmp/callgrind.out.split" threads.out-0*
+check "--split writes one file per profile" test -f "$tmp/callgrind.out.split-03"
+a=$(cat "$tmp"/callgrind.out.split-0* | awk '/^totals:/ {s += $2} END {print s}')
+b=$(cat threads.out-0* | awk '/^totals:/ {s += $2} END {print s}')
+if [ "$a" = "$b" ]; then ok "--split files total $a like the thread files"
+else not_ok "--split total $a, thread files $b"; fi
+written="$written $tmp/callgrind.out.split-01 $tmp/callgrind.out.split-02"
+"$PROFCONV" convert -q --callers=2 -o "$tmp/callgrind.out.callers" small.main.out
+check "--callers=2 names carry their callers" grep -q "^cfn=([0-9]*) snprintf'strings'main" "$tmp/callgrind.out.callers"
+written="$written $tmp/callgrind.out.callers"
+
+# real v4 databases
+for d in "$SHARED"/hpctoolkit-data/v4-*; do
+	dn=$(basename "$d")
+	out="$tmp/callgrind.out.$dn"
+	if ! "$PROFCONV" convert -q -o "$out" "$d"; then not_ok "$dn: convert"; continue; fi
+	written="$written $out"
+	nev=$(grep -m1 '^events:' "$out" | wc -w); nev=$((nev - 1))
+	annotate self "$nev" "$out" >/dev/null
+	if [ -s "$tmp/warn" ]; then not_ok "$dn: callgrind_annotate warns"; sed 's/^/# /' "$tmp/warn" | head -3
+	else ok "$dn: callgrind_annotate reads it without warnings"; fi
+	# totals: summary line = totals line; scaled back they equal the
+	# database's totals (from the summary profile)
+	"$PROFCONV" check --values "$d" | awk -F'\t' '$1 == "total" {print $2 "\t" $3}' |
+		sort >"$tmp/dbt"
+	awk '/^event: / {name = $0; sub(/^event: [^ ]* : /, "", name); sc = 1
+			if (match(name, / \(x[0-9]+\)$/)) {
+				sc = substr(name, RSTART + 3, RLENGTH - 4); name = substr(name, 1, RSTART - 1)
+			}
+			names[++n] = name; scale[n] = sc}
+		/^totals:/ {for (i = 2; i <= NF; i++) printf "%s\t%.17g\n", names[i - 1], $i / scale[i - 1]}' \
+		"$out" | sort >"$tmp/cgt"
+	if join -t "$(printf '\t')" "$tmp/dbt" "$tmp/cgt" | awk -F'\t' -v want="$(wc -l <"$tmp/dbt")" '
+		{d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * ($2 < 0 ? -$2 : $2) + 1e-9) bad = 1; n++}
+		END {exit bad || n != want}'; then
+		ok "$dn: totals of $(wc -l <"$tmp/dbt") metrics equal the database's"
+	else
+		not_ok "$dn: totals differ"; join -t "$(printf '\t')" -a 1 "$tmp/dbt" "$tmp/cgt" | head -5 | sed 's/^/# /'
+	fi
+	s=$(awk '/^summary:/ {$1 = ""; print}' "$out"); t=$(awk '/^totals:/ {$1 = ""; print}' "$out")
+	if [ "$s" = "$t" ]; then ok "$dn: summary equals totals"; else not_ok "$dn: summary '$s' totals '$t'"; fi
+done
+
+# KCachegrind, headless: every file we wrote loads without a message
+if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
+	kc() { # file: prints KCachegrind's load messages
+		HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
+			kcachegrind -platform offscreen "$1" 2>&1 | grep '^Loading ' || true
+	}
+	printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 10\nnot a line\n' >"$tmp/callgrind.out.broken"
+	if kc "$tmp/callgrind.out.broken" | grep -q 'Invalid line'; then
+		ok "KCachegrind reports a broken control file"
+	else
+		not_ok "KCachegrind harness does not see load problems"
+	fi
+	for w in $written; do
+		msgs=$(kc "$w")
+		if [ -z "$msgs" ]; then ok "KCachegrind loads $(basename "$w") cleanly"
+		else not_ok "KCachegrind: $(basename "$w")"; echo "$msgs" | head -3 | sed 's/^/# /'; fi
+	done
+else
+	skip "kcachegrind not installed"
+fi
+done_testing

@@ -1,0 +1,56 @@
+#!/bin/sh
+# v4 -> profconv -> v4 keeps the model exactly: the dump of the source
+# and of the result are identical, for every real v4 database in
+# ../shared and for databases we write from Callgrind. Also: bad v4
+# databases get one-line errors with file@offset, exit status 1.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+roundtrip() { # name db
+	rm -rf "$tmp/rt.d"
+	if ! "$PROFCONV" convert -q -o "$tmp/rt.d" "$2" 2>"$tmp/err"; then
+		not_ok "$1: convert"; sed 's/^/# /' "$tmp/err"; return
+	fi
+	check "$1: result passes check" "$PROFCONV" check "$tmp/rt.d"
+	"$PROFCONV" dump -q "$2" >"$tmp/a"
+	"$PROFCONV" dump -q "$tmp/rt.d" >"$tmp/b"
+	if cmp -s "$tmp/a" "$tmp/b"; then
+		ok "$1: dump identical after v4 -> v4 ($(grep -c '' "$tmp/a") lines)"
+	else
+		not_ok "$1: dumps differ"; diff "$tmp/a" "$tmp/b" | head -10 | sed 's/^/# /'
+	fi
+}
+for d in "$SHARED"/hpctoolkit-data/v4-*; do
+	[ -d "$d" ] && roundtrip "$(basename "$d")" "$d"
+done
+# real databases keep their traces
+"$PROFCONV" dump -q "$SHARED/hpctoolkit-data/v4-small.d" >"$tmp/small"
+check "v4-small.d: 13 trace samples read" grep -q '^trace p0 13$' "$tmp/small"
+check "v4-small.d: first sample time and context" grep -q '^1714021984008891000 c0$' "$tmp/small"
+check "v4-small.d: elided context ids kept as placeholders" grep -q 'context 3 not in meta.db' "$tmp/small"
+for f in small.main.out small.spin-instr.out prog.cachesim.out; do
+	"$PROFCONV" convert -q -o "$tmp/$f.d" "$TD/callgrind/$f"
+	roundtrip "callgrind $f -> v4" "$tmp/$f.d"
+done
+"$PROFCONV" convert -q -o "$tmp/thr.d" "$TD"/callgrind/threads.out-0*
+roundtrip "3 threads -> v4" "$tmp/thr.d"
+
+# bad databases
+good="$tmp/small.main.out.d"
+bad_db() { # name expected-message-part: $c is a copy to damage first
+	name=$1; want=$2; shift 2
+	c="$tmp/bad-$name.d"; rm -rf "$c"; cp -r "$good" "$c"; "$@"
+	"$PROFCONV" dump -q "$c" >/dev/null 2>"$tmp/err"; rc=$?
+	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$want" "$tmp/err"; then
+		ok "bad v4 $name: $(cat "$tmp/err")"
+	else
+		not_ok "bad v4 $name: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+}
+trunc_prof() { truncate -s 100 "$c/profile.db"; }
+bad_db truncated "profile.db@0x5c: footer '_prof.db' missing (truncated file?)" trunc_prof
+zero_meta() { : >"$c/meta.db"; }
+bad_db empty-meta "meta.db@0x0: file too short for its header" zero_meta
+no_prof() { rm "$c/profile.db"; }
+bad_db no-profile "profile.db: No such file or directory" no_prof
+big_ptr() { printf '\377\377\377\377' | dd of="$c/meta.db" bs=1 seek=$((0x48 + 4)) conv=notrunc 2>/dev/null; }
+bad_db pointer "meta.db@0x48: section 3 runs past the end of the file" big_ptr
+done_testing
