@@ -2,6 +2,8 @@
 # Benchmarks, as ratios against baselines run on the same input in the
 # same run (never part of `make check`):
 #   callgrind -> v4:  wc -l, cat, profconv convert, callgrind_annotate
+#   v4 -> callgrind and v4 -> v4, on the database just written: cat of
+#   its files, and the two conversions
 # Usage: sh bench/run.sh [BUILD_DIR] [NFUNCS] [LINES_PER_FUNC]
 # Needs GNU time (/usr/bin/time) for peak memory. ANNOTATE=0 skips
 # callgrind_annotate (about 1.2 MB/s: minutes on the default input).
@@ -32,13 +34,21 @@ rm -rf "$work/out.d"
 set -- $(t "$build/profconv" convert -q -o "$work/out.d" "$in"); pc_s=$1; pc_kb=$2
 dbsize=$(du -sb "$work/out.d" | cut -f1)
 "$build/profconv" check "$work/out.d"
+dbmb=$(echo "$dbsize" | awk '{printf "%.1f", $1 / 1048576}')
+cat "$work"/out.d/*.db >/dev/null
+set -- $(t sh -c "cat '$work'/out.d/*.db"); dbcat_s=$1
+rm -f "$work/callgrind.out.back"
+set -- $(t "$build/profconv" convert -q -o "$work/callgrind.out.back" "$work/out.d"); back_s=$1; back_kb=$2
+rm -rf "$work/out2.d"
+set -- $(t "$build/profconv" convert -q -o "$work/out2.d" "$work/out.d"); v4v4_s=$1; v4v4_kb=$2
 if [ "${ANNOTATE:-1}" != 0 ]; then
 	set -- $(t callgrind_annotate "$in"); ca_s=$1
 else
 	ca_s=nan
 fi
 awk -v mb="$mb" -v wc="$wc_s" -v cat="$cat_s" -v pc="$pc_s" -v kb="$pc_kb" \
-    -v db="$dbsize" -v ca="$ca_s" 'BEGIN {
+    -v db="$dbsize" -v ca="$ca_s" -v dbmb="$dbmb" -v dbcat="$dbcat_s" \
+    -v back="$back_s" -v backkb="$back_kb" -v v4="$v4v4_s" -v v4kb="$v4v4_kb" 'BEGIN {
 	printf "wc -l                 %8.2f s\n", wc
 	printf "cat                   %8.2f s\n", cat
 	printf "profconv convert (v4) %8.2f s  %7.1f MiB/s  peak %.0f MiB\n", pc, mb / pc, kb / 1024
@@ -46,4 +56,7 @@ awk -v mb="$mb" -v wc="$wc_s" -v cat="$cat_s" -v pc="$pc_s" -v kb="$pc_kb" \
 	printf "convert / wc -l       %8.1f x\n", pc / (wc > 0 ? wc : 0.01)
 	printf "convert / cat         %8.1f x\n", pc / (cat > 0 ? cat : 0.01)
 	if (ca != "nan") printf "callgrind_annotate    %8.2f s  (%.1f MiB/s); profconv is %.1f x faster\n", ca, mb / ca, ca / pc
+	printf "v4 database input     %8.0f MiB; cat of its files %.2f s\n", dbmb, dbcat
+	printf "v4 -> callgrind       %8.2f s  %7.1f MiB/s  peak %.0f MiB  (%.1f x cat)\n", back, dbmb / back, backkb / 1024, back / (dbcat > 0 ? dbcat : 0.01)
+	printf "v4 -> v4              %8.2f s  %7.1f MiB/s  peak %.0f MiB  (%.1f x cat)\n", v4, dbmb / v4, v4kb / 1024, v4 / (dbcat > 0 ? dbcat : 0.01)
 }'
