@@ -326,6 +326,25 @@ static int write_profile_db(struct writer *w)
 	return 0;
 }
 
+/* The end of a file with one section written ahead as a placeholder:
+ * the footer, then the header (its first section entry) and the section
+ * itself rewritten with their final contents. */
+static int finish_file(struct writer *w, struct pc_out *o, const char *name,
+		       const char *footer, unsigned char *hdr, size_t hdrsize,
+		       uint64_t sec, const unsigned char *secbuf,
+		       uint64_t secsize)
+{
+	pc_out_align(o, 8);
+	pc_out_write(o, footer, 8);
+	pc_le64(hdr + 0x10, secsize);
+	pc_le64(hdr + 0x18, sec);
+	pc_out_patch(o, 0, hdr, hdrsize);
+	pc_out_patch(o, sec, secbuf, secsize);
+	if (pc_out_close(o))
+		return io_error(w, name);
+	return 0;
+}
+
 static int write_cct_db(struct writer *w)
 {
 	const struct pc_db *db = w->db;
@@ -380,16 +399,10 @@ static int write_cct_db(struct writer *w)
 		pc_le64(e + 0x18, pm);
 		i = j;
 	}
-	pc_out_align(&o, 8);
-	pc_out_write(&o, "__ctx.db", 8);
-	pc_le64(hdr + 0x10, sec_size);
-	pc_le64(hdr + 0x18, sec);
-	pc_out_patch(&o, 0, hdr, sizeof hdr);
-	pc_out_patch(&o, sec, ci, sec_size);
+	int rc = finish_file(w, &o, "cct.db", "__ctx.db", hdr, sizeof hdr, sec,
+			     ci, sec_size);
 	free(ci);
-	if (pc_out_close(&o))
-		return io_error(w, "cct.db");
-	return 0;
+	return rc;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -456,16 +469,10 @@ static int write_trace_db(struct writer *w)
 	th[0xc] = SZ_TRACE;
 	pc_le64(th + 0x10, tmin);
 	pc_le64(th + 0x18, tmax);
-	pc_out_align(&o, 8);
-	pc_out_write(&o, "trace.db", 8);
-	pc_le64(hdr + 0x10, sec_size);
-	pc_le64(hdr + 0x18, sec);
-	pc_out_patch(&o, 0, hdr, sizeof hdr);
-	pc_out_patch(&o, sec, th, sec_size);
+	int rc = finish_file(w, &o, "trace.db", "trace.db", hdr, sizeof hdr,
+			     sec, th, sec_size);
 	free(th);
-	if (pc_out_close(&o))
-		return io_error(w, "trace.db");
-	return 0;
+	return rc;
 }
 
 /* Removes a directory this program wrote (files and metrics/ only). */

@@ -477,6 +477,28 @@ static int read_meta(struct reader *r)
 	return read_tree(r);
 }
 
+/* The first section of profile.db and trace.db starts with the same
+ * fields: a pointer to an array, its length (u32) and stride (u8). */
+static int array_header(struct reader *r, const struct blob *b,
+			uint64_t hdrlen, uint64_t minstride, const char *what,
+			uint64_t *p, uint64_t *n, uint64_t *stride)
+{
+	uint64_t s = sec_ptr(b, 0);
+	NEED(r, b, s, hdrlen, "first section header");
+	*p = le(b->p + s, 8);
+	*n = le(b->p + s + 8, 4);
+	*stride = b->p[s + 0xc];
+	if (*n && *stride < minstride)
+		return fail_at(r, b, s + 0xc, "%s entries of %llu bytes, below "
+			       "%llu", what, (unsigned long long)*stride,
+			       (unsigned long long)minstride);
+	if (*n > b->n / minstride)
+		return fail_at(r, b, s + 8, "%llu %s entries cannot fit in the "
+			       "file", (unsigned long long)*n, what);
+	NEED(r, b, *p, *n * *stride, what);
+	return 0;
+}
+
 static int read_profiles(struct reader *r)
 {
 	struct blob *b = &r->prof;
@@ -484,17 +506,9 @@ static int read_profiles(struct reader *r)
 		return -1;
 	if (file_header(r, b, "prof", "_prof.db", 2))
 		return -1;
-	uint64_t s = sec_ptr(b, 0);
-	NEED(r, b, s, 0xd, "Profile Info section header");
-	uint64_t pp = le(b->p + s, 8), np = le(b->p + s + 8, 4);
-	unsigned szp = b->p[s + 0xc];
-	if (np && szp < 0x30)
-		return fail_at(r, b, s + 0xc, "profile info of %u bytes, below "
-			       "48", szp);
-	if (np > b->n / 0x30)
-		return fail_at(r, b, s + 8, "%llu profiles cannot fit in the "
-			       "file", (unsigned long long)np);
-	NEED(r, b, pp, np * szp, "profile table");
+	uint64_t pp, np, szp;
+	if (array_header(r, b, 0xd, 0x30, "profile info", &pp, &np, &szp))
+		return -1;
 	r->nprof = (uint32_t)np;
 	r->prof_id = pc_xmalloc((np + 1) * sizeof(pc_id));
 	for (uint64_t i = 0; i < np; i++) {
@@ -579,14 +593,9 @@ static int read_traces(struct reader *r)
 		return rc > 0 ? 0 : -1;
 	if (file_header(r, b, "trce", "trace.db", 1))
 		return -1;
-	uint64_t s = sec_ptr(b, 0);
-	NEED(r, b, s, 0x20, "trace header section");
-	uint64_t pt = le(b->p + s, 8), nt = le(b->p + s + 8, 4);
-	unsigned szt = b->p[s + 0xc];
-	if (nt && szt < 0x18)
-		return fail_at(r, b, s + 0xc, "trace headers of %u bytes, "
-			       "below 24", szt);
-	NEED(r, b, pt, nt * szt, "trace header table");
+	uint64_t pt, nt, szt;
+	if (array_header(r, b, 0x20, 0x18, "trace header", &pt, &nt, &szt))
+		return -1;
 	for (uint64_t i = 0; i < nt; i++) {
 		uint64_t e = pt + i * szt;
 		uint32_t pi = (uint32_t)le(b->p + e, 4);

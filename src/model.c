@@ -116,42 +116,37 @@ static uint64_t ptr_hash(const void *p)
 	return pc_hash64((uint64_t)(uintptr_t)p);
 }
 
-static int module_eq(const void *ctx, pc_id id, const void *key)
+static int path_eq(const void *ctx, pc_id id, const void *key)
 {
-	const struct pc_db *db = ctx;
-	return db->modules[id].path == key;
+	const struct pc_path *rows = ctx;
+	return rows[id].path == key;
+}
+
+/* Find-or-create in a path table (modules or files). */
+static pc_id path_get(struct pc_db *db, struct pc_path **rows, size_t *n,
+		      size_t *cap, struct pc_keymap *map, const char *path)
+{
+	path = pc_intern_cstr(db, path);
+	uint64_t h = ptr_hash(path);
+	pc_id id = pc_keymap_find(map, h, path_eq, *rows, path);
+	if (id != PC_NONE)
+		return id;
+	PC_GROW(*rows, *n, *cap);
+	(*rows)[*n].path = path;
+	pc_keymap_insert(map, h, (pc_id)*n);
+	return (pc_id)(*n)++;
 }
 
 pc_id pc_module_get(struct pc_db *db, const char *path)
 {
-	path = pc_intern_cstr(db, path);
-	uint64_t h = ptr_hash(path);
-	pc_id id = pc_keymap_find(db->module_map, h, module_eq, db, path);
-	if (id != PC_NONE)
-		return id;
-	PC_GROW(db->modules, db->nmodules, db->capmodules);
-	db->modules[db->nmodules].path = path;
-	pc_keymap_insert(db->module_map, h, (pc_id)db->nmodules);
-	return (pc_id)db->nmodules++;
-}
-
-static int file_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct pc_db *db = ctx;
-	return db->files[id].path == key;
+	return path_get(db, &db->modules, &db->nmodules, &db->capmodules,
+			db->module_map, path);
 }
 
 pc_id pc_file_get(struct pc_db *db, const char *path)
 {
-	path = pc_intern_cstr(db, path);
-	uint64_t h = ptr_hash(path);
-	pc_id id = pc_keymap_find(db->file_map, h, file_eq, db, path);
-	if (id != PC_NONE)
-		return id;
-	PC_GROW(db->files, db->nfiles, db->capfiles);
-	db->files[db->nfiles].path = path;
-	pc_keymap_insert(db->file_map, h, (pc_id)db->nfiles);
-	return (pc_id)db->nfiles++;
+	return path_get(db, &db->files, &db->nfiles, &db->capfiles,
+			db->file_map, path);
 }
 
 static int function_eq(const void *ctx, pc_id id, const void *key)

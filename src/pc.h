@@ -97,10 +97,8 @@ enum pc_idkind {
 };
 extern const char *const pc_idkind_names[PC_ID_NKINDS];
 
-struct pc_module {
-	const char *path;
-};
-struct pc_file {
+/* A load module or a source file: a path. */
+struct pc_path {
 	const char *path;
 };
 struct pc_function {
@@ -172,9 +170,9 @@ struct pc_db {
 
 	const char *title; /* interned; may be NULL */
 
-	struct pc_module *modules;
+	struct pc_path *modules;
 	size_t nmodules, capmodules;
-	struct pc_file *files;
+	struct pc_path *files;
 	size_t nfiles, capfiles;
 	struct pc_function *functions;
 	size_t nfunctions, capfunctions;
