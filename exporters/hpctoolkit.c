@@ -114,6 +114,10 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	const struct pc_db *db = w->db;
 	size_t nm = w->l.nmetrics, row = nm * 4;
 	w->ntouched = 0;
+	if (!n) {
+		write_block(o, NULL, 0, w->block[prof + 1]);
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		touch(w, v[i].ctx);
 	/* every ancestor too, up to the global context 0 */
@@ -132,7 +136,8 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	/* per context and metric: point, function, function without
 	 * loops, execution; all start at the point value */
 	double *acc = w->acc;
-	memset(acc, 0, w->ntouched * row * sizeof(double));
+	if (w->ntouched)
+		memset(acc, 0, w->ntouched * row * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
 		double *a = acc + w->slot[v[i].ctx] * row + v[i].metric * 4;
 		for (int k = 0; k < 4; k++)
@@ -437,7 +442,8 @@ static int write_trace_db(struct writer *w)
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		const struct pc_trace *t = &db->traces[p];
 		struct pc_sample *s = pc_xmalloc((t->n + 1) * sizeof(*s));
-		memcpy(s, t->s, t->n * sizeof(*s));
+		if (t->n)
+			memcpy(s, t->s, t->n * sizeof(*s));
 		/* stable by time (samples at equal times keep their order) */
 		int sorted = 1;
 		for (size_t i = 1; i < t->n && sorted; i++)

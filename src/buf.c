@@ -14,6 +14,8 @@ void pc_lef64(unsigned char *p, double v)
 
 size_t pc_buf_add(struct pc_buf *b, size_t n)
 {
+	if (!n)
+		return b->n;
 	if (b->cap - b->n < n) {
 		size_t cap = b->cap ? b->cap : 4096;
 		while (cap - b->n < n)

@@ -440,7 +440,8 @@ static int meta_tree(struct checker *c, const struct file *f,
 	free(seen);
 	if (rc)
 		return rc;
-	qsort(c->ids, c->nids, sizeof(uint32_t), cmp_u32);
+	if (c->nids)
+		qsort(c->ids, c->nids, sizeof(uint32_t), cmp_u32);
 	for (size_t i = 0; i < c->nids; i++) {
 		if (i && c->ids[i] == c->ids[i - 1])
 			return bad(c, f, s->p, "ctxId %u used twice", c->ids[i]);
@@ -538,6 +539,8 @@ static void note_value(struct checker *c, uint32_t ctx, uint16_t m,
 		name = "";
 	} else if (!strcmp(s->scope, "function")) {
 		struct fctx key = { ctx, NULL };
+		if (!c->nfctx)
+			return;
 		struct fctx *fc = bsearch(&key, c->fctx, c->nfctx,
 					  sizeof(*c->fctx), cmp_fctx);
 		if (!fc)
@@ -559,7 +562,8 @@ static int cmp_fval(const void *a, const void *b)
 
 static void print_values(struct checker *c)
 {
-	qsort(c->fval, c->nfval, sizeof(*c->fval), cmp_fval);
+	if (c->nfval)
+		qsort(c->fval, c->nfval, sizeof(*c->fval), cmp_fval);
 	for (size_t i = 0; i < c->nfval;) {
 		size_t j = i;
 		double sum = 0;
@@ -637,7 +641,7 @@ static int check_profile(struct checker *c)
 	struct sec s[2];
 	if (load(c, &f, "profile.db", 0))
 		return -1;
-	if (c->values)
+	if (c->values && c->nfctx)
 		qsort(c->fctx, c->nfctx, sizeof(*c->fctx), cmp_fctx);
 	int rc = header(c, &f, "prof", "_prof.db", 2, 0x30, s, -1);
 	if (!rc && s[0].sz < 0xd)

@@ -300,7 +300,8 @@ pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 	struct pc_profile *p = &db->profiles[db->nprofiles];
 	p->nids = nids;
 	p->ids = pc_arena_alloc(db->arena, sizeof(*ids) * (nids ? nids : 1));
-	memcpy(p->ids, ids, sizeof(*ids) * nids);
+	if (nids)
+		memcpy(p->ids, ids, sizeof(*ids) * nids);
 	memset(&db->traces[db->nprofiles], 0, sizeof(*db->traces));
 	return (pc_id)db->nprofiles++;
 }
