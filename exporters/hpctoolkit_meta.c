@@ -147,6 +147,23 @@ struct tables {
 	size_t modules, files, functions;
 };
 
+/* The Load Modules or Source Files section: a header and an array of
+ * {flags, pPath}; returns the array's offset. */
+static size_t path_section(struct pc_buf *b, int sec, size_t n, size_t stride,
+			   const size_t *paths)
+{
+	size_t s = pc_buf_align(b, 8);
+	size_t h = pc_buf_add(b, 0x10);
+	size_t arr = pc_buf_add(b, stride * n);
+	pc_le64(b->p + h, n ? arr : 0);
+	pc_le32(b->p + h + 8, (uint32_t)n);
+	pc_le16(b->p + h + 0xc, (uint16_t)stride);
+	for (size_t i = 0; i < n; i++)
+		pc_le64(b->p + arr + stride * i + 8, paths[i]);
+	set_section(b, sec, s);
+	return arr;
+}
+
 static void strings_and_tables(struct pc_buf *b, const struct pc_db *db,
 			       struct tables *t, size_t *entry_name)
 {
@@ -165,28 +182,11 @@ static void strings_and_tables(struct pc_buf *b, const struct pc_db *db,
 		entry_name[i] = pc_buf_str(b, entry_names[i]);
 	set_section(b, 4, s);
 
+	t->modules = path_section(b, 5, db->nmodules, SZ_MODULE, mod);
+	t->files = path_section(b, 6, db->nfiles, SZ_FILE, fil);
+
 	s = pc_buf_align(b, 8);
 	size_t h = pc_buf_add(b, 0x10);
-	t->modules = pc_buf_add(b, SZ_MODULE * db->nmodules);
-	pc_le64(b->p + h, db->nmodules ? t->modules : 0);
-	pc_le32(b->p + h + 8, (uint32_t)db->nmodules);
-	pc_le16(b->p + h + 0xc, SZ_MODULE);
-	for (size_t i = 0; i < db->nmodules; i++)
-		pc_le64(b->p + t->modules + SZ_MODULE * i + 8, mod[i]);
-	set_section(b, 5, s);
-
-	s = pc_buf_align(b, 8);
-	h = pc_buf_add(b, 0x10);
-	t->files = pc_buf_add(b, SZ_FILE * db->nfiles);
-	pc_le64(b->p + h, db->nfiles ? t->files : 0);
-	pc_le32(b->p + h + 8, (uint32_t)db->nfiles);
-	pc_le16(b->p + h + 0xc, SZ_FILE);
-	for (size_t i = 0; i < db->nfiles; i++)
-		pc_le64(b->p + t->files + SZ_FILE * i + 8, fil[i]);
-	set_section(b, 6, s);
-
-	s = pc_buf_align(b, 8);
-	h = pc_buf_add(b, 0x10);
 	t->functions = pc_buf_add(b, SZ_FUNCTION * db->nfunctions);
 	pc_le64(b->p + h, db->nfunctions ? t->functions : 0);
 	pc_le32(b->p + h + 8, (uint32_t)db->nfunctions);
