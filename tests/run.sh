@@ -8,6 +8,11 @@ cd "$top" || exit 1
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
 	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; echo "0 passed, 1 failed"; exit 1; }
 fi
+if [ -f config.status ]; then
+	echo "the source tree is configured in place; run 'make distclean' first"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 rm -rf build-check && mkdir build-check && cd build-check || exit 1
 if ! ../configure -q --enable-werror --enable-sanitizers ||
 	! make -j2 >build.log 2>&1; then
