@@ -75,6 +75,23 @@ static int cmp_u32_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* Opens DIR/name and writes a placeholder header: magic, format,
+ * version 4.0, zeroed section table (finish_file fills it in). */
+static int start_file(struct writer *w, struct pc_out *o, const char *name,
+		      const char *fmt, unsigned char *hdr, size_t hdrsize)
+{
+	char path[4096];
+	pc_path_join(path, sizeof path, w->dir, name);
+	if (pc_out_open(o, path))
+		return io_error(w, name);
+	memset(hdr, 0, hdrsize);
+	memcpy(hdr, "HPCTOOLKIT", 10);
+	memcpy(hdr + 10, fmt, 4);
+	hdr[0xe] = 4;
+	pc_out_write(o, hdr, hdrsize);
+	return 0;
+}
+
 /* Writes one {PSVB} value block (values sorted by ctx then metric id)
  * at the end of the file and records its header. */
 static void write_block(struct pc_out *o, const struct pc_value *v, size_t n,
@@ -244,15 +261,10 @@ static void summary_profile(struct writer *w, struct pc_out *o)
 static int write_profile_db(struct writer *w)
 {
 	const struct pc_db *db = w->db;
-	char path[4096];
-	pc_path_join(path, sizeof path, w->dir, "profile.db");
 	struct pc_out o;
-	if (pc_out_open(&o, path))
-		return io_error(w, "profile.db");
-	unsigned char hdr[PROF_HEADER] = "HPCTOOLKITprof";
-	hdr[0xe] = 4;
-	hdr[0xf] = 0;
-	pc_out_write(&o, hdr, sizeof hdr);
+	unsigned char hdr[PROF_HEADER];
+	if (start_file(w, &o, "profile.db", "prof", hdr, sizeof hdr))
+		return -1;
 	w->block = pc_xcalloc(db->nprofiles + 1, sizeof(*w->block));
 	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
 	for (size_t c = 0; c < db->ncontexts; c++)
@@ -353,16 +365,11 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
 static int write_cct_db(struct writer *w)
 {
 	const struct pc_db *db = w->db;
-	char path[4096];
-	pc_path_join(path, sizeof path, w->dir, "cct.db");
-	struct pc_out o;
-	if (pc_out_open(&o, path))
-		return io_error(w, "cct.db");
 	size_t nctx = db->ncontexts;
-	unsigned char hdr[CCT_HEADER] = "HPCTOOLKITctxt";
-	hdr[0xe] = 4;
-	hdr[0xf] = 0;
-	pc_out_write(&o, hdr, sizeof hdr);
+	struct pc_out o;
+	unsigned char hdr[CCT_HEADER];
+	if (start_file(w, &o, "cct.db", "ctxt", hdr, sizeof hdr))
+		return -1;
 	/* the section: header and one {CI} per context id, filled once the
 	 * blocks' places are known */
 	uint64_t sec = o.pos;
@@ -424,15 +431,10 @@ static int write_trace_db(struct writer *w)
 		total += db->traces[p].n;
 	if (!total)
 		return 0; /* no trace.db without samples */
-	char path[4096];
-	pc_path_join(path, sizeof path, w->dir, "trace.db");
 	struct pc_out o;
-	if (pc_out_open(&o, path))
-		return io_error(w, "trace.db");
-	unsigned char hdr[TRACE_HEADER] = "HPCTOOLKITtrce";
-	hdr[0xe] = 4;
-	hdr[0xf] = 0;
-	pc_out_write(&o, hdr, sizeof hdr);
+	unsigned char hdr[TRACE_HEADER];
+	if (start_file(w, &o, "trace.db", "trce", hdr, sizeof hdr))
+		return -1;
 	uint64_t sec = o.pos;
 	uint64_t sec_size = 0x20 + (uint64_t)SZ_TRACE * db->nprofiles;
 	unsigned char *th = pc_xcalloc(sec_size, 1);

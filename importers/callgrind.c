@@ -40,7 +40,6 @@ struct parser {
 	uint64_t *summary, *totals, *selfsum;
 	int have_summary, have_totals;
 	uint64_t pid, thread, part;
-	int have_pid;
 
 	/* body state */
 	pc_id cur_ob, cur_fl, cur_file; /* cur_file follows fi=/fe= */
@@ -53,7 +52,6 @@ struct parser {
 
 	struct cg_graph g;
 	int part_has_data;
-	int nparts;
 	uint64_t *line_costs; /* scratch, nev */
 };
 
@@ -353,7 +351,6 @@ static void finish_part(struct parser *p)
 	size_t max = p->opts && p->opts->max_contexts ? p->opts->max_contexts :
 							 (size_t)4 << 20;
 	pc_cg_expand(p->db, g, prof, entry, max);
-	p->nparts++;
 	p->part_has_data = 0;
 	start_graph(p);
 }
@@ -791,7 +788,6 @@ static int header_line(struct parser *p, const char *key, size_t klen,
 		maybe_new_part(p);
 		if (IS("pid")) {
 			p->pid = v;
-			p->have_pid = 1;
 		} else if (IS("thread")) {
 			p->thread = v;
 		} else {

@@ -71,6 +71,22 @@ static size_t merge_rows(struct row *r, size_t n, size_t nm)
 	return out;
 }
 
+/* Does an edge's inclusive cost match? Cache-simulation counts can be
+ * larger on a call edge than inside the callee (valgrind books a miss at
+ * the call); the tree cannot invent cost there without breaking the
+ * totals, so a shortfall of 2 events or 0.1% is allowed, and said. */
+static int edge_close(const char *key, size_t m, double want, double got)
+{
+	if (fabs(want - got) <= 1e-6 * (fabs(want) + 1))
+		return 1;
+	if (got < want && want - got <= fmax(2, want * 1e-3)) {
+		printf("# %s metric %zu: callee's own cost is %.0f short of "
+		       "the edge's\n", key, m, want - got);
+		return 1;
+	}
+	return 0;
+}
+
 /* callgrind_annotate's call edges: "caller\tcallee\tcosts..." */
 static struct row *load_edges(const char *path, size_t nm, size_t *n)
 {
@@ -168,16 +184,8 @@ static int compare_edges(const char *a, const char *b, size_t nm)
 		struct row *t = bsearch(&key, eb, nb, sizeof(*eb), row_cmp);
 		for (size_t m = 0; m < nm; m++) {
 			double want = ea[i].v[m], got = t ? t->v[m] : 0;
-			if (got == want)
+			if (t && edge_close(ea[i].key, m, want, got))
 				continue;
-			/* as in check_edges: a callee whose own cost falls
-			 * short of its callers' edges (cache-miss counts) */
-			if (t && got < want && want - got <= fmax(2, want * 1e-3)) {
-				printf("# %s metric %zu: callee's own cost is "
-				       "%.0f short of the edge's\n", ea[i].key,
-				       m, want - got);
-				continue;
-			}
 			printf("edge %s metric %zu: %.0f, then %.0f\n",
 			       ea[i].key, m, want, got);
 			bad = 1;
@@ -231,19 +239,8 @@ static int check_edges(struct pc_db *db, const char *path, double *incl)
 		struct row *t = bsearch(&key, te, nte, sizeof(*te), row_cmp);
 		for (size_t m = 0; m < nm; m++) {
 			double want = ae[i].v[m], got = t ? t->v[m] : 0;
-			if (fabs(want - got) <= 1e-6 * (fabs(want) + 1))
+			if (edge_close(ae[i].key, m, want, got))
 				continue;
-			/* Cache-simulation counts can be larger on a call
-			 * edge than inside the callee (valgrind books a miss
-			 * at the call); the tree cannot invent cost there
-			 * without breaking the totals. Allow a shortfall of
-			 * 2 events or 0.1%, and say so. */
-			if (got < want && want - got <= fmax(2, want * 1e-3)) {
-				printf("# %s metric %zu: callee's own cost is "
-				       "%.0f short of the edge's\n", ae[i].key,
-				       m, want - got);
-				continue;
-			}
 			{
 				printf("edge %s metric %zu: annotate %.0f, "
 				       "tree %.6f\n", ae[i].key, m, want, got);
