@@ -81,7 +81,21 @@ static uint32_t fn_get(struct ex *x, const struct cgfn *f)
 	return (uint32_t)x->nfns++;
 }
 
-static const char *frame_name(const struct pc_db *db, pc_id c)
+/* Does context c start a callgrind function of its own? Functions and
+ * entries do, and so does any context reached by a call edge: hpcprof
+ * writes a call into code without a known function as a call to an
+ * instruction context, and hpcviewer shows it as a callee of its own. */
+static int starts_frame(const struct pc_db *db, size_t c)
+{
+	const struct pc_context *k = &db->contexts[c];
+	return c == 0 || k->kind == PC_CTX_FUNCTION ||
+	       k->kind == PC_CTX_ENTRY || k->rel == PC_REL_CALL;
+}
+
+/* The name of a frame; an unnamed callee is named by its address as
+ * valgrind names code without symbols (interned in mdb). */
+static const char *frame_name(const struct pc_db *db, struct pc_db *mdb,
+			      pc_id c)
 {
 	static const char *const entries[] = {
 		"<unknown entry>", "<main thread>", "<application thread>",
@@ -91,9 +105,15 @@ static const char *frame_name(const struct pc_db *db, pc_id c)
 		return "<program root>";
 	if (k->kind == PC_CTX_ENTRY)
 		return entries[k->entry < 3 ? k->entry : 0];
-	if (k->function == PC_NONE)
-		return "<unknown function>";
-	return db->functions[k->function].name;
+	if (k->kind == PC_CTX_FUNCTION && k->function != PC_NONE)
+		return db->functions[k->function].name;
+	if (k->module != PC_NONE || k->offset) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%016llx",
+			 (unsigned long long)k->offset);
+		return pc_intern_cstr(mdb, buf);
+	}
+	return "<unknown function>";
 }
 
 /* Frames, positions and callgrind functions of every context. Parents
@@ -110,24 +130,24 @@ static void prepare(struct ex *x, struct pc_db *mdb)
 	x->fnmap = pc_keymap_new();
 	for (size_t c = 0; c < n; c++) {
 		const struct pc_context *k = &db->contexts[c];
-		int is_frame = c == 0 || k->kind == PC_CTX_FUNCTION ||
-			       k->kind == PC_CTX_ENTRY;
 		if (k->kind == PC_CTX_INSTRUCTION)
 			x->has_instr = 1;
-		if (is_frame) {
+		if (starts_frame(db, c)) {
 			const struct pc_function *f =
 				k->function != PC_NONE && k->kind ==
 				PC_CTX_FUNCTION ? &db->functions[k->function] : NULL;
+			/* an unnamed callee is at its own position */
+			int at = !f && c && k->kind != PC_CTX_ENTRY;
 			x->frame[c] = (pc_id)c;
-			x->pos_file[c] = f ? f->file : PC_NONE;
-			x->pos_line[c] = f ? f->line : 0;
-			x->pos_addr[c] = f ? f->offset : 0;
+			x->pos_file[c] = f ? f->file : at ? k->file : PC_NONE;
+			x->pos_line[c] = f ? f->line : at ? k->line : 0;
+			x->pos_addr[c] = f ? f->offset : at ? k->offset : 0;
 			struct cgfn g = {
-				.name = frame_name(db, (pc_id)c),
-				.module = f ? f->module : PC_NONE,
-				.file = f ? f->file : PC_NONE,
-				.line = f ? f->line : 0,
-				.addr = f ? f->offset : 0,
+				.name = frame_name(db, mdb, (pc_id)c),
+				.module = f ? f->module : at ? k->module : PC_NONE,
+				.file = x->pos_file[c],
+				.line = x->pos_line[c],
+				.addr = x->pos_addr[c],
 			};
 			/* --separate-callers style: name'caller1'caller2 */
 			if (x->opts->callers && c) {
@@ -142,7 +162,7 @@ static void prepare(struct ex *x, struct pc_db *mdb)
 						len += (size_t)snprintf(
 							buf + len,
 							sizeof buf - len, "'%s",
-							frame_name(db, fr));
+							frame_name(db, mdb, fr));
 					up = fr ? db->contexts[fr].parent : 0;
 				}
 				g.name = pc_intern_cstr(mdb, buf);
@@ -224,7 +244,8 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 	/* calls: a function context below a position of another frame */
 	for (size_t c = 1; c < nc; c++) {
 		const struct pc_context *k = &db->contexts[c];
-		if (k->kind != PC_CTX_FUNCTION || k->parent == 0 ||
+		if (!starts_frame(db, c) || k->kind == PC_CTX_ENTRY ||
+		    k->parent == 0 ||
 		    db->contexts[k->parent].kind == PC_CTX_ENTRY)
 			continue;
 		int any = 0;

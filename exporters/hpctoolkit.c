@@ -13,10 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const hpc_scope_names[HPC_NSCOPES] = {
-	"point", "function", "lex_aware", "execution",
-};
-
 const struct hpc_partial hpc_partials[5] = {
 	{ "$$", 0, "sum" },
 	{ "1", 0, "sum" },
@@ -123,20 +119,25 @@ static void write_block(struct pc_out *o, const struct pc_value *v, size_t n,
 	pc_le64(hdr + 0x18, nctx ? pidx : 0);
 }
 
-/* Propagates one thread's point values v[0..n) (sorted by ctx) and
- * writes its profile.db block; appends the result to w->all. */
+/* Propagates one thread's point values v[0..n) (sorted by ctx), takes
+ * the scopes its metrics have stored from sv[0..sn), writes its
+ * profile.db block and appends the result to w->all. */
 static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
-			   const struct pc_value *v, size_t n)
+			   const struct pc_value *v, size_t n,
+			   const struct pc_value *sv, size_t sn)
 {
 	const struct pc_db *db = w->db;
-	size_t nm = w->l.nmetrics, row = nm * 4;
+	/* per metric: 4 derived accumulators, then 4 stored values */
+	size_t nm = w->l.nmetrics, row = nm * 8;
 	w->ntouched = 0;
-	if (!n) {
+	if (!n && !sn) {
 		write_block(o, NULL, 0, w->block[prof + 1]);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		touch(w, v[i].ctx);
+	for (size_t i = 0; i < sn; i++)
+		touch(w, sv[i].ctx);
 	/* every ancestor too, up to the global context 0 */
 	for (size_t i = 0; i < w->ntouched; i++)
 		if (w->touched[i])
@@ -156,10 +157,13 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	if (w->ntouched)
 		memset(acc, 0, w->ntouched * row * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
-		double *a = acc + w->slot[v[i].ctx] * row + v[i].metric * 4;
+		double *a = acc + w->slot[v[i].ctx] * row + v[i].metric * 8;
 		for (int k = 0; k < 4; k++)
 			a[k] += v[i].value;
 	}
+	for (size_t i = 0; i < sn; i++)
+		acc[w->slot[sv[i].ctx] * row + sv[i].metric / PC_NSCOPES * 8 +
+		    4 + sv[i].metric % PC_NSCOPES] += sv[i].value;
 	for (size_t i = 0; i < w->ntouched; i++) {
 		pc_id c = w->touched[i];
 		if (!c)
@@ -170,11 +174,11 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		int lex = x->rel == PC_REL_LEXICAL && x->parent != 0;
 		int loop = x->kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
-			p[m * 4 + 3] += a[m * 4 + 3];
+			p[m * 8 + 3] += a[m * 8 + 3];
 			if (lex) {
-				p[m * 4 + 1] += a[m * 4 + 1];
+				p[m * 8 + 1] += a[m * 8 + 1];
 				if (!loop)
-					p[m * 4 + 2] += a[m * 4 + 2];
+					p[m * 8 + 2] += a[m * 8 + 2];
 			}
 		}
 	}
@@ -185,11 +189,13 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		const double *a = acc + i * row;
 		int loop = db->contexts[c].kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
+			const double *d = a + m * 8;
 			double sc[HPC_NSCOPES] = {
-				a[m * 4 + 0], a[m * 4 + 1],
-				loop ? a[m * 4 + 2] : a[m * 4 + 1],
-				a[m * 4 + 3],
+				d[0], d[1], loop ? d[2] : d[1], d[3],
 			};
+			for (unsigned k = 1; k < HPC_NSCOPES; k++)
+				if (db->metrics[m].stored & (1u << k))
+					sc[k] = d[4 + k];
 			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
 				/* the global context carries the aggregate:
 				 * execution scope only */
@@ -269,13 +275,17 @@ static int write_profile_db(struct writer *w)
 	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
 	for (size_t c = 0; c < db->ncontexts; c++)
 		w->slot[c] = PC_NONE;
-	size_t i = 0;
+	size_t i = 0, si = 0;
 	for (pc_id p = 0; p < db->nprofiles; p++) {
-		size_t j = i;
+		size_t j = i, sj = si;
 		while (j < db->nvalues && db->values[j].profile == p)
 			j++;
-		thread_profile(w, &o, p, db->values + i, j - i);
+		while (sj < db->nscoped && db->scoped[sj].profile == p)
+			sj++;
+		thread_profile(w, &o, p, db->values + i, j - i,
+			       db->scoped + si, sj - si);
 		i = j;
+		si = sj;
 		if ((p & 255) == 255)
 			pc_progress(db->diag, "profile.db", p, db->nprofiles);
 	}
@@ -543,6 +553,13 @@ static int hpc_write(const struct pc_db *db, const char *out,
 		rc = write_trace_db(&w);
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &l, tmp, err);
+	/* nothing that fails validation is put in place: profconv check's
+	 * own reader reads the whole output once more */
+	if (!rc && pc_check_db(tmp, err)) {
+		pc_err_context(err, "the database written fails validation; "
+			       "please report this bug");
+		rc = -1;
+	}
 	free(w.slot);
 	free(w.touched);
 	free(w.acc);

@@ -7,8 +7,14 @@
 #include "pc.h"
 #include "buf.h"
 
-/* Propagation scopes, in the order hpcprof writes them. */
-enum { HPC_POINT, HPC_FUNCTION, HPC_LEXAWARE, HPC_EXECUTION, HPC_NSCOPES };
+/* Propagation scopes, in the order hpcprof writes them (the model's). */
+enum {
+	HPC_POINT = PC_SCOPE_POINT,
+	HPC_FUNCTION = PC_SCOPE_FUNCTION,
+	HPC_LEXAWARE = PC_SCOPE_LEXAWARE,
+	HPC_EXECUTION = PC_SCOPE_EXECUTION,
+	HPC_NSCOPES = PC_NSCOPES,
+};
 
 /* Summary statistics ("partials"); the first is the only default. */
 struct hpc_partial {
@@ -34,8 +40,6 @@ static inline uint16_t hpc_stat_id(const struct hpc_layout *l, size_t m,
 	return (uint16_t)(m * l->npartials * HPC_NSCOPES +
 			  partial * HPC_NSCOPES + scope);
 }
-
-extern const char *const hpc_scope_names[HPC_NSCOPES];
 
 /* Each writes one file of the database into directory dir. */
 int pc_hpc_write_meta(const struct pc_db *db, const struct hpc_layout *l,

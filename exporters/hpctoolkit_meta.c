@@ -64,7 +64,7 @@ static void metrics(struct pc_buf *b, const struct pc_db *db,
 	static const uint8_t pidx[HPC_NSCOPES] = { 255, 0, 255, 255 };
 	for (int i = 0; i < HPC_NSCOPES; i++) {
 		size_t sc = scopes + SZ_SCOPE * (size_t)i;
-		pc_le64(b->p + sc, pc_buf_str(b, hpc_scope_names[i]));
+		pc_le64(b->p + sc, pc_buf_str(b, pc_scope_names[i]));
 		b->p[sc + 8] = type[i];
 		b->p[sc + 9] = pidx[i];
 	}

@@ -72,7 +72,7 @@ static void alias(struct em *m, const char *anchor)
 static void anchor_name(char *buf, size_t n, size_t metric, unsigned partial,
 			unsigned scope)
 {
-	snprintf(buf, n, "m%zu-%u-%s", metric, partial, hpc_scope_names[scope]);
+	snprintf(buf, n, "m%zu-%u-%s", metric, partial, pc_scope_names[scope]);
 }
 
 static int write_handler(void *data, unsigned char *buf, size_t size)
@@ -119,7 +119,7 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 				scalar(&m, "metric");
 				scalar(&m, db->metrics[i].name);
 				scalar(&m, "scope");
-				scalar(&m, hpc_scope_names[shown[s]]);
+				scalar(&m, pc_scope_names[shown[s]]);
 				scalar(&m, "formula");
 				scalar(&m, hpc_partials[k].formula);
 				scalar(&m, "combine");

@@ -1,21 +1,29 @@
 /* HPCToolkit v4 databases (meta.db, profile.db, trace.db; cct.db is
  * checked for its header but not read: profile.db holds the same values).
  *
- * What the model keeps: the point values (the "point" propagation scope)
- * of every measured profile, with their identifier tuples; the context
- * tree with its entry points; modules, files and functions; trace
- * samples; the title. Propagated and summary values are derived again on
- * export. Values of context ids that meta.db elides (real databases have
- * some) go to a visible "[context N not in meta.db]" context under an
- * "unknown entry", so totals are kept.
+ * What the model keeps: every measured profile with its identifier
+ * tuple, its point values and, as stored scopes, its function, lex_aware
+ * and execution values exactly as the file has them (so what hpcviewer
+ * and hatchet showed is written back unchanged); the context tree with
+ * its entry points; modules, files and functions; trace samples; the
+ * title. Summary profiles are derived again on export.
+ *
+ * Context ids that meta.db elides (hpcprof leaves out lexical
+ * instruction contexts) hold point values that belong to a visible
+ * context: hpctoolkit_place.c finds which from the stored scopes, and
+ * the values are added to that context's point values. Only a value
+ * whose place is provably ambiguous goes to a visible "[context N not in
+ * meta.db]" context under an "unknown entry", with a warning.
  *
  * Structure sizes stored in the files are used as strides; unknown enum
  * values are accepted with a warning. This reader shares no code with
  * `profconv check`. */
 #include "pc.h"
 #include "internal.h"
+#include "hpctoolkit_place.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +47,16 @@ struct reader {
 	uint64_t file_base, file_n, file_stride;
 	uint64_t fn_base, fn_n, fn_stride;
 	pc_id *mod_id, *file_id, *fn_id;
-	/* propMetricId -> model metric of its point scope, or PC_NONE */
-	pc_id point_of[65536];
+	/* propMetricId -> model metric and scope (metric PC_NONE: not a
+	 * scope the model keeps) */
+	struct {
+		pc_id metric;
+		uint8_t scope;
+	} prop[65536];
+	/* point values of elided ids: ctx = the raw id */
+	struct pc_value *el;
+	size_t nel, capel;
+	pc_id first_profile;
 	/* ctxId -> model context */
 	struct pc_keymap *ctxmap;
 	struct idmap {
@@ -189,6 +205,25 @@ static int read_table(struct reader *r, unsigned sec, const char *what,
 	return 0;
 }
 
+/* The model scope of a meta.db propagation scope: by type (point,
+ * execution, transitive via propagation bit 0 = function) and, for the
+ * custom type, by name (lex_aware); -1 for any other. */
+static int scope_of(unsigned type, unsigned index, const char *name)
+{
+	switch (type) {
+	case 1:
+		return PC_SCOPE_POINT;
+	case 2:
+		return PC_SCOPE_EXECUTION;
+	case 3:
+		return index == 0 ? PC_SCOPE_FUNCTION : -1;
+	case 0:
+		return strcmp(name, "lex_aware") ? -1 : PC_SCOPE_LEXAWARE;
+	default:
+		return -1;
+	}
+}
+
 static int read_metrics(struct reader *r)
 {
 	const struct blob *b = &r->meta;
@@ -204,7 +239,7 @@ static int read_metrics(struct reader *r)
 			       "file", (unsigned long long)nm);
 	NEED(r, b, pm, nm * szm, "metric table");
 	for (size_t i = 0; i < 65536; i++)
-		r->point_of[i] = PC_NONE;
+		r->prop[i].metric = PC_NONE;
 	for (uint64_t i = 0; i < nm; i++) {
 		uint64_t e = pm + i * szm;
 		const char *name = cstr(r, b, le(b->p + e, 8));
@@ -219,19 +254,29 @@ static int read_metrics(struct reader *r)
 			uint64_t scope = le(b->p + x, 8);
 			uint16_t id = (uint16_t)le(b->p + x + 8, 2);
 			NEED(r, b, scope, 0x10, "propagation scope");
-			unsigned type = b->p[scope + 8];
-			if (type > 3)
-				pc_warn(r->db->diag, "%s@0x%llx: unknown scope "
-					"type %u", b->path,
-					(unsigned long long)scope, type);
-			if (type == 1) {
-				r->point_of[id] = m;
-				have_point = 1;
+			const char *sname = cstr(r, b, le(b->p + scope, 8));
+			if (!sname)
+				return -1;
+			int sc = scope_of(b->p[scope + 8], b->p[scope + 9],
+					  sname);
+			if (sc < 0) {
+				pc_warn(r->db->diag, "%s@0x%llx: metric '%s': "
+					"scope '%s' (type %u) is not one "
+					"hpcprof writes; its values are not "
+					"read", b->path,
+					(unsigned long long)scope, name, sname,
+					b->p[scope + 8]);
+				continue;
 			}
+			r->prop[id].metric = m;
+			r->prop[id].scope = (uint8_t)sc;
+			have_point |= sc == PC_SCOPE_POINT;
 		}
 		if (!have_point)
 			pc_warn(r->db->diag, "%s: metric '%s' has no point "
-				"scope; its values are not read", b->path, name);
+				"scope; its stored scopes are kept, but a "
+				"Callgrind output will not show it", b->path,
+				name);
 	}
 	return 0;
 }
@@ -259,8 +304,9 @@ static int ctx_bind(struct reader *r, const struct blob *b, uint64_t at,
 	return 0;
 }
 
-/* The model context of a ctxId found in profile.db or trace.db: its
- * meta.db context, or a placeholder when meta.db elides it. */
+/* The model context of a ctxId found in trace.db (or of an elided id
+ * whose values could not be placed): its meta.db context, the context
+ * its values were placed in, or a placeholder. */
 static pc_id ctx_of(struct reader *r, uint32_t id)
 {
 	if (id == 0)
@@ -301,6 +347,8 @@ static int read_tree(struct reader *r)
 	size_t nq = 0, capq = 0, head = 0;
 	uint64_t budget = (ssz < b->n ? ssz : b->n) / 0x20 + 1;
 	int rc = 0;
+	uint8_t *taken = NULL; /* model contexts this file has bound */
+	size_t ntaken = 0;
 	for (uint64_t i = 0; i < ne && !rc; i++) {
 		uint64_t e = pe + i * sze;
 		uint32_t id = (uint32_t)le(b->p + e + 0x10, 4);
@@ -393,7 +441,22 @@ static int read_tree(struct reader *r)
 				k.module = r->mod_id[i];
 				k.offset = le(b->p + w + 8, 8);
 			}
-			pc_id m = pc_ctx_child(r->db, a.parent, &k);
+			/* a sibling twin of one this file already has
+			 * stays a context of its own */
+			pc_id m;
+			for (;;) {
+				m = pc_ctx_child(r->db, a.parent, &k);
+				if (m >= ntaken) {
+					size_t n = r->db->ncontexts + 1024;
+					taken = pc_xrealloc(taken, n, 1);
+					memset(taken + ntaken, 0, n - ntaken);
+					ntaken = n;
+				}
+				if (!taken[m] || k.twin == UINT8_MAX)
+					break;
+				k.twin++;
+			}
+			taken[m] = 1;
 			if (id == 0) {
 				rc = fail_at(r, b, x + 0x10, "ctxId 0 is the "
 					     "global context");
@@ -407,6 +470,7 @@ static int read_tree(struct reader *r)
 		}
 	}
 	free(q);
+	free(taken);
 	return rc;
 }
 
@@ -454,26 +518,41 @@ static int read_meta(struct reader *r)
 			return -1;
 		r->file_id[i] = pc_file_get(r->db, s);
 	}
+	/* model functions this meta.db has used: its twins go on to the
+	 * next dup ordinal */
+	uint8_t *taken = pc_xcalloc(r->db->nfunctions + r->fn_n + 1, 1);
 	for (uint64_t i = 0; i < r->fn_n; i++) {
 		uint64_t e = r->fn_base + i * r->fn_stride;
 		uint64_t pn = le(b->p + e, 8), pm = le(b->p + e + 8, 8),
 			 pf = le(b->p + e + 0x18, 8);
 		const char *name = pn ? cstr(r, b, pn) : "";
-		if (!name)
+		if (!name) {
+			free(taken);
 			return -1;
+		}
 		int64_t mi = pm ? elem(pm, r->mod_base, r->mod_n, r->mod_stride)
 				: -2;
 		int64_t fi = pf ? elem(pf, r->file_base, r->file_n,
 				       r->file_stride) : -2;
-		if (mi == -1 || fi == -1)
+		if (mi == -1 || fi == -1) {
+			free(taken);
 			return fail_at(r, b, e, "function's module or file "
 				       "pointer is not a table element");
-		r->fn_id[i] = pc_function_get(
-			r->db, name, mi >= 0 ? r->mod_id[mi] : PC_NONE,
-			le(b->p + e + 0x10, 8),
-			fi >= 0 ? r->file_id[fi] : PC_NONE,
-			(uint32_t)le(b->p + e + 0x20, 4));
+		}
+		/* twins (equal fields) stay distinct functions */
+		pc_id mod = mi >= 0 ? r->mod_id[mi] : PC_NONE;
+		pc_id file = fi >= 0 ? r->file_id[fi] : PC_NONE;
+		uint64_t off = le(b->p + e + 0x10, 8);
+		uint32_t line = (uint32_t)le(b->p + e + 0x20, 4);
+		for (uint32_t dup = 0;; dup++) {
+			r->fn_id[i] = pc_function_get_dup(r->db, name, mod, off,
+							  file, line, dup);
+			if (!taken[r->fn_id[i]])
+				break;
+		}
+		taken[r->fn_id[i]] = 1;
 	}
+	free(taken);
 	return read_tree(r);
 }
 
@@ -499,6 +578,53 @@ static int array_header(struct reader *r, const struct blob *b,
 	return 0;
 }
 
+static int cmp_elided(const void *a, const void *b)
+{
+	const struct pc_value *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	if (x->profile != y->profile)
+		return x->profile < y->profile ? -1 : 1;
+	return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+/* Adds the point values of elided ids to the visible contexts they
+ * belong to (hpctoolkit_place.c), and binds each placed id to its
+ * context for trace.db; the undecided ones go to placeholders. */
+static int place(struct reader *r)
+{
+	if (!r->nel)
+		return 0;
+	qsort(r->el, r->nel, sizeof(*r->el), cmp_elided);
+	pc_id *where = pc_xmalloc(r->nel * sizeof(pc_id));
+	size_t undecided;
+	pc_hpc_place(r->db, r->first_profile, r->el, r->nel, where,
+		     &undecided);
+	double lost = 0, total = 0;
+	for (size_t i = 0, e = 0; i < r->nel; e++) {
+		uint32_t id = r->el[i].ctx;
+		pc_id c = where[e];
+		if (c != PC_NONE)
+			ctx_bind(r, &r->meta, 0, id, c);
+		else
+			c = ctx_of(r, id);
+		for (; i < r->nel && r->el[i].ctx == id; i++) {
+			pc_value_add(r->db, r->el[i].profile, c,
+				     r->el[i].metric, r->el[i].value);
+			total += fabs(r->el[i].value);
+			if (where[e] == PC_NONE)
+				lost += fabs(r->el[i].value);
+		}
+	}
+	if (undecided)
+		pc_warn(r->db->diag, "%s: the place of %zu elided context(s) "
+			"is ambiguous (%.3g%% of their values); they are kept "
+			"under \"[context N not in meta.db]\"", r->prof.path,
+			undecided, total ? 100 * lost / total : 0.0);
+	free(where);
+	return 0;
+}
+
 static int read_profiles(struct reader *r)
 {
 	struct blob *b = &r->prof;
@@ -510,6 +636,7 @@ static int read_profiles(struct reader *r)
 	if (array_header(r, b, 0xd, 0x30, "profile info", &pp, &np, &szp))
 		return -1;
 	r->nprof = (uint32_t)np;
+	r->first_profile = (pc_id)r->db->nprofiles;
 	r->prof_id = pc_xmalloc((np + 1) * sizeof(pc_id));
 	for (uint64_t i = 0; i < np; i++) {
 		uint64_t e = pp + i * szp;
@@ -565,24 +692,36 @@ static int read_profiles(struct reader *r)
 					       "or past nValues %llu",
 					       (unsigned long long)start,
 					       (unsigned long long)nv);
-			if (ctx == 0)
-				continue; /* the aggregate: derived again */
-			pc_id mctx = PC_NONE;
+			pc_id mctx = ctx == 0 ? 0 : ctx_lookup(r, ctx);
 			for (uint64_t v = start; v < end; v++) {
 				const unsigned char *y = b->p + pv + 10 * v;
-				pc_id m = r->point_of[le(y, 2)];
+				uint16_t id = (uint16_t)le(y, 2);
+				pc_id m = r->prop[id].metric;
+				unsigned sc = r->prop[id].scope;
 				if (m == PC_NONE)
 					continue;
 				uint64_t u = le(y + 2, 8);
 				double d;
 				memcpy(&d, &u, sizeof d);
-				if (mctx == PC_NONE)
-					mctx = ctx_of(r, ctx);
-				pc_value_add(r->db, r->prof_id[i], mctx, m, d);
+				if (mctx == PC_NONE) {
+					/* elided: only its point values
+					 * belong anywhere (see place()) */
+					if (sc == PC_SCOPE_POINT && d != 0) {
+						PC_GROW(r->el, r->nel, r->capel);
+						r->el[r->nel++] = (struct pc_value){
+							r->prof_id[i], ctx, m, d };
+					}
+				} else if (sc == PC_SCOPE_POINT) {
+					pc_value_add(r->db, r->prof_id[i], mctx,
+						     m, d);
+				} else {
+					pc_scoped_add(r->db, r->prof_id[i],
+						      mctx, m, sc, d);
+				}
 			}
 		}
 	}
-	return 0;
+	return place(r);
 }
 
 static int read_traces(struct reader *r)
@@ -627,6 +766,14 @@ static int v4_read(struct pc_db *db, const char *path,
 	int rc = read_meta(r);
 	if (!rc)
 		rc = read_profiles(r);
+	char yaml[4200];
+	struct stat st;
+	if (!rc && !pc_path_join(yaml, sizeof yaml, path,
+				 "metrics/default.yaml") &&
+	    stat(yaml, &st) != 0)
+		pc_warn(db->diag, "%s: no metrics/default.yaml (an older "
+			"hpcprof's database); databases profconv writes have "
+			"one", path);
 	if (!rc) {
 		struct blob cct = { 0 };
 		int c = map_file(r, &cct, "cct.db", 1);
@@ -646,6 +793,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	free(r->file_id);
 	free(r->fn_id);
 	free(r->prof_id);
+	free(r->el);
 	free(r);
 	if (rc)
 		pc_err_context(err, "reading HPCToolkit database '%s'", path);

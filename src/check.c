@@ -37,6 +37,10 @@ struct checker {
 	uint64_t nvalues_prof, nvalues_cct;
 	uint32_t *ids; /* every ctxId of meta.db */
 	size_t nids, capids;
+	/* a missing metrics/default.yaml is an error (our own output)
+	 * or a warning (older hpcprof databases lack it) */
+	int strict;
+	struct pc_diag *diag;
 	/* --values: function contexts and the summary's sums */
 	int values;
 	struct fctx {
@@ -883,6 +887,12 @@ static int check_yaml(struct checker *c)
 	char path[4200];
 	snprintf(path, sizeof path, "%s/metrics/default.yaml", c->dir);
 	FILE *fp = fopen(path, "rb");
+	if (!fp && errno == ENOENT && !c->strict) {
+		pc_warn(c->diag, "%s: missing: hatchet cannot open this "
+			"database (hpcviewer can; older hpcprof versions did "
+			"not write it)", path);
+		return 0;
+	}
 	if (!fp) {
 		pc_err_set(&c->err, "%s: %s (hpcviewer and hatchet need it)",
 			   path, strerror(errno));
@@ -951,40 +961,61 @@ static int check_yaml(struct checker *c)
 	return rc;
 }
 
-int pc_check_main(const char *dir, int quiet, int values);
-
-int pc_check_main(const char *dir, int quiet, int values)
+/* Runs every check; 0 or -1 with c->err set. */
+static int check_all(struct checker *c, const char *dir)
 {
-	struct checker c = { .dir = dir, .values = values };
-	int rc = check_meta(&c);
+	int rc = check_meta(c);
 	if (!rc)
-		rc = check_profile(&c);
+		rc = check_profile(c);
 	if (!rc)
-		rc = check_cct(&c);
-	if (!rc && c.nvalues_cct != c.nvalues_prof)
-		rc = pc_err_set(&c.err, "%s: cct.db holds %llu values, "
+		rc = check_cct(c);
+	if (!rc && c->nvalues_cct != c->nvalues_prof)
+		rc = pc_err_set(&c->err, "%s: cct.db holds %llu values, "
 				"profile.db's measured profiles %llu", dir,
-				(unsigned long long)c.nvalues_cct,
-				(unsigned long long)c.nvalues_prof);
+				(unsigned long long)c->nvalues_cct,
+				(unsigned long long)c->nvalues_prof);
 	if (!rc)
-		rc = check_trace(&c);
+		rc = check_trace(c);
 	if (!rc)
-		rc = check_yaml(&c);
+		rc = check_yaml(c);
+	return rc;
+}
+
+static void checker_free(struct checker *c)
+{
+	free(c->meta.p);
+	free(c->prop_ok);
+	free(c->stat_ok);
+	free(c->summ);
+	free(c->ids);
+	free(c->fctx);
+	free(c->fval);
+}
+
+int pc_check_db(const char *dir, struct pc_err *err)
+{
+	struct checker c = { .dir = dir, .strict = 1 };
+	int rc = check_all(&c, dir);
+	if (rc)
+		pc_err_set(err, "%s", c.err.msg);
+	checker_free(&c);
+	return rc;
+}
+
+int pc_check_main(const char *dir, const struct pc_check_opts *o)
+{
+	struct checker c = { .dir = dir, .values = o->values,
+			     .strict = o->strict, .diag = o->diag };
+	int rc = check_all(&c, dir);
 	if (rc)
 		fprintf(stderr, "profconv: check: %s\n", c.err.msg);
-	else if (values)
+	else if (o->values)
 		print_values(&c);
-	else if (!quiet)
+	else if (!o->quiet)
 		printf("ok: %s: %llu contexts (max id %u), %u profiles, %llu "
 		       "values, %zu metric summaries\n", dir,
 		       (unsigned long long)c.nctx_meta, c.maxctx, c.nprofiles,
 		       (unsigned long long)c.nvalues_prof, c.nsumm);
-	free(c.meta.p);
-	free(c.prop_ok);
-	free(c.stat_ok);
-	free(c.summ);
-	free(c.ids);
-	free(c.fctx);
-	free(c.fval);
+	checker_free(&c);
 	return rc ? 1 : 0;
 }

@@ -104,6 +104,8 @@ static int cmp_function(const void *x, const void *y)
 		return a->line < b->line ? -1 : 1;
 	if (a->offset != b->offset)
 		return a->offset < b->offset ? -1 : 1;
+	if (a->dup != b->dup)
+		return a->dup < b->dup ? -1 : 1;
 	return 0;
 }
 
@@ -122,6 +124,8 @@ static int cmp_context(const void *x, const void *y)
 		return a->kind < b->kind ? -1 : 1;
 	if (a->entry != b->entry)
 		return a->entry < b->entry ? -1 : 1;
+	if (a->twin != b->twin)
+		return a->twin < b->twin ? -1 : 1;
 	if (a->rel != b->rel)
 		return a->rel < b->rel ? -1 : 1;
 	if ((r = cmp_rank(rank_of(c->fn_rank, a->function),
@@ -164,6 +168,32 @@ static int cmp_value(const void *x, const void *y)
 	if (a->metric != b->metric)
 		return a->metric < b->metric ? -1 : 1;
 	return 0;
+}
+
+/* One section of values in canonical context numbering; scoped values
+ * print their metric as mN.scope. */
+static void put_values(FILE *o, const char *what, const struct pc_value *src,
+		       size_t n, const pc_id *ctx_new, int scoped)
+{
+	struct pc_value *v = pc_xmalloc((n + 1) * sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i] = src[i];
+		v[i].ctx = ctx_new[v[i].ctx];
+	}
+	qsort(v, n, sizeof(*v), cmp_value);
+	fprintf(o, "%s %zu\n", what, n);
+	for (size_t i = 0; i < n; i++) {
+		if (scoped)
+			fprintf(o, "p%u c%u m%u.%s ", v[i].profile, v[i].ctx,
+				v[i].metric / PC_NSCOPES,
+				pc_scope_names[v[i].metric % PC_NSCOPES]);
+		else
+			fprintf(o, "p%u c%u m%u ", v[i].profile, v[i].ctx,
+				v[i].metric);
+		put_double(o, v[i].value);
+		fputc('\n', o);
+	}
+	free(v);
 }
 
 int pc_dump(struct pc_db *db, FILE *o)
@@ -234,7 +264,10 @@ int pc_dump(struct pc_db *db, FILE *o)
 		put_id(o, 'M', rank_of(cn.mod_rank, f->module));
 		fprintf(o, " offset=0x%llx file=", (unsigned long long)f->offset);
 		put_id(o, 'F', rank_of(cn.file_rank, f->file));
-		fprintf(o, " line=%u\n", f->line);
+		fprintf(o, " line=%u", f->line);
+		if (f->dup)
+			fprintf(o, " dup=%u", f->dup);
+		fputc('\n', o);
 	}
 	fprintf(o, "metrics %zu\n", db->nmetrics);
 	for (size_t i = 0; i < db->nmetrics; i++) {
@@ -245,6 +278,15 @@ int pc_dump(struct pc_db *db, FILE *o)
 		put_str(o, m->description);
 		fputs(" unit=", o);
 		put_str(o, m->unit);
+		if (m->stored) {
+			fputs(" stored=", o);
+			for (unsigned k = 1, first = 1; k < PC_NSCOPES; k++)
+				if (m->stored & (1u << k)) {
+					fprintf(o, "%s%s", first ? "" : ",",
+						pc_scope_names[k]);
+					first = 0;
+				}
+		}
 		fputc('\n', o);
 	}
 	fprintf(o, "profiles %zu\n", db->nprofiles);
@@ -284,21 +326,13 @@ int pc_dump(struct pc_db *db, FILE *o)
 				c->module == PC_NONE ? 0 :
 						       (int)cn.mod_rank[c->module],
 				(unsigned long long)c->offset);
+		if (c->twin)
+			fprintf(o, " twin=%u", c->twin);
 		fputc('\n', o);
 	}
-	struct pc_value *v = pc_xmalloc((db->nvalues + 1) * sizeof(*v));
-	for (size_t i = 0; i < db->nvalues; i++) {
-		v[i] = db->values[i];
-		v[i].ctx = ctx_new[v[i].ctx];
-	}
-	qsort(v, db->nvalues, sizeof(*v), cmp_value);
-	fprintf(o, "values %zu\n", db->nvalues);
-	for (size_t i = 0; i < db->nvalues; i++) {
-		fprintf(o, "p%u c%u m%u ", v[i].profile, v[i].ctx, v[i].metric);
-		put_double(o, v[i].value);
-		fputc('\n', o);
-	}
-	free(v);
+	put_values(o, "values", db->values, db->nvalues, ctx_new, 0);
+	if (db->nscoped)
+		put_values(o, "scoped", db->scoped, db->nscoped, ctx_new, 1);
 	size_t ntraces = 0;
 	for (size_t i = 0; i < db->nprofiles; i++)
 		ntraces += db->traces[i].n > 0;

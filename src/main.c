@@ -71,14 +71,16 @@ static const char *const command_help[][2] = {
 	  "and\n"
 	  "traces, each in id order. Tests use it as their oracle.\n" },
 	{ "check",
-	  "Usage: profconv check [--values] DB\n"
+	  "Usage: profconv check [--strict] [--values] DB\n"
 	  "Validates every structural rule of an HPCToolkit v4 database "
 	  "(meta.db,\n"
 	  "profile.db, cct.db, trace.db, metrics/default.yaml). Prints "
 	  "'ok' or\n"
 	  "the first violation with file, offset and rule; exit 1 if any.\n"
 	  "--values prints, from the summary profile, each metric's total\n"
-	  "and each function's exclusive (function scope) cost, by name.\n" },
+	  "and each function's exclusive (function scope) cost, by name.\n"
+	  "A missing metrics/default.yaml (older hpcprof versions) is a\n"
+	  "warning; with --strict, an error, as for profconv's own output.\n" },
 	{ "identify",
 	  "Usage: profconv identify INPUT...\n"
 	  "Prints each importer's detection score (0..100) for each INPUT "
@@ -93,7 +95,7 @@ struct opts {
 	struct pc_import_opts imp;
 	struct pc_export_opts exp;
 	struct pc_diag diag;
-	int values;
+	int values, strict;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -262,7 +264,6 @@ static int cmd_formats(void)
 	return 0;
 }
 
-int pc_check_main(const char *dir, int quiet, int values);
 
 static int cmd_help(const char *what)
 {
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
 		{ "max-contexts", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "values", no_argument, NULL, 'v' },
+		{ "strict", no_argument, NULL, 'R' },
 		{ "split", no_argument, NULL, 's' },
 		{ "no-compress", no_argument, NULL, 'N' },
 		{ "callers", required_argument, NULL, 'C' },
@@ -333,6 +335,7 @@ int main(int argc, char **argv)
 		case 'S': o.exp.stats = 1; break;
 		case 'q': o.diag.quiet = 1; break;
 		case 'v': o.values = 1; break;
+		case 'R': o.strict = 1; break;
 		case 's': o.exp.split = 1; break;
 		case 'N': o.exp.no_compress = 1; break;
 		case 'C': {
@@ -365,7 +368,9 @@ int main(int argc, char **argv)
 		if (n != 1)
 			return usage_error("%s needs exactly one database",
 					   cmd);
-		return pc_check_main(inputs[0], o.diag.quiet, o.values);
+		struct pc_check_opts co = { o.diag.quiet, o.values, o.strict,
+					    &o.diag };
+		return pc_check_main(inputs[0], &co);
 	}
 	if (n < 1 && strcmp(cmd, "convert") && strcmp(cmd, "dump") &&
 	    strcmp(cmd, "identify"))

@@ -75,6 +75,7 @@ void pc_db_free(struct pc_db *db)
 	free(db->metrics);
 	free(db->profiles);
 	free(db->values);
+	free(db->scoped);
 	pc_arena_free(db->arena);
 	free(db);
 }
@@ -155,19 +156,27 @@ static int function_eq(const void *ctx, pc_id id, const void *key)
 	const struct pc_function *a = &db->functions[id], *b = key;
 	return a->name == b->name && a->module == b->module &&
 	       a->offset == b->offset && a->file == b->file &&
-	       a->line == b->line;
+	       a->line == b->line && a->dup == b->dup;
 }
 
 pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 		      uint64_t offset, pc_id file, uint32_t line)
 {
+	return pc_function_get_dup(db, name, module, offset, file, line, 0);
+}
+
+pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
+			  uint64_t offset, pc_id file, uint32_t line,
+			  uint32_t dup)
+{
 	struct pc_function f = {
 		.name = pc_intern_cstr(db, name), .module = module,
-		.offset = offset, .file = file, .line = line,
+		.offset = offset, .file = file, .line = line, .dup = dup,
 	};
 	uint64_t h = pc_hash64(ptr_hash(f.name) ^ pc_hash64(module) ^
 			       pc_hash64(offset + 1) * 3 ^
-			       pc_hash64(((uint64_t)file << 32) | line) * 5);
+			       pc_hash64(((uint64_t)file << 32) | line) * 5 ^
+			       pc_hash64(dup) * 7);
 	pc_id id = pc_keymap_find(db->function_map, h, function_eq, db, &f);
 	if (id != PC_NONE)
 		return id;
@@ -220,15 +229,18 @@ static void ctx_normalize(struct pc_context *c)
 {
 	switch (c->kind) {
 	case PC_CTX_ENTRY:
+		c->twin = 0;
 		c->function = c->file = c->module = PC_NONE;
 		c->line = 0;
 		c->offset = 0;
 		c->rel = PC_REL_LEXICAL;
 		break;
-	case PC_CTX_LOOP:
 	case PC_CTX_LINE:
-		c->function = c->module = PC_NONE;
+		c->module = PC_NONE;
 		c->offset = 0;
+		/* fall through */
+	case PC_CTX_LOOP: /* a loop may name its address, as hpcprof's do */
+		c->function = PC_NONE;
 		c->entry = 0;
 		break;
 	case PC_CTX_INSTRUCTION:
@@ -246,7 +258,8 @@ static uint64_t ctx_hash(const struct pc_context *c)
 {
 	uint64_t h = pc_hash64(((uint64_t)c->parent << 32) |
 			       ((uint64_t)c->kind << 24) |
-			       ((uint64_t)c->rel << 16) | c->entry);
+			       ((uint64_t)c->rel << 16) |
+			       ((uint64_t)c->twin << 8) | c->entry);
 	h = pc_hash64(h ^ (((uint64_t)c->function << 32) | c->file));
 	h = pc_hash64(h ^ (((uint64_t)c->module << 32) | c->line));
 	return pc_hash64(h ^ c->offset);
@@ -258,6 +271,7 @@ static int ctx_eq(const void *ctx, pc_id id, const void *key)
 	const struct pc_context *a = &db->contexts[id], *b = key;
 	return a->parent == b->parent && a->kind == b->kind &&
 	       a->rel == b->rel && a->entry == b->entry &&
+	       a->twin == b->twin &&
 	       a->function == b->function && a->file == b->file &&
 	       a->line == b->line && a->module == b->module &&
 	       a->offset == b->offset;
@@ -313,6 +327,22 @@ void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		return;
 	PC_GROW(db->values, db->nvalues, db->capvalues);
 	db->values[db->nvalues++] = (struct pc_value){ profile, ctx, metric, v };
+	db->values_sorted = 0;
+}
+
+const char *const pc_scope_names[PC_NSCOPES] = {
+	"point", "function", "lex_aware", "execution",
+};
+
+void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
+		   unsigned scope, double v)
+{
+	if (v == 0 || scope == PC_SCOPE_POINT || scope >= PC_NSCOPES)
+		return;
+	db->metrics[metric].stored |= (uint8_t)(1u << scope);
+	PC_GROW(db->scoped, db->nscoped, db->capscoped);
+	db->scoped[db->nscoped++] = (struct pc_value){
+		profile, ctx, metric * PC_NSCOPES + scope, v };
 	db->values_sorted = 0;
 }
 
@@ -374,26 +404,33 @@ void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
 	free(tmp);
 }
 
-void pc_values_finish(struct pc_db *db)
+/* Sorts v[0..*n) by (profile, ctx, metric), sums duplicates and drops
+ * zeros; *n shrinks accordingly. */
+static void sort_coalesce(struct pc_value *vals, size_t *n)
 {
-	if (db->values_sorted)
-		return;
 	static const size_t order[3] = {
 		offsetof(struct pc_value, profile),
 		offsetof(struct pc_value, ctx),
 		offsetof(struct pc_value, metric),
 	};
-	pc_values_sort(db->values, db->nvalues, order);
+	pc_values_sort(vals, *n, order);
 	size_t out = 0;
-	for (size_t i = 0; i < db->nvalues;) {
-		struct pc_value v = db->values[i++];
-		while (i < db->nvalues && db->values[i].profile == v.profile &&
-		       db->values[i].ctx == v.ctx &&
-		       db->values[i].metric == v.metric)
-			v.value += db->values[i++].value;
+	for (size_t i = 0; i < *n;) {
+		struct pc_value v = vals[i++];
+		while (i < *n && vals[i].profile == v.profile &&
+		       vals[i].ctx == v.ctx && vals[i].metric == v.metric)
+			v.value += vals[i++].value;
 		if (v.value != 0)
-			db->values[out++] = v;
+			vals[out++] = v;
 	}
-	db->nvalues = out;
+	*n = out;
+}
+
+void pc_values_finish(struct pc_db *db)
+{
+	if (db->values_sorted)
+		return;
+	sort_coalesce(db->values, &db->nvalues);
+	sort_coalesce(db->scoped, &db->nscoped);
 	db->values_sorted = 1;
 }

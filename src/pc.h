@@ -107,6 +107,9 @@ struct pc_function {
 	uint64_t offset; /* entry address within the module, 0 if unknown */
 	pc_id file;      /* PC_NONE if unknown */
 	uint32_t line;   /* 0 if unknown */
+	/* n-th of functions its input lists with equal fields (hpcprof
+	 * writes such twins, each with its own contexts): 0 usually */
+	uint32_t dup;
 };
 
 /* A calling-context tree node. Which optional fields are set depends on
@@ -117,7 +120,11 @@ struct pc_context {
 	pc_id parent;     /* 0 (the global root) for entry points */
 	uint8_t kind;     /* enum pc_kind */
 	uint8_t rel;      /* enum pc_rel */
-	uint16_t entry;   /* enum pc_entry, for PC_CTX_ENTRY */
+	uint8_t entry;    /* enum pc_entry, for PC_CTX_ENTRY */
+	/* n-th of siblings an input lists with equal fields (hpcprof
+	 * writes such twins when it elides the call sites that told
+	 * them apart); 0 usually, and for entries */
+	uint8_t twin;
 	pc_id function;
 	pc_id file;
 	uint32_t line;
@@ -125,10 +132,24 @@ struct pc_context {
 	uint64_t offset;
 };
 
+/* Propagation scopes (as hpcprof names them). The model's values are
+ * point values; the other scopes are derived on export unless an input
+ * stored them (see pc_scoped_add). */
+enum pc_scope {
+	PC_SCOPE_POINT = 0,
+	PC_SCOPE_FUNCTION = 1,  /* exclusive: point + lexical descendants */
+	PC_SCOPE_LEXAWARE = 2,  /* function, but loops keep their own */
+	PC_SCOPE_EXECUTION = 3, /* inclusive: point + all descendants */
+	PC_NSCOPES = 4,
+};
+
+extern const char *const pc_scope_names[PC_NSCOPES];
+
 struct pc_metric {
 	const char *name;
 	const char *description;
 	const char *unit; /* "" if none */
+	uint8_t stored;   /* bit 1<<scope: the input stored this scope */
 };
 
 struct pc_idelem {
@@ -186,6 +207,10 @@ struct pc_db {
 	struct pc_value *values;
 	size_t nvalues, capvalues;
 	int values_sorted; /* sorted by (profile, ctx, metric), coalesced */
+	/* Stored propagated values: metric field = metric * PC_NSCOPES +
+	 * scope; same order and coalescing as values. */
+	struct pc_value *scoped;
+	size_t nscoped, capscoped;
 
 	struct pc_trace *traces; /* one per profile, grown with profiles */
 
@@ -213,6 +238,10 @@ pc_id pc_module_get(struct pc_db *db, const char *path);
 pc_id pc_file_get(struct pc_db *db, const char *path);
 pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 		      uint64_t offset, pc_id file, uint32_t line);
+/* The same, for the dup-th twin (see struct pc_function). */
+pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
+			  uint64_t offset, pc_id file, uint32_t line,
+			  uint32_t dup);
 pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
 		    const char *unit);
 pc_id pc_metric_find(const struct pc_db *db, const char *name);
@@ -229,7 +258,15 @@ pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 
 void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		  double v);
-/* Sorts by (profile, ctx, metric), sums duplicates, drops zeros. */
+/* A value of a propagated scope (function, lex_aware, execution) as an
+ * input stored it. Once a metric has a stored scope, exporters write that
+ * scope from the stored values (0 where none is stored) instead of
+ * deriving it from point values: inputs that are already propagated
+ * (HPCToolkit databases) keep exactly what their viewers showed. */
+void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
+		   unsigned scope, double v);
+/* Sorts values and scoped values by (profile, ctx, metric), sums
+ * duplicates, drops zeros. */
 void pc_values_finish(struct pc_db *db);
 /* Stable radix sort of values by three key fields, given as offsets of
  * pc_id members of struct pc_value, most significant first. Uses one
@@ -322,6 +359,16 @@ extern const struct pc_importer *const pc_importers[];
 extern const struct pc_exporter *const pc_exporters[];
 const struct pc_importer *pc_importer_find(const char *name);
 const struct pc_exporter *pc_exporter_find(const char *name);
+
+/* Validation of an HPCToolkit v4 database (src/check.c, a reader of its
+ * own). pc_check_db is strict (metrics/default.yaml required): 0, or -1
+ * with the first violation in err. */
+int pc_check_db(const char *dir, struct pc_err *err);
+struct pc_check_opts {
+	int quiet, values, strict;
+	struct pc_diag *diag;
+};
+int pc_check_main(const char *dir, const struct pc_check_opts *o);
 
 /* Canonical, deterministic text of the whole model. */
 int pc_dump(struct pc_db *db, FILE *out);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `profconv check` accepts every real v4 database in ../shared and
-# rejects corrupted copies of one we write, naming the file, the offset
+# rejects (--strict, as for our own output) corrupted copies of one we
+# write, naming the file, the offset
 # and the rule.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 for d in "$SHARED"/hpctoolkit-data/v4-*; do
@@ -25,7 +26,7 @@ corrupt() {
 	name=$1; want=$2; shift 2
 	c="$tmp/$name.d"; rm -rf "$c"; cp -r "$good" "$c"
 	"$@"
-	if "$PROFCONV" check "$c" 2>"$tmp/err"; then
+	if "$PROFCONV" check --strict "$c" 2>"$tmp/err"; then
 		not_ok "$name: accepted"
 	elif grep -q -- "$want" "$tmp/err"; then
 		ok "$name: $(cat "$tmp/err")"

@@ -25,7 +25,7 @@ done
 "$PROFCONV" dump -q "$SHARED/hpctoolkit-data/v4-small.d" >"$tmp/small"
 check "v4-small.d: 13 trace samples read" grep -q '^trace p0 13$' "$tmp/small"
 check "v4-small.d: first sample time and context" grep -q '^1714021984008891000 c0$' "$tmp/small"
-check "v4-small.d: elided context ids kept as placeholders" grep -q 'context 3 not in meta.db' "$tmp/small"
+check "v4-small.d: elided point values placed in their lines" grep -q "^p0 c8 m0 0.605316$" "$tmp/small"
 for f in small.main.out small.spin-instr.out prog.cachesim.out; do
 	"$PROFCONV" convert -q -o "$tmp/$f.d" "$TD/callgrind/$f"
 	roundtrip "callgrind $f -> v4" "$tmp/$f.d"

@@ -2,6 +2,7 @@
  * sorting and coalescing, profiles, traces and error messages. */
 #include "pc.h"
 #include "tap.h"
+#include "hpctoolkit_place.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,62 @@ static void test_errors(void)
 	   "file@offset errors");
 }
 
+/* Two lines A and B of one function, whose stored execution values
+ * exceed what is visible below them by ra and rb; elided ids 100.. hold
+ * the point values e[0..n). Returns what pc_hpc_place decided. */
+static size_t place_case(double ra, double rb, const double *e, size_t n,
+			 pc_id *where, pc_id *a_out, pc_id *b_out)
+{
+	struct pc_db *db = pc_db_new(NULL);
+	pc_id m = pc_metric_get(db, "t", "", "");
+	pc_id p = pc_profile_add(db, NULL, 0);
+	pc_id ent = pc_ctx_entry(db, PC_ENTRY_MAIN);
+	struct pc_context fk = { .kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL,
+				 .function = pc_function_get(db, "f", PC_NONE,
+							     0, PC_NONE, 0),
+				 .file = PC_NONE, .module = PC_NONE };
+	pc_id f = pc_ctx_child(db, ent, &fk);
+	struct pc_context lk = { .kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
+				 .file = PC_NONE, .line = 1 };
+	pc_id a = pc_ctx_child(db, f, &lk);
+	lk.line = 2;
+	pc_id b = pc_ctx_child(db, f, &lk);
+	pc_scoped_add(db, p, 0, m, PC_SCOPE_EXECUTION, ra + rb);
+	pc_scoped_add(db, p, ent, m, PC_SCOPE_EXECUTION, ra + rb);
+	pc_scoped_add(db, p, f, m, PC_SCOPE_EXECUTION, ra + rb);
+	pc_scoped_add(db, p, a, m, PC_SCOPE_EXECUTION, ra);
+	pc_scoped_add(db, p, b, m, PC_SCOPE_EXECUTION, rb);
+	struct pc_value el[8];
+	for (size_t i = 0; i < n; i++)
+		el[i] = (struct pc_value){ p, 100 + (pc_id)i, m, e[i] };
+	size_t undecided;
+	pc_hpc_place(db, 0, el, n, where, &undecided);
+	*a_out = a;
+	*b_out = b;
+	pc_db_free(db);
+	return undecided;
+}
+
+static void test_placement(void)
+{
+	pc_id w[8], a, b;
+	static const double unique[] = { 1, 2, 4 };
+	ok(place_case(3, 4, unique, 3, w, &a, &b) == 0 && w[0] == a &&
+	   w[1] == a && w[2] == b, "elided values: the one exact cover");
+	/* equal vectors may swap: the values still have one place */
+	static const double twins[] = { 1, 2, 1, 2 };
+	ok(place_case(3, 3, twins, 4, w, &a, &b) == 0,
+	   "elided values: equal vectors are interchangeable");
+	/* {1,2} and {1.5,1.5} both fill 3: no place is provable */
+	static const double amb[] = { 1, 2, 1.5, 1.5 };
+	ok(place_case(3, 3, amb, 4, w, &a, &b) == 4 && w[0] == PC_NONE &&
+	   w[3] == PC_NONE, "elided values: an ambiguous cover decides nothing");
+	/* nothing fits: left undecided, not forced */
+	static const double none[] = { 5 };
+	ok(place_case(3, 3, none, 1, w, &a, &b) == 1 && w[0] == PC_NONE,
+	   "elided values: a value no context can hold stays undecided");
+}
+
 int main(void)
 {
 	test_strings();
@@ -191,5 +248,6 @@ int main(void)
 	test_values();
 	test_profiles_traces();
 	test_errors();
+	test_placement();
 	return tap_done();
 }

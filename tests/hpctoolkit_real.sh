@@ -1,0 +1,108 @@
+#!/bin/sh
+# Real HPCToolkit databases (../shared/hpctoolkit-data/v4-*), judged by an
+# independent reader (tests/v4_scopes, no code shared with profconv):
+#  - v4 -> v4: every context visible in meta.db keeps, in every profile
+#    (summary included) and metric, the execution and function values the
+#    original stores (what hpcviewer and hatchet show), and the context
+#    count; no "[context N not in meta.db]" placeholder is left (hpcprof's
+#    elided ids are all placed);
+#  - v4 -> Callgrind: callgrind_annotate's self cost of each function is
+#    the function's exclusive cost in the original summed over its
+#    contexts, for every metric.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+SCOPES="$top_builddir/tests/v4_scopes"
+AWKF="$top_srcdir/tests/annotate2tsv.awk"
+T=$(printf '\t')
+set -- "$SHARED"/hpctoolkit-data/v4-*
+if [ ! -d "$1" ]; then
+	skip "no real databases: ../shared/hpctoolkit-data is not beside the project"
+	done_testing; exit
+fi
+for db in "$@"; do
+	dn=$(basename "$db")
+	rm -rf "$tmp/o.d"
+	if ! "$PROFCONV" convert -o "$tmp/o.d" "$db" 2>"$tmp/err"; then
+		not_ok "$dn: convert"; sed 's/^/# /' "$tmp/err"; continue
+	fi
+	if grep -q 'ambiguous' "$tmp/err"; then not_ok "$dn: $(cat "$tmp/err")"
+	else ok "$dn: every elided context placed"; fi
+	"$PROFCONV" dump -q "$db" >"$tmp/dump"
+	check "$dn: no placeholder context" sh -c "! grep -q 'not in meta.db' '$tmp/dump'"
+	a=$("$PROFCONV" check "$db" | sed 's/.*: \([0-9]*\) contexts.*/\1/')
+	b=$("$PROFCONV" check "$tmp/o.d" | sed 's/.*: \([0-9]*\) contexts.*/\1/')
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$dn: $a contexts, as the original"
+	else not_ok "$dn: $a contexts in the original, $b written"; fi
+	"$SCOPES" "$db" >"$tmp/a" && "$SCOPES" "$tmp/o.d" >"$tmp/b"
+	if awk -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/a" "$tmp/b" >"$tmp/cmp"; then
+		ok "$dn: v4 -> v4 keeps what viewers show: $(tail -1 "$tmp/cmp")"
+	else
+		not_ok "$dn: v4 -> v4 values"; head -5 "$tmp/cmp" | sed 's/^/# /'
+	fi
+
+	# v4 -> Callgrind, per function and metric
+	command -v callgrind_annotate >/dev/null || { skip "$dn: callgrind_annotate not installed"; continue; }
+	out="$tmp/callgrind.out.$dn"
+	if ! "$PROFCONV" convert -q -o "$out" "$db"; then not_ok "$dn: -> callgrind"; continue; fi
+	# expected: NAME<TAB>METRIC<TAB>exclusive, from the summary profile
+	awk -F'\t' '$1 == "summary" && $4 == "function" && NF == 6 {s[$6 T $3] += $5}
+		END {for (k in s) if (s[k] != 0) printf "%s\t%.17g\n", k, s[k]}' T="$T" "$tmp/a" |
+		sort >"$tmp/want"
+	# callgrind_annotate's self costs, scaled back, by function name
+	nev=$(grep -m1 '^events:' "$out" | wc -w); nev=$((nev - 1))
+	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$out" 2>/dev/null |
+		awk -v mode=self -v nev="$nev" -f "$AWKF" >"$tmp/self"
+	awk -F'\t' 'FNR == NR {
+			if ($0 ~ /^event: /) {
+				name = $0; sub(/^event: [^ ]* : /, "", name); sc = 1
+				if (match(name, / \(x[0-9]+\)$/)) {
+					sc = substr(name, RSTART + 3, RLENGTH - 4)
+					name = substr(name, 1, RSTART - 1)
+				}
+				names[++n] = name; scale[n] = sc
+			}
+			next
+		}
+		{
+			fn = $1; sub(/^[^:]*:/, "", fn); split($2, c, " ")
+			for (i = 1; i <= n; i++) if (c[i] != 0) s[fn T names[i]] += c[i] / scale[i]
+		}
+		END {for (k in s) printf "%s\t%.17g\n", k, s[k]}' T="$T" "$out" "$tmp/self" |
+		sort >"$tmp/got"
+	if awk -F'\t' 'FNR == NR {w[$1 T $2] = $3; next}
+		{g[$1 T $2] = $3}
+		END {
+			for (k in w) { x = w[k]; y = g[k] + 0; d = x - y; if (d < 0) d = -d
+				m = x < 0 ? -x : x
+				if (d > 1e-6 * m + 1e-6) { if (bad++ < 5) printf "# %s: want %.17g got %.17g\n", k, x, y } }
+			for (k in g) if (!(k in w)) { if (bad++ < 5) printf "# %s: unexpected cost %.17g\n", k, g[k] }
+			printf "# %d (function, metric) costs\n", length(w)
+			exit bad > 0
+		}' T="$T" "$tmp/want" "$tmp/got" >"$tmp/res"; then
+		ok "$dn: -> callgrind: self cost of every function = its exclusive cost $(tail -1 "$tmp/res" | sed 's/^# //')"
+	else
+		not_ok "$dn: -> callgrind self costs"; cat "$tmp/res"
+	fi
+done
+
+# twins: hpcprof writes two '<gpu kernel>' functions with equal fields,
+# each with its own contexts; they stay two
+"$PROFCONV" dump -q "$SHARED/hpctoolkit-data/v4-loops-cuda-nvidia-t.d" >"$tmp/cuda"
+check "v4-loops-cuda: twin functions stay distinct" grep -q '^f[0-9]* "<gpu kernel>" .* dup=1$' "$tmp/cuda"
+
+# a database of an older hpcprof without metrics/default.yaml: read with
+# a warning, accepted by check (warning) but not by check --strict, and
+# what we write from it has one
+cp -r "$SHARED/hpctoolkit-data/v4-small.d" "$tmp/old.d"; chmod -R u+w "$tmp/old.d"
+rm -r "$tmp/old.d/metrics"
+check "no default.yaml: check accepts with a warning" sh -c \
+	"'$PROFCONV' check '$tmp/old.d' 2>&1 | grep -q 'default.yaml: missing'"
+if "$PROFCONV" check --strict "$tmp/old.d" >/dev/null 2>&1; then
+	not_ok "no default.yaml: check --strict accepts it"
+else
+	ok "no default.yaml: check --strict rejects it"
+fi
+rm -rf "$tmp/new.d"
+check "no default.yaml: read with a note" sh -c \
+	"'$PROFCONV' convert -o '$tmp/new.d' '$tmp/old.d' 2>&1 | grep -q 'no metrics/default.yaml'"
+check "no default.yaml: our output has one" "$PROFCONV" check --strict "$tmp/new.d"
+done_testing
