@@ -590,38 +590,63 @@ static int cmp_elided(const void *a, const void *b)
 
 /* Adds the point values of elided ids to the visible contexts they
  * belong to (hpctoolkit_place.c), and binds each placed id to its
- * context for trace.db; the undecided ones go to placeholders. */
+ * context for trace.db. An id whose place is not decided goes to an
+ * "[elided context N]" line below the deepest context that certainly
+ * holds it (so it still counts for the right functions wherever that is
+ * decided): a line "[elided contexts, place undecided]" there, with
+ * stored scopes equal to its point values; failing even that, below the
+ * unknown entry. */
 static int place(struct reader *r)
 {
 	if (!r->nel)
 		return 0;
 	qsort(r->el, r->nel, sizeof(*r->el), cmp_elided);
 	pc_id *where = pc_xmalloc(r->nel * sizeof(pc_id));
-	size_t undecided;
-	pc_hpc_place(r->db, r->first_profile, r->el, r->nel, where,
-		     &undecided);
+	uint8_t *exact = pc_xmalloc(r->nel);
+	size_t ambiguous, unsearched;
+	pc_hpc_place(r->db, r->first_profile, r->el, r->nel, where, exact,
+		     &ambiguous, &unsearched);
 	double lost = 0, total = 0;
 	for (size_t i = 0, e = 0; i < r->nel; e++) {
 		uint32_t id = r->el[i].ctx;
 		pc_id c = where[e];
+		if (!exact[e] && c != PC_NONE) {
+			struct pc_context k = {
+				.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
+				.file = pc_file_get(r->db, "[elided contexts, "
+							   "place undecided]"),
+				.module = PC_NONE, .function = PC_NONE,
+			};
+			c = pc_ctx_child(r->db, c, &k);
+		}
 		if (c != PC_NONE)
 			ctx_bind(r, &r->meta, 0, id, c);
 		else
 			c = ctx_of(r, id);
 		for (; i < r->nel && r->el[i].ctx == id; i++) {
-			pc_value_add(r->db, r->el[i].profile, c,
-				     r->el[i].metric, r->el[i].value);
-			total += fabs(r->el[i].value);
-			if (where[e] == PC_NONE)
-				lost += fabs(r->el[i].value);
+			const struct pc_value *v = &r->el[i];
+			pc_value_add(r->db, v->profile, c, v->metric, v->value);
+			total += fabs(v->value);
+			if (exact[e])
+				continue;
+			lost += fabs(v->value);
+			for (unsigned s = 1; s < PC_NSCOPES; s++)
+				pc_scoped_add(r->db, v->profile, c, v->metric, s,
+					      v->value);
 		}
 	}
-	if (undecided)
-		pc_warn(r->db->diag, "%s: the place of %zu elided context(s) "
-			"is ambiguous (%.3g%% of their values); they are kept "
-			"under \"[context N not in meta.db]\"", r->prof.path,
-			undecided, total ? 100 * lost / total : 0.0);
+	if (ambiguous + unsearched)
+		pc_warn(r->db->diag, "%s: %zu elided context(s) (%.3g%% of "
+			"their values) have no single place: %zu fit several "
+			"places exactly, %zu were not decided by the search; "
+			"they are kept in a line \"[elided contexts, place "
+			"undecided]\" below the deepest context that holds "
+			"every place each could have",
+			r->prof.path, ambiguous + unsearched,
+			total ? 100 * lost / total : 0.0, ambiguous,
+			unsearched);
 	free(where);
+	free(exact);
 	return 0;
 }
 

@@ -16,11 +16,11 @@
  * elided id one visible context so that each context's residual vector
  * (over every profile and metric) is the sum of the point vectors of the
  * ids it receives. Most ids are decided by their vector alone (one
- * context can hold it); the rest by a bounded search, which also proves
- * that the answer is unique: an id is placed only if no other complete
- * cover puts it (or an id with the same vector) elsewhere. Ids whose
- * place is provably ambiguous, or not decided within the search budget,
- * are left to the caller (a visible placeholder with a warning). See
+ * context can hold it); the rest by a bounded search that enumerates
+ * every exact cover: an id is placed only if every cover puts it (or an
+ * id with the same vector) in the same context. Ids with several places,
+ * or not decided within the search budget, are left to the caller with
+ * the deepest context common to every place they could have. See
  * doc/design.md for a worked example. */
 #include "hpctoolkit_place.h"
 
@@ -32,7 +32,7 @@
  * doubles in other orders. */
 #define REL_TOL 1e-9
 /* Search nodes per connected group of undecided ids. */
-#define SEARCH_BUDGET 200000
+#define SEARCH_BUDGET 2000000
 
 struct term {
 	uint32_t comp; /* dense (profile, metric) index */
@@ -62,6 +62,11 @@ struct place {
 	/* solution */
 	uint32_t *at; /* V index of each E, or UINT32_MAX */
 	long budget;
+	/* undecided E: the deepest context holding every place it had in
+	 * the covers found, or that could hold it */
+	const struct pc_db *db;
+	pc_id *common;
+	size_t ambiguous, unsearched; /* undecided E, by reason */
 };
 
 #define NOWHERE UINT32_MAX
@@ -113,48 +118,185 @@ static int v_done(const struct place *pl, uint32_t v)
 	return 1;
 }
 
+/* The search over one group, context first: take the undone context
+ * with the fewest ids that fit it, and try every set of those ids that
+ * fills its residual exactly; ids with equal vectors are tried as one
+ * (a set of classes), so covers that only swap equal ids are not
+ * counted twice. Every complete cover found is compared with the first:
+ * an id that goes elsewhere in any of them is ambiguous. */
 struct search {
 	struct place *pl;
-	const size_t *es; /* the group's E, in search order */
+	const size_t *es; /* the group's E */
 	size_t nes;
 	const uint32_t *vs; /* the group's V */
 	size_t nvs;
-	uint32_t *cur;      /* V of es[i] */
-	size_t forbid_e;    /* es index that must not go to forbid_v */
-	uint32_t forbid_v;
+	uint8_t *vdone;     /* by index into vs */
+	uint32_t *at;       /* V of each E (by index into es), or NOWHERE */
+	size_t *eidx;       /* place E index -> index into es (or SIZE_MAX) */
+	uint32_t *first;    /* the first cover */
+	uint8_t *ambiguous; /* by index into es */
+	size_t nsol;
+	int exhausted;      /* the budget ran out */
+	size_t *stack;      /* candidate lists, one per depth */
+	size_t nstack, capstack;
 };
 
-/* Depth-first search for one complete cover. 1 found (in s->cur),
- * 0 none exists, -1 budget exhausted. */
-static int dfs(struct search *s, size_t i)
+/* The nearest common ancestor of two model contexts (parents have
+ * smaller ids than their children). */
+static pc_id lca(const struct pc_db *db, pc_id a, pc_id b)
+{
+	if (a == PC_NONE)
+		return b;
+	while (a != b) {
+		if (a > b)
+			a = db->contexts[a].parent;
+		else
+			b = db->contexts[b].parent;
+	}
+	return a;
+}
+
+static void cover_found(struct search *s)
 {
 	struct place *pl = s->pl;
-	if (--pl->budget < 0)
-		return -1;
-	if (i == s->nes) {
-		for (size_t k = 0; k < s->nvs; k++)
-			if (!v_done(pl, s->vs[k]))
-				return 0;
-		return 1;
+	for (size_t i = 0; i < s->nes; i++)
+		if (s->at[i] == NOWHERE)
+			return; /* an id nowhere: not a cover */
+	for (size_t i = 0; i < s->nes; i++)
+		pl->common[s->es[i]] = lca(pl->db, pl->common[s->es[i]],
+					   pl->vctx[s->at[i]]);
+	if (s->nsol++ == 0) {
+		memcpy(s->first, s->at, s->nes * sizeof(uint32_t));
+		return;
 	}
-	size_t e = s->es[i];
-	int exhausted = 0;
-	for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1]; c++) {
-		uint32_t v = pl->cand[c];
-		if ((i == s->forbid_e && v == s->forbid_v) || !can_take(pl, v, e))
+	for (size_t i = 0; i < s->nes; i++)
+		if (s->at[i] != s->first[i])
+			s->ambiguous[i] = 1;
+}
+
+static void search_v(struct search *s);
+
+/* Tries the sets of cand[i..n) (one context, vs[k]) that fill it. */
+static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
+		 size_t n)
+{
+	struct place *pl = s->pl;
+	uint32_t v = s->vs[k];
+	if (s->exhausted || --pl->budget < 0) {
+		s->exhausted = 1;
+		return;
+	}
+	if (v_done(pl, v)) {
+		s->vdone[k] = 1;
+		search_v(s);
+		s->vdone[k] = 0;
+		return;
+	}
+	for (size_t j = i; j < n && !s->exhausted; j++) {
+		size_t e = cand[j];
+		/* one set per multiset of classes */
+		if (j > i && pl->eclass[e] == pl->eclass[cand[j - 1]])
+			continue;
+		if (!can_take(pl, v, e))
 			continue;
 		take(pl, v, e, 1);
-		s->cur[i] = v;
-		int r = dfs(s, i + 1);
+		s->at[s->eidx[e]] = v;
+		fill(s, k, cand, j + 1, n);
+		s->at[s->eidx[e]] = NOWHERE;
 		take(pl, v, e, -1);
-		if (r == 1)
-			return 1;
-		if (r < 0)
-			exhausted = 1;
-		if (r < 0)
-			break;
 	}
-	return exhausted ? -1 : 0;
+}
+
+static int cmp_class(const void *a, const void *b, void *pl_)
+{
+	const struct place *pl = pl_;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (pl->eclass[x] != pl->eclass[y])
+		return pl->eclass[x] < pl->eclass[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void search_v(struct search *s)
+{
+	struct place *pl = s->pl;
+	/* the undone context with the fewest free ids that fit */
+	size_t best = SIZE_MAX, bestn = SIZE_MAX;
+	for (size_t k = 0; k < s->nvs && bestn; k++) {
+		if (s->vdone[k])
+			continue;
+		size_t n = 0;
+		for (size_t i = 0; i < s->nes; i++)
+			n += s->at[i] == NOWHERE &&
+			     can_take(pl, s->vs[k], s->es[i]);
+		if (n < bestn) {
+			bestn = n;
+			best = k;
+		}
+	}
+	if (best == SIZE_MAX) {
+		cover_found(s);
+		return;
+	}
+	size_t base = s->nstack;
+	for (size_t i = 0; i < s->nes; i++)
+		if (s->at[i] == NOWHERE && can_take(pl, s->vs[best], s->es[i])) {
+			PC_GROW(s->stack, s->nstack, s->capstack);
+			s->stack[s->nstack++] = s->es[i];
+		}
+	/* equal classes next to each other, for fill's dedup */
+	qsort_r(s->stack + base, s->nstack - base, sizeof(size_t), cmp_class,
+		pl);
+	/* the list may move when deeper levels grow the stack: copy */
+	size_t n = s->nstack - base;
+	size_t *cand = pc_xmalloc((n + 1) * sizeof(size_t));
+	memcpy(cand, s->stack + base, n * sizeof(size_t));
+	s->nstack = base;
+	fill(s, best, cand, 0, n);
+	free(cand);
+}
+
+/* Solves one connected group: places each E that every complete cover
+ * puts in the same context (up to swapping equal vectors). */
+static void solve_group(struct place *pl, size_t *es, size_t nes,
+			uint32_t *vs, size_t nvs)
+{
+	struct search s = { .pl = pl, .es = es, .nes = nes, .vs = vs,
+			    .nvs = nvs };
+	s.vdone = pc_xcalloc(nvs + 1, 1);
+	s.at = pc_xmalloc((nes + 1) * sizeof(uint32_t));
+	s.first = pc_xmalloc((nes + 1) * sizeof(uint32_t));
+	s.ambiguous = pc_xcalloc(nes + 1, 1);
+	s.eidx = pc_xmalloc((pl->ne + 1) * sizeof(size_t));
+	for (size_t i = 0; i < nes; i++) {
+		s.at[i] = NOWHERE;
+		s.eidx[es[i]] = i;
+	}
+	pl->budget = SEARCH_BUDGET;
+	search_v(&s);
+	for (size_t i = 0; i < nes; i++) {
+		if (!s.nsol || s.exhausted || s.ambiguous[i]) {
+			if (s.ambiguous[i])
+				pl->ambiguous++;
+			else
+				pl->unsearched++;
+			/* no cover seen: where it could go */
+			if (!s.nsol)
+				for (size_t c = pl->candoff[es[i]];
+				     c < pl->candoff[es[i] + 1]; c++)
+					pl->common[es[i]] = lca(
+						pl->db, pl->common[es[i]],
+						pl->vctx[pl->cand[c]]);
+			continue;
+		}
+		pl->at[es[i]] = s.first[i];
+		take(pl, s.first[i], es[i], 1);
+	}
+	free(s.vdone);
+	free(s.at);
+	free(s.first);
+	free(s.ambiguous);
+	free(s.eidx);
+	free(s.stack);
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -163,84 +305,11 @@ static int cmp_pair(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* Do two covers put the same multiset of vectors in every context? */
-static int same_cover(const struct search *s, const uint32_t *a,
-		      const uint32_t *b)
-{
-	uint64_t *pa = pc_xmalloc(s->nes * sizeof(uint64_t) + 1);
-	uint64_t *pb = pc_xmalloc(s->nes * sizeof(uint64_t) + 1);
-	for (size_t i = 0; i < s->nes; i++) {
-		pa[i] = (uint64_t)a[i] << 32 | s->pl->eclass[s->es[i]];
-		pb[i] = (uint64_t)b[i] << 32 | s->pl->eclass[s->es[i]];
-	}
-	qsort(pa, s->nes, sizeof(uint64_t), cmp_pair);
-	qsort(pb, s->nes, sizeof(uint64_t), cmp_pair);
-	int same = memcmp(pa, pb, s->nes * sizeof(uint64_t)) == 0;
-	free(pa);
-	free(pb);
-	return same;
-}
-
-/* Solves one connected group: places each E whose context is the same
- * in every cover (up to swapping equal vectors). */
-static void solve_group(struct place *pl, size_t *es, size_t nes,
-			uint32_t *vs, size_t nvs, size_t *undecided)
-{
-	struct search s = { pl, es, nes, vs, nvs, NULL, SIZE_MAX, NOWHERE };
-	uint32_t *first = pc_xmalloc((nes + 1) * sizeof(uint32_t));
-	s.cur = pc_xmalloc((nes + 1) * sizeof(uint32_t));
-	pl->budget = SEARCH_BUDGET;
-	int r = dfs(&s, 0);
-	if (r != 1) {
-		*undecided += nes;
-		goto out;
-	}
-	memcpy(first, s.cur, nes * sizeof(uint32_t));
-	uint8_t *ambiguous = pc_xcalloc(nes + 1, 1);
-	for (size_t i = 0; i < nes; i++) {
-		s.forbid_e = i;
-		s.forbid_v = first[i];
-		pl->budget = SEARCH_BUDGET;
-		r = dfs(&s, 0);
-		if (r < 0 || (r == 1 && !same_cover(&s, first, s.cur)))
-			ambiguous[i] = 1;
-	}
-	for (size_t i = 0; i < nes; i++) {
-		if (ambiguous[i]) {
-			++*undecided;
-			continue;
-		}
-		pl->at[es[i]] = first[i];
-		take(pl, first[i], es[i], 1);
-	}
-	free(ambiguous);
-out:
-	free(first);
-	free(s.cur);
-}
-
 static size_t uf_find(size_t *p, size_t x)
 {
 	while (p[x] != x)
 		x = p[x] = p[p[x]];
 	return x;
-}
-
-struct order_key {
-	size_t ncand;
-	double size;
-	size_t e;
-};
-
-/* Fewest candidates first, then the largest values: fails early. */
-static int cmp_order(const void *a, const void *b)
-{
-	const struct order_key *x = a, *y = b;
-	if (x->ncand != y->ncand)
-		return x->ncand < y->ncand ? -1 : 1;
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	return x->e < y->e ? -1 : x->e > y->e;
 }
 
 static void candidates(struct place *pl)
@@ -268,7 +337,7 @@ static void candidates(struct place *pl)
 	pl->candoff[pl->ne] = n;
 }
 
-static void solve(struct place *pl, size_t *undecided)
+static void solve(struct place *pl)
 {
 	candidates(pl);
 	/* ids with one possible context, repeatedly */
@@ -319,15 +388,12 @@ static void solve(struct place *pl, size_t *undecided)
 	qsort(mem, nm, sizeof(uint64_t), cmp_pair);
 	size_t *es = pc_xmalloc((pl->ne + 1) * sizeof(size_t));
 	uint32_t *vs = pc_xmalloc((pl->nv + 1) * sizeof(uint32_t));
-	struct order_key *ok = pc_xmalloc((pl->ne + 1) * sizeof(*ok));
 	for (size_t i = 0; i < nm;) {
 		size_t j = i, nes = 0, nvs = 0;
 		for (; j < nm && mem[j] >> 32 == mem[i] >> 32; j++) {
 			size_t x = (size_t)(mem[j] & 0xffffffffu);
 			if (x < pl->ne) {
-				size_t n = pl->candoff[x + 1] - pl->candoff[x];
-				double sz = fabs(pl->eterm[pl->eoff[x]].v);
-				ok[nes++] = (struct order_key){ n, sz, x };
+				es[nes++] = x;
 			} else {
 				vs[nvs++] = (uint32_t)(x - pl->ne);
 			}
@@ -336,15 +402,11 @@ static void solve(struct place *pl, size_t *undecided)
 		if (!nes)
 			continue;
 		if (!nvs) {
-			*undecided += nes;
+			pl->unsearched += nes;
 			continue;
 		}
-		qsort(ok, nes, sizeof(*ok), cmp_order);
-		for (size_t k = 0; k < nes; k++)
-			es[k] = ok[k].e;
-		solve_group(pl, es, nes, vs, nvs, undecided);
+		solve_group(pl, es, nes, vs, nvs);
 	}
-	free(ok);
 	free(mem);
 	free(es);
 	free(vs);
@@ -434,9 +496,8 @@ static uint32_t comp_index(const uint64_t *keys, size_t n, uint64_t k)
 
 size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 		    const struct pc_value *el, size_t nel, pc_id *where,
-		    size_t *undecided)
+		    uint8_t *exact, size_t *ambiguous, size_t *unsearched)
 {
-	*undecided = 0;
 	struct place pl = { 0 };
 	/* components: the (profile, metric) pairs of elided values */
 	uint64_t *keys = pc_xmalloc((nel + 1) * sizeof(uint64_t));
@@ -545,12 +606,29 @@ size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 	pl.at = pc_xmalloc((pl.ne + 1) * sizeof(uint32_t));
 	for (size_t e = 0; e < pl.ne; e++)
 		pl.at[e] = NOWHERE;
-	if (pl.nv)
-		solve(&pl, undecided);
-	else
-		*undecided = pl.ne;
+	pl.db = db;
+	pl.common = pc_xmalloc((pl.ne + 1) * sizeof(pc_id));
 	for (size_t e = 0; e < pl.ne; e++)
-		where[e] = pl.at[e] == NOWHERE ? PC_NONE : pl.vctx[pl.at[e]];
+		pl.common[e] = PC_NONE;
+	if (pl.nv)
+		solve(&pl);
+	else
+		pl.unsearched = pl.ne;
+	/* ids with no candidate at all were never counted */
+	for (size_t e = 0; e < pl.ne; e++) {
+		if (pl.at[e] != NOWHERE) {
+			where[e] = pl.vctx[pl.at[e]];
+			exact[e] = 1;
+		} else {
+			where[e] = pl.common[e];
+			exact[e] = 0;
+		}
+	}
+	*ambiguous = pl.ambiguous;
+	*unsearched = pl.ne - pl.ambiguous;
+	for (size_t e = 0; e < pl.ne; e++)
+		*unsearched -= exact[e];
+	free(pl.common);
 	size_t ne = pl.ne;
 	free(eid);
 	free(keys);

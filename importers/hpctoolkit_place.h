@@ -8,13 +8,16 @@
 /* el[0..nel) are the point values of elided ids (ctx = the raw id),
  * sorted by (ctx, profile, metric), of the profiles first_profile.. of
  * db, whose point values and stored execution values of the visible
- * contexts are already in db. For each distinct elided id, in order,
- * where[i] is the visible model context its values belong to, or
- * PC_NONE if that is not decided (ambiguous, or inconsistent data);
- * where needs room for nel entries. Returns the number of distinct ids;
- * *undecided counts those left PC_NONE. */
+ * contexts are already in db. For each distinct elided id, in order:
+ * exact[i] = 1 and where[i] = the visible model context its values
+ * belong to; or exact[i] = 0 and where[i] = the deepest context that
+ * certainly holds it (the nearest common ancestor of every place it
+ * could have), PC_NONE if none. Both arrays need room for nel entries.
+ * *ambiguous counts the ids proven to have several places (more than one
+ * exact cover), *unsearched those not decided within the search budget
+ * or that fit nowhere. Returns the number of distinct ids. */
 size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 		    const struct pc_value *el, size_t nel, pc_id *where,
-		    size_t *undecided);
+		    uint8_t *exact, size_t *ambiguous, size_t *unsearched);
 
 #endif

@@ -212,12 +212,16 @@ static size_t place_case(double ra, double rb, const double *e, size_t n,
 	struct pc_value el[8];
 	for (size_t i = 0; i < n; i++)
 		el[i] = (struct pc_value){ p, 100 + (pc_id)i, m, e[i] };
-	size_t undecided;
-	pc_hpc_place(db, 0, el, n, where, &undecided);
+	size_t amb, uns;
+	uint8_t exact[8];
+	pc_hpc_place(db, 0, el, n, where, exact, &amb, &uns);
 	*a_out = a;
 	*b_out = b;
 	pc_db_free(db);
-	return undecided;
+	for (size_t i = 0; i < n; i++)
+		if (!exact[i])
+			where[i] = PC_NONE; /* the common ancestor: f */
+	return amb + uns;
 }
 
 static void test_placement(void)
