@@ -348,9 +348,7 @@ static void finish_part(struct parser *p)
 	pc_id prof = pc_profile_add(p->db, ids, 2);
 	pc_id entry = pc_ctx_entry(p->db, p->thread <= 1 ? PC_ENTRY_MAIN :
 						       PC_ENTRY_APP_THREAD);
-	size_t max = p->opts && p->opts->max_contexts ? p->opts->max_contexts :
-							 (size_t)4 << 20;
-	pc_cg_expand(p->db, g, prof, entry, max);
+	pc_cg_expand(p->db, g, prof, entry, p->opts);
 	p->part_has_data = 0;
 	start_graph(p);
 }

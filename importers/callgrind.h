@@ -50,10 +50,12 @@ struct cg_graph {
 };
 
 /* Expands the graph into a calling-context tree below `entry` and adds
- * the point values to `profile`. See the README for the assumption it
- * makes; it keeps every metric's total, every function's self cost and
- * every non-recursive edge's inclusive cost. */
+ * the point values to `profile`, within a context budget
+ * (opts->max_contexts, else chosen from the graph's size). See
+ * callgrind_tree.c and doc/design.md; it keeps every metric's total,
+ * every function's self cost per position, and every non-recursive
+ * edge's inclusive cost where the edge is expanded. */
 void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
-		  pc_id entry, size_t max_contexts);
+		  pc_id entry, const struct pc_import_opts *opts);
 
 #endif

@@ -13,8 +13,17 @@
  *     weights summing to 1 (per metric), recursion included;
  *   - the contexts of an edge outside a cycle receive its inclusive cost;
  *   - metric totals equal the sum of the self cost lines.
- * Expansion stops at max_contexts; what would have gone below goes into
- * a visible "[call tree limit]" placeholder, so totals still hold. */
+ * The tree is built best first: the pending subtree instance that
+ * carries the largest share of any metric's total is laid out next, so
+ * every calling context above a small share is in the tree with its
+ * exact value. When the context budget is spent, each pending instance
+ * becomes a cut: below its call site, one context per function it would
+ * have reached, with that function's self cost there per line (the
+ * instance's flat profile). So totals, every function's self cost and
+ * every (function, line) cost stay exact, and the cost below a cut stays
+ * under the cut. Only if even the cuts would overrun the budget does the
+ * rest of a cut go to the same flat contexts directly below the entry
+ * point. */
 #include "callgrind.h"
 
 #include <stdlib.h>
@@ -29,7 +38,21 @@ struct expand {
 	const struct cg_graph *g;
 	size_t nev;
 	pc_id profile;
-	size_t max_contexts;
+	pc_id entry;
+	int instructions; /* instruction contexts below lines */
+	size_t start;     /* db->ncontexts before this part */
+	size_t budget;    /* contexts this part may add */
+	size_t reserve;   /* of it, kept for the flat fallback */
+	double *grand;    /* per metric: the part's total */
+	double *ones;     /* nev weights of 1 */
+	/* cut below: per SCC, its flat profile (cached): SCC shares */
+	struct flat {
+		uint32_t *scc;
+		double *share; /* n x nev */
+		size_t n;
+		int done;
+	} *flats;
+	double cut_cost, fallback_cost; /* summed shares, for the note */
 
 	/* CSR of records and out-edges per function */
 	uint32_t *rec_start, *rec_idx;
@@ -233,7 +256,7 @@ static pc_id site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
 					.line = line };
 		c = pc_ctx_child(x->db, c, &k);
 	}
-	if (x->g->has_instr) {
+	if (x->g->has_instr && (x->instructions || !x->g->has_line)) {
 		struct pc_context k = { .kind = PC_CTX_INSTRUCTION,
 					.rel = PC_REL_LEXICAL, .module = module,
 					.offset = addr };
@@ -253,27 +276,62 @@ static pc_id call_ctx(struct expand *x, pc_id parent, pc_id func)
 struct work {
 	uint32_t scc, entry;
 	pc_id parent;
-	size_t w; /* offset of the weights in the pool */
+	size_t w;      /* offset of the weights in the pool */
+	double share;  /* largest share of a metric's total it carries */
 };
 
-struct workstack {
+/* Pending instances, heaviest first (a binary max-heap on share). */
+struct workheap {
 	struct work *items;
 	size_t n, cap;
-	double *pool;
+	double *pool; /* weights, append-only */
 	size_t npool, cappool;
 };
 
-static void push_work(struct workstack *ws, uint32_t scc, uint32_t entry,
-		      pc_id parent, const double *w, size_t nev)
+static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
+		      uint32_t entry, pc_id parent, const double *w)
 {
-	PC_GROW(ws->items, ws->n, ws->cap);
-	if (ws->npool + nev > ws->cappool) {
-		ws->cappool = (ws->npool + nev) * 2;
-		ws->pool = pc_xrealloc(ws->pool, ws->cappool, sizeof(double));
+	size_t nev = x->nev;
+	double share = 0;
+	for (size_t m = 0; m < nev; m++) {
+		double s = x->grand[m] > 0 ?
+			w[m] * x->total[(size_t)scc * nev + m] / x->grand[m] : 0;
+		share = s > share ? s : share;
 	}
-	memcpy(ws->pool + ws->npool, w, nev * sizeof(double));
-	ws->items[ws->n++] = (struct work){ scc, entry, parent, ws->npool };
-	ws->npool += nev;
+	PC_GROW(h->items, h->n, h->cap);
+	if (h->npool + nev > h->cappool) {
+		h->cappool = (h->npool + nev) * 2;
+		h->pool = pc_xrealloc(h->pool, h->cappool, sizeof(double));
+	}
+	memcpy(h->pool + h->npool, w, nev * sizeof(double));
+	size_t i = h->n++;
+	struct work it = { scc, entry, parent, h->npool, share };
+	h->npool += nev;
+	while (i && h->items[(i - 1) / 2].share < share) {
+		h->items[i] = h->items[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->items[i] = it;
+}
+
+static struct work pop_work(struct workheap *h)
+{
+	struct work top = h->items[0], last = h->items[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->items[c + 1].share > h->items[c].share)
+			c++;
+		if (h->items[c].share <= last.share)
+			break;
+		h->items[i] = h->items[c];
+		i = c;
+	}
+	if (h->n)
+		h->items[i] = last;
+	return top;
 }
 
 static int any_positive(const double *w, size_t n)
@@ -286,7 +344,7 @@ static int any_positive(const double *w, size_t n)
 
 /* Lays out one instance of an SCC entered at `entry` below `parent`
  * with weights w, and queues the instances of the SCCs it calls. */
-static void expand_instance(struct expand *x, struct workstack *ws,
+static void expand_instance(struct expand *x, struct workheap *ws,
 			    const struct work *it, const double *w,
 			    double *wchild)
 {
@@ -339,25 +397,7 @@ static void expand_instance(struct expand *x, struct workstack *ws,
 				continue;
 			pc_id s = site_ctx(x, fctx, ed->file, ed->line,
 					   ed->module, ed->addr);
-			if (x->db->ncontexts >= x->max_contexts) {
-				/* placeholder keeping the subtree's cost */
-				const struct pc_function *f =
-					&x->db->functions[g->fns[ed->to].func];
-				char name[512];
-				snprintf(name, sizeof name,
-					 "[call tree limit] %s", f->name);
-				pc_id pf = pc_function_get(x->db, name,
-							   f->module, 0,
-							   f->file, 0);
-				pc_id c = call_ctx(x, s, pf);
-				for (size_t m = 0; m < nev; m++)
-					pc_value_add(x->db, x->profile, c,
-						     g->metric[m],
-						     wchild[m] *
-							     x->total[t * nev + m]);
-				continue;
-			}
-			push_work(ws, t, ed->to, s, wchild, nev);
+			push_work(x, ws, t, ed->to, s, wchild);
 		}
 	}
 	free(todo);
@@ -375,14 +415,222 @@ static uint32_t root_entry(const struct expand *x, const char *called,
 	return x->members[c->first];
 }
 
+/* Contexts one instance of SCC s lays out (at most). */
+static size_t instance_size(const struct expand *x, uint32_t s)
+{
+	const struct scc *c = &x->sccs[s];
+	size_t n = 0;
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t f = x->members[c->first + k];
+		n += 1 + 2 * (x->rec_start[f + 1] - x->rec_start[f]) +
+		     2 * (x->edge_start[f + 1] - x->edge_start[f]);
+	}
+	return n;
+}
+
+/* The flat profile of one full instance of SCC t: the share of each SCC
+ * it reaches (t itself 1), per metric. Callee SCCs have smaller indices
+ * than their callers, so the shares are final when taken in decreasing
+ * index order (a max-heap of indices). Cached per SCC. */
+static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
+			    uint8_t *on, uint32_t *heap)
+{
+	struct flat *fl = &x->flats[t];
+	if (fl->done)
+		return fl;
+	fl->done = 1;
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev, nh = 0, cap = 0;
+	heap[nh++] = t;
+	on[t] = 1;
+	for (size_t m = 0; m < nev; m++)
+		sh[(size_t)t * nev + m] = 1;
+	while (nh) {
+		uint32_t u = heap[0], last = heap[--nh];
+		size_t i = 0;
+		for (;;) { /* sift down */
+			size_t c = 2 * i + 1;
+			if (c >= nh)
+				break;
+			if (c + 1 < nh && heap[c + 1] > heap[c])
+				c++;
+			if (heap[c] <= last)
+				break;
+			heap[i] = heap[c];
+			i = c;
+		}
+		if (nh)
+			heap[i] = last;
+		double *su = sh + (size_t)u * nev;
+		if (any_positive(su, nev)) {
+			PC_GROW(fl->scc, fl->n, cap);
+			fl->share = pc_xrealloc(fl->share, cap * nev,
+						sizeof(double));
+			fl->scc[fl->n] = u;
+			memcpy(fl->share + fl->n * nev, su, nev * sizeof(double));
+			fl->n++;
+		}
+		const struct scc *c = &x->sccs[u];
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			for (uint32_t j = x->edge_start[f];
+			     j < x->edge_start[f + 1]; j++) {
+				uint32_t e = x->edge_idx[j];
+				uint32_t v = x->scc_of[g->edges[e].to];
+				if (v == u)
+					continue;
+				for (size_t m = 0; m < nev; m++)
+					sh[(size_t)v * nev + m] +=
+						su[m] * ratio((double)g->ecost[e * nev + m],
+							      x->incl[v * nev + m]);
+				if (!on[v]) { /* sift up */
+					on[v] = 1;
+					size_t q = nh++;
+					while (q && heap[(q - 1) / 2] < v) {
+						heap[q] = heap[(q - 1) / 2];
+						q = (q - 1) / 2;
+					}
+					heap[q] = v;
+				}
+			}
+		}
+		memset(su, 0, nev * sizeof(double));
+		on[u] = 0;
+	}
+	return fl;
+}
+
+/* Contexts a cut lays out (at most). */
+static size_t flat_size(const struct expand *x, const struct flat *fl)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct scc *c = &x->sccs[fl->scc[i]];
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			n += 1 + 2 * (x->rec_start[f + 1] - x->rec_start[f]);
+		}
+	}
+	return n;
+}
+
+/* Lays out a cut below `parent`: each function of the flat profile once,
+ * with its self cost per position, weighted by w. */
+static void lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
+		     const double *w)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct scc *c = &x->sccs[fl->scc[i]];
+		const double *sh = fl->share + i * nev;
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			if (x->rec_start[f] == x->rec_start[f + 1])
+				continue;
+			pc_id fctx = call_ctx(x, parent, g->fns[f].func);
+			for (uint32_t j = x->rec_start[f];
+			     j < x->rec_start[f + 1]; j++) {
+				uint32_t r = x->rec_idx[j];
+				const struct cg_rec *rec = &g->recs[r];
+				pc_id cx = site_ctx(x, fctx, rec->file, rec->line,
+						    rec->module, rec->addr);
+				for (size_t m = 0; m < nev; m++)
+					pc_value_add(x->db, x->profile, cx,
+						     g->metric[m],
+						     (double)g->rcost[r * nev + m] *
+							     sh[m] * w[m]);
+			}
+		}
+	}
+}
+
+/* The cuts that did not fit, summed per SCC in rest (weights): their
+ * flat profiles in one pass over the SCCs (callers before callees),
+ * laid out once below `parent`. rest is consumed. */
+static void lay_rest(struct expand *x, double *rest, pc_id parent)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	struct flat one = { 0 };
+	uint32_t scc;
+	one.scc = &scc;
+	one.n = 1;
+	for (size_t u = x->nsccs; u-- > 0;) {
+		double *su = rest + u * nev;
+		if (!any_positive(su, nev))
+			continue;
+		const struct scc *c = &x->sccs[u];
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			for (uint32_t j = x->edge_start[f];
+			     j < x->edge_start[f + 1]; j++) {
+				uint32_t e = x->edge_idx[j];
+				uint32_t v = x->scc_of[g->edges[e].to];
+				if (v == u)
+					continue;
+				for (size_t m = 0; m < nev; m++)
+					rest[(size_t)v * nev + m] +=
+						su[m] * ratio((double)g->ecost[e * nev + m],
+							      x->incl[v * nev + m]);
+			}
+		}
+		scc = (uint32_t)u;
+		one.share = su;
+		lay_flat(x, &one, parent, x->ones);
+	}
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* Contexts of the flat profile: each function with self cost, and its
+ * distinct positions (lines; instructions too when they are laid out). */
+static size_t flat_floor(const struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	int instr = g->has_instr && (x->instructions || !g->has_line);
+	uint64_t *k = pc_xmalloc((g->nrecs + 1) * 3 * sizeof(uint64_t));
+	for (size_t r = 0; r < g->nrecs; r++) {
+		const struct cg_rec *rec = &g->recs[r];
+		k[3 * r] = rec->fn;
+		k[3 * r + 1] = g->has_line ?
+			((uint64_t)rec->file << 32 | rec->line) : 0;
+		k[3 * r + 2] = instr ? (rec->addr ^ (uint64_t)rec->module << 48) : 0;
+	}
+	qsort(k, g->nrecs, 3 * sizeof(uint64_t), cmp_pos);
+	size_t n = 0;
+	for (size_t r = 0; r < g->nrecs; r++) {
+		const uint64_t *a = k + 3 * r, *b = a - 3;
+		if (r && a[0] == b[0] && a[1] == b[1] && a[2] == b[2])
+			continue;
+		n += 1 + (instr && g->has_line) +
+		     (!r || a[0] != b[0]); /* the function once */
+	}
+	free(k);
+	return n;
+}
+
+static size_t used(const struct expand *x)
+{
+	return x->db->ncontexts - x->start;
+}
+
 void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
-		  pc_id entry, size_t max_contexts)
+		  pc_id entry, const struct pc_import_opts *opts)
 {
 	if (!g->nfns)
 		return;
 	struct expand x = {
 		.db = db, .g = g, .nev = g->nev, .profile = profile,
-		.max_contexts = max_contexts,
+		.entry = entry, .start = db->ncontexts,
+		.instructions = opts && opts->instructions,
 	};
 	csr(g->nfns, g->nrecs, g->recs, sizeof(*g->recs),
 	    offsetof(struct cg_rec, fn), &x.rec_start, &x.rec_idx);
@@ -390,39 +638,113 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	    offsetof(struct cg_edge, from), &x.edge_start, &x.edge_idx);
 	find_sccs(&x);
 	scc_costs(&x);
+	/* the flat profile (every function once with its positions) is
+	 * the floor; by default as much again goes to calling context, and
+	 * at least room for one instance of the largest recursive cluster
+	 * (an interpreter's) and half the floor more: some 20-30 times a
+	 * line-level input as a database */
+	x.reserve = flat_floor(&x);
+	size_t big = 0;
+	for (uint32_t s = 0; s < x.nsccs; s++) {
+		size_t n = instance_size(&x, s);
+		big = n > big ? n : big;
+	}
+	size_t extra = big + x.reserve / 2 > x.reserve ? big + x.reserve / 2 :
+							 x.reserve;
+	x.budget = opts && opts->max_contexts ? opts->max_contexts :
+		   x.reserve + extra + 1024;
+	size_t room = x.budget > x.reserve ? x.budget - x.reserve : 0;
 	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
+	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
+	for (size_t r = 0; r < g->nrecs; r++)
+		for (size_t m = 0; m < x.nev; m++)
+			x.grand[m] += (double)g->rcost[r * x.nev + m];
+	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
+	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
+	for (size_t m = 0; m < x.nev; m++)
+		x.ones[m] = 1;
 
-	struct workstack ws = { 0 };
+	struct workheap ws = { 0 };
 	double *w = pc_xmalloc(x.nev * sizeof(double));
 	double *wchild = pc_xmalloc(x.nev * sizeof(double));
-	/* roots in function order (the order of the file); each root's
-	 * tree is laid out completely before the next */
-	uint32_t *roots = pc_xmalloc(x.nsccs * sizeof(uint32_t));
-	size_t nroots = 0;
 	char *called = pc_xcalloc(g->nfns, 1);
 	for (size_t e = 0; e < g->nedges; e++)
 		if (x.scc_of[g->edges[e].from] == x.scc_of[g->edges[e].to])
 			called[g->edges[e].to] = 1;
+	/* roots: SCCs with activity no caller accounts for */
 	for (uint32_t f = 0; f < g->nfns; f++) {
 		uint32_t s = x.scc_of[f];
 		if (x.members[x.sccs[s].first] != f)
 			continue; /* visit each SCC once, at its first member */
 		if (any_positive(x.root + (size_t)s * x.nev, x.nev) &&
 		    any_positive(x.total + (size_t)s * x.nev, x.nev))
-			roots[nroots++] = s;
+			push_work(&x, &ws, s, root_entry(&x, called, s), entry,
+				  x.root + (size_t)s * x.nev);
 	}
-	for (size_t i = 0; i < nroots; i++) {
-		uint32_t s = roots[i];
-		push_work(&ws, s, root_entry(&x, called, s), entry,
-			  x.root + (size_t)s * x.nev, x.nev);
-		while (ws.n) {
-			struct work it = ws.items[--ws.n];
-			memcpy(w, ws.pool + it.w, x.nev * sizeof(double));
-			ws.npool = it.w;
-			expand_instance(&x, &ws, &it, w, wchild);
+	/* best first, while half the budget lasts */
+	size_t ncut = 0;
+	struct work *cuts = NULL;
+	size_t capcuts = 0;
+	while (ws.n) {
+		struct work it = pop_work(&ws);
+		if (used(&x) + instance_size(&x, it.scc) > room) {
+			PC_GROW(cuts, ncut, capcuts);
+			cuts[ncut++] = it;
+			continue;
 		}
+		memcpy(w, ws.pool + it.w, x.nev * sizeof(double));
+		expand_instance(&x, &ws, &it, w, wchild);
 	}
-	free(roots);
+	/* the cuts, heaviest first: each instance's flat profile below its
+	 * call site while the budget lasts; the rest are summed per SCC and
+	 * laid out once, flat below the entry point */
+	double *sh = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
+	uint8_t *on = pc_xcalloc(x.nsccs + 1, 1);
+	uint32_t *heap = pc_xmalloc((x.nsccs + 1) * sizeof(uint32_t));
+	double *rest = NULL;
+	double cut_share = 0, flat_share = 0;
+	for (size_t i = 0; i < ncut; i++) {
+		const struct work *it = &cuts[i];
+		const double *wc = ws.pool + it->w;
+		cut_share += it->share;
+		if (used(&x) + x.reserve < x.budget) {
+			const struct flat *fl = flat_of(&x, it->scc, sh, on, heap);
+			if (used(&x) + flat_size(&x, fl) + x.reserve <=
+			    x.budget) {
+				lay_flat(&x, fl, it->parent, wc);
+				continue;
+			}
+		}
+		if (!rest)
+			rest = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
+		for (size_t m = 0; m < x.nev; m++)
+			rest[(size_t)it->scc * x.nev + m] += wc[m];
+		flat_share += it->share;
+	}
+	if (rest)
+		lay_rest(&x, rest, entry);
+	free(rest);
+	if (ncut && !(db->diag && db->diag->quiet)) {
+		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu, "
+			"--max-contexts to change): about %.3g%% of the cost "
+			"lies below %zu cuts, kept per function and line%s%s",
+			used(&x), x.budget, 100 * cut_share, ncut,
+			flat_share > 0 ? "; part of it below the entry point" :
+					 " below each cut",
+			used(&x) > x.budget ? " (the flat profile alone needs "
+					      "more than the budget)" : "");
+	}
+	free(sh);
+	free(on);
+	free(heap);
+	free(cuts);
+	for (size_t s = 0; s < x.nsccs; s++) {
+		free(x.flats[s].scc);
+		free(x.flats[s].share);
+	}
+	free(x.flats);
+	free(x.grand);
+	free(x.ones);
 	free(called);
 	free(w);
 	free(wchild);

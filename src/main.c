@@ -308,6 +308,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "max-contexts", required_argument, NULL, 'M' },
+		{ "instructions", no_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "values", no_argument, NULL, 'v' },
 		{ "strict", no_argument, NULL, 'R' },
@@ -334,6 +335,7 @@ int main(int argc, char **argv)
 		case 'F': o.exp.force = 1; break;
 		case 'S': o.exp.stats = 1; break;
 		case 'q': o.diag.quiet = 1; break;
+		case 'I': o.imp.instructions = 1; break;
 		case 'v': o.values = 1; break;
 		case 'R': o.strict = 1; break;
 		case 's': o.exp.split = 1; break;

@@ -325,7 +325,9 @@ void pc_progress_done(struct pc_diag *d);
 /* Formats.                                                           */
 
 struct pc_import_opts {
-	size_t max_contexts; /* bound on calling-context tree size */
+	size_t max_contexts; /* bound on the tree built from a call graph
+			      * (per part), 0: chosen from the input */
+	int instructions;    /* instruction contexts below lines */
 };
 
 struct pc_importer {

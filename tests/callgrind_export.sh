@@ -1,8 +1,10 @@
 #!/bin/sh
 # Callgrind output, judged by the real readers:
 #  - callgrind -> v4 -> callgrind: callgrind_annotate reports the same
-#    per-function self costs and totals for the original and the result,
-#    and call edges outside recursion keep their inclusive costs;
+#    per-function self costs and totals for the original and the result
+#    (the default, bounded tree), as whole numbers without a scale, and
+#    call edges outside recursion keep their inclusive costs (a tree
+#    without a context budget);
 #  - every real v4 database converts, and callgrind_annotate reads it
 #    without a warning, with totals equal to the database's;
 #  - every file we write loads in KCachegrind with no load message (when
@@ -51,8 +53,15 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 	tb=$(awk '/^totals:/ {$1 = ""; sub(/^ /, ""); print}' "$out")
 	if [ "$ta" = "$tb" ]; then ok "$f: totals $tb"
 	else not_ok "$f: totals $ta, then $tb"; fi
+	if grep -q '^event: .*(x[0-9]*)$' "$out"; then not_ok "$f: a scale factor: $(grep -m1 '^event: .*(x' "$out")"
+	else ok "$f: events keep their names, no scale factor"; fi
+	# call edges are exact where the tree expands them: all of them
+	# without a context budget
+	rm -rf "$tmp/full.d"
+	"$PROFCONV" convert -q --max-contexts=1073741824 -o "$tmp/full.d" "$f" &&
+		"$PROFCONV" convert -q --force -o "$out.full" "$tmp/full.d"
 	annotate edges "$nev" "$tmp/orig.out" >"$tmp/ea"
-	annotate edges "$nev" "$out" >"$tmp/eb"
+	annotate edges "$nev" "$out.full" >"$tmp/eb"
 	if "$HELPER" --compare-edges "$tmp/ea" "$tmp/eb" "$nev" >"$tmp/e.out"; then
 		ok "$f: $(tail -n 1 "$tmp/e.out")"
 	else

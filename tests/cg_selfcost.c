@@ -2,7 +2,8 @@
  * what callgrind_annotate can be compared with, from the context tree:
  *   T <metric> <total over the tree>
  *   S <file>:<function>\t<exclusive costs...>     (rounded)
- * With --edges ANNOTATED: reads callgrind_annotate's call edges
+ * With --edges ANNOTATED (the tree built without a context budget):
+ * reads callgrind_annotate's call edges
  * ("caller\tcallee\tcosts...", one per line), and checks that every edge
  * outside a recursive cycle has the same inclusive cost in the tree
  * (sum over the contexts created for it); prints mismatches, exit 1. */
@@ -268,8 +269,10 @@ int main(int argc, char **argv)
 	struct pc_db *db = pc_db_new(&diag);
 	const struct pc_importer *im = pc_importer_find("callgrind");
 	struct pc_err err = { 0 };
+	/* edges are exact where the tree expands them: all of it here */
+	struct pc_import_opts full = { .max_contexts = (size_t)1 << 30 };
 	for (; i < argc; i++)
-		if (im->read(db, argv[i], NULL, &err)) {
+		if (im->read(db, argv[i], edges ? &full : NULL, &err)) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 2;
 		}
