@@ -24,7 +24,8 @@ annotate() { # mode nev file > tsv, warnings to $tmp/warn
 }
 cd "$TD/callgrind" || exit 1
 for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
-	prog.sepcallers.out prog.dumps.out threads.out-01 small.main.out; do
+	prog.sepcallers.out prog.dumps.out threads.out-01 small.main.out \
+	cpp.default.out.gz py-json.out.gz; do
 	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/orig.out"
 	nev=$(grep -m1 '^events:' "$tmp/orig.out" | wc -w); nev=$((nev - 1))
 	out="$tmp/callgrind.out.$f"
@@ -56,7 +57,9 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 	if grep -q '^event: .*(x[0-9]*)$' "$out"; then not_ok "$f: a scale factor: $(grep -m1 '^event: .*(x' "$out")"
 	else ok "$f: events keep their names, no scale factor"; fi
 	# call edges are exact where the tree expands them: all of them
-	# without a context budget
+	# without a context budget (4 million contexts for the interpreter:
+	# not here)
+	[ "$f" = py-json.out.gz ] && continue
 	rm -rf "$tmp/full.d"
 	"$PROFCONV" convert -q --max-contexts=1073741824 -o "$tmp/full.d" "$f" &&
 		"$PROFCONV" convert -q --force -o "$out.full" "$tmp/full.d"

@@ -14,18 +14,27 @@ fi
 HELPER="$top_builddir/tests/cg_selfcost"
 AWKF="$top_srcdir/tests/annotate2tsv.awk"
 export ASAN_OPTIONS=detect_leaks=0
+unclone() {
+	sed 's/ \[clone [^]]*\]//g' | awk -F'\t' '{n = split($2, c, " ")
+		for (i = 1; i <= n; i++) s[$1, i] += c[i]; if (n > w[$1]) w[$1] = n}
+		END {for (k in w) {l = ""; for (i = 1; i <= w[k]; i++) l = l (i > 1 ? " " : "") sprintf("%.0f", s[k, i])
+			print k "\t" l}}' | sort
+}
 cd "$TD/callgrind" || exit 1
 for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 	prog.cachesim.out prog.sepcallers.out prog.cachegrind.out \
 	prog.dumps.out prog.dumps.out.1 prog.default.out.gz \
 	threads.out-01 threads.out-02 threads.out-03 \
-	small.main.out small.main-sepcallers.out small.spin-instr.out; do
+	small.main.out small.main-sepcallers.out small.spin-instr.out \
+	cpp.default.out.gz cpp.instr.out.gz py-json.out.gz; do
 	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/in.out"
 	nev=$(grep -m1 '^events:' "$tmp/in.out" | wc -w); nev=$((nev - 1))
 	"$HELPER" "$f" >"$tmp/ours" || { not_ok "$f: import"; continue; }
+	# callgrind_annotate drops gcc's " [clone .isra.0]" from the rows of
+	# inlined files (fi=): compare without it, summing what it merges
 	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$tmp/in.out" |
-		awk -v mode=self -v nev="$nev" -f "$AWKF" | sort >"$tmp/theirs"
-	grep '^S ' "$tmp/ours" | sed 's/^S //' | sort >"$tmp/ours.S"
+		awk -v mode=self -v nev="$nev" -f "$AWKF" | unclone >"$tmp/theirs"
+	grep '^S ' "$tmp/ours" | sed 's/^S //' | unclone >"$tmp/ours.S"
 	if cmp -s "$tmp/ours.S" "$tmp/theirs"; then
 		ok "$f: $(wc -l <"$tmp/theirs") functions' self costs equal callgrind_annotate's"
 	else
@@ -37,7 +46,11 @@ for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 	got=$(grep '^T ' "$tmp/ours" | awk '{printf "%s%s", (NR > 1 ? " " : ""), $3} END {print ""}')
 	if [ "$got" = "$want" ]; then ok "$f: totals $got"
 	else not_ok "$f: totals $got, callgrind_annotate $want"; fi
-	if [ "$f" = prog.cachegrind.out ]; then continue; fi
+	# (edges on the full tree: 4 million contexts for the interpreter;
+	# the C++ ones name edges by keys annotate writes without gcc's
+	# clone suffix, which this helper cannot match: their edges are
+	# checked against annotate after a round trip in callgrind_export)
+	case $f in prog.cachegrind.out | py-json.out.gz | cpp.*) continue ;; esac
 	callgrind_annotate --auto=no --threshold=100 --inclusive=yes --tree=calling "$tmp/in.out" |
 		awk -v mode=edges -v nev="$nev" -f "$AWKF" >"$tmp/edges"
 	if "$HELPER" --edges "$tmp/edges" "$f" >"$tmp/e.out"; then

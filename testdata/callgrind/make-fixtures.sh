@@ -7,10 +7,11 @@ set -eu
 here=$(pwd)
 w=/tmp/profconv-fixtures
 rm -rf "$w"; mkdir -p "$w"
-cp src/prog.c src/threads.c "$w"
+cp src/prog.c src/threads.c src/tmpl.cpp "$w"
 cd "$w"
 gcc -O1 -g -o prog prog.c -lm
 gcc -O1 -g -pthread -o threads threads.c
+g++ -O2 -g -o tmpl tmpl.cpp
 vg="valgrind -q"
 $vg --tool=callgrind --callgrind-out-file=prog.default.out ./prog >/dev/null
 $vg --tool=callgrind --dump-instr=yes --collect-jumps=yes --callgrind-out-file=prog.instr-jumps.out ./prog >/dev/null
@@ -27,6 +28,16 @@ $vg --tool=callgrind --toggle-collect=spin --dump-instr=yes --collect-jumps=yes 
 $vg --tool=callgrind --toggle-collect=main --separate-callers=2 --compress-strings=no --callgrind-out-file=small.main-sepcallers.out ./prog >/dev/null
 $vg --tool=callgrind --toggle-collect=worker --separate-threads=yes --callgrind-out-file=small.threads.out ./threads >/dev/null
 gzip -9 -n -c prog.default.out > prog.default.out.gz
+# real programs (kept gzipped): C++ with templates, recursion and inlined
+# code (fi=/fe=), with and without instruction positions; CPython 3.11
+# (Debian's /usr/bin/python3) doing a JSON round trip: deep recursion
+# through the interpreter loop, the input of issue 7
+$vg --tool=callgrind --callgrind-out-file=cpp.default.out ./tmpl >/dev/null
+$vg --tool=callgrind --dump-instr=yes --collect-jumps=yes --callgrind-out-file=cpp.instr.out ./tmpl >/dev/null
+$vg --tool=callgrind --callgrind-out-file=py-json.out /usr/bin/python3 -c \
+	'import json; d={"a":[1,2,3]*1000,"b":{"x":"y"*100}}; s=json.dumps(d); [json.loads(s) for _ in range(200)]'
+for f in cpp.default.out cpp.instr.out py-json.out; do gzip -9 -n -c $f > $f.gz; done
+cp *.gz "$here"
 cd "$here"
 cp "$w"/*.out* .
 rm -rf "$w"
