@@ -42,7 +42,10 @@ static const char usage_text[] =
 	"                        --separate-callers=N does\n"
 	"      --max-contexts=N  bound on the calling-context tree built from "
 	"a\n"
-	"                        call graph (default 4194304)\n"
+	"                        call graph, per part (default: from the "
+	"input)\n"
+	"      --instructions    callgrind input: instruction contexts below "
+	"lines\n"
 	"  -q, --quiet           no warnings or progress\n"
 	"  -h, --help            this help;  -V, --version  the version\n"
 	"\n"
@@ -64,7 +67,8 @@ static const char *const command_help[][2] = {
 	  "OUT is written under a temporary name and renamed at the end; an\n"
 	  "existing OUT is replaced only with --force.\n" },
 	{ "dump",
-	  "Usage: profconv dump [-f FMT] [--max-contexts=N] INPUT...\n"
+	  "Usage: profconv dump [-f FMT] [--max-contexts=N] [--instructions] "
+	  "INPUT...\n"
 	  "Prints the model read from INPUTs as canonical, deterministic "
 	  "text:\n"
 	  "modules, files, functions, metrics, profiles, contexts, values "
