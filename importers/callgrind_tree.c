@@ -428,6 +428,40 @@ static size_t instance_size(const struct expand *x, uint32_t s)
 	return n;
 }
 
+/* Passes SCC u's shares su on to the SCCs it calls (sh, per SCC x
+ * metric), in proportion to each call edge's inclusive cost; with on,
+ * each SCC reached the first time goes on the max-heap of indices. */
+static void spread(const struct expand *x, uint32_t u, const double *su,
+		   double *sh, uint8_t *on, uint32_t *heap, size_t *nh)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	const struct scc *c = &x->sccs[u];
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t f = x->members[c->first + k];
+		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
+		     j++) {
+			uint32_t e = x->edge_idx[j];
+			uint32_t v = x->scc_of[g->edges[e].to];
+			if (v == u)
+				continue;
+			for (size_t m = 0; m < nev; m++)
+				sh[(size_t)v * nev + m] +=
+					su[m] * ratio((double)g->ecost[e * nev + m],
+						      x->incl[v * nev + m]);
+			if (!on || on[v])
+				continue;
+			on[v] = 1; /* sift up */
+			size_t q = (*nh)++;
+			while (q && heap[(q - 1) / 2] < v) {
+				heap[q] = heap[(q - 1) / 2];
+				q = (q - 1) / 2;
+			}
+			heap[q] = v;
+		}
+	}
+}
+
 /* The flat profile of one full instance of SCC t: the share of each SCC
  * it reaches (t itself 1), per metric. Callee SCCs have smaller indices
  * than their callers, so the shares are final when taken in decreasing
@@ -439,7 +473,6 @@ static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
 	if (fl->done)
 		return fl;
 	fl->done = 1;
-	const struct cg_graph *g = x->g;
 	size_t nev = x->nev, nh = 0, cap = 0;
 	heap[nh++] = t;
 	on[t] = 1;
@@ -470,30 +503,7 @@ static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
 			memcpy(fl->share + fl->n * nev, su, nev * sizeof(double));
 			fl->n++;
 		}
-		const struct scc *c = &x->sccs[u];
-		for (uint32_t k = 0; k < c->n; k++) {
-			uint32_t f = x->members[c->first + k];
-			for (uint32_t j = x->edge_start[f];
-			     j < x->edge_start[f + 1]; j++) {
-				uint32_t e = x->edge_idx[j];
-				uint32_t v = x->scc_of[g->edges[e].to];
-				if (v == u)
-					continue;
-				for (size_t m = 0; m < nev; m++)
-					sh[(size_t)v * nev + m] +=
-						su[m] * ratio((double)g->ecost[e * nev + m],
-							      x->incl[v * nev + m]);
-				if (!on[v]) { /* sift up */
-					on[v] = 1;
-					size_t q = nh++;
-					while (q && heap[(q - 1) / 2] < v) {
-						heap[q] = heap[(q - 1) / 2];
-						q = (q - 1) / 2;
-					}
-					heap[q] = v;
-				}
-			}
-		}
+		spread(x, u, su, sh, on, heap, &nh);
 		memset(su, 0, nev * sizeof(double));
 		on[u] = 0;
 	}
@@ -550,7 +560,6 @@ static void lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
  * laid out once below `parent`. rest is consumed. */
 static void lay_rest(struct expand *x, double *rest, pc_id parent)
 {
-	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
 	struct flat one = { 0 };
 	uint32_t scc;
@@ -560,21 +569,7 @@ static void lay_rest(struct expand *x, double *rest, pc_id parent)
 		double *su = rest + u * nev;
 		if (!any_positive(su, nev))
 			continue;
-		const struct scc *c = &x->sccs[u];
-		for (uint32_t k = 0; k < c->n; k++) {
-			uint32_t f = x->members[c->first + k];
-			for (uint32_t j = x->edge_start[f];
-			     j < x->edge_start[f + 1]; j++) {
-				uint32_t e = x->edge_idx[j];
-				uint32_t v = x->scc_of[g->edges[e].to];
-				if (v == u)
-					continue;
-				for (size_t m = 0; m < nev; m++)
-					rest[(size_t)v * nev + m] +=
-						su[m] * ratio((double)g->ecost[e * nev + m],
-							      x->incl[v * nev + m]);
-			}
-		}
+		spread(x, (uint32_t)u, su, rest, NULL, NULL, NULL);
 		scc = (uint32_t)u;
 		one.share = su;
 		lay_flat(x, &one, parent, x->ones);

@@ -177,8 +177,10 @@ static void cover_found(struct search *s)
 static void search_v(struct search *s);
 
 /* Tries the sets of cand[i..n) (one context, vs[k]) that fill it. */
+/* Tries the sets of cand[i..n) that fill context vs[k]; suf[j * nt + t]
+ * is what cand[j..n) add up to in the context's term t (nt terms). */
 static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
-		 size_t n)
+		 size_t n, const double *suf)
 {
 	struct place *pl = s->pl;
 	uint32_t v = s->vs[k];
@@ -192,6 +194,14 @@ static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
 		s->vdone[k] = 0;
 		return;
 	}
+	/* what is left cannot fill it */
+	size_t nt = pl->voff[v + 1] - pl->voff[v];
+	for (size_t t = 0; t < nt; t++) {
+		const struct term *r = &pl->vterm[pl->voff[v] + t];
+		if (pl->comp_used[r->comp] && r->v > r->tol &&
+		    suf[i * nt + t] < r->v - r->tol)
+			return;
+	}
 	for (size_t j = i; j < n && !s->exhausted; j++) {
 		size_t e = cand[j];
 		/* one set per multiset of classes */
@@ -201,16 +211,28 @@ static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
 			continue;
 		take(pl, v, e, 1);
 		s->at[s->eidx[e]] = v;
-		fill(s, k, cand, j + 1, n);
+		fill(s, k, cand, j + 1, n, suf);
 		s->at[s->eidx[e]] = NOWHERE;
 		take(pl, v, e, -1);
 	}
 }
 
+static double size_of(const struct place *pl, size_t e)
+{
+	double m = 0;
+	for (size_t k = pl->eoff[e]; k < pl->eoff[e + 1]; k++)
+		m = fabs(pl->eterm[k].v) > m ? fabs(pl->eterm[k].v) : m;
+	return m;
+}
+
+/* Largest first (the sums prune sooner); equal vectors side by side. */
 static int cmp_class(const void *a, const void *b, void *pl_)
 {
 	const struct place *pl = pl_;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	double sx = size_of(pl, x), sy = size_of(pl, y);
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
 	if (pl->eclass[x] != pl->eclass[y])
 		return pl->eclass[x] < pl->eclass[y] ? -1 : 1;
 	return x < y ? -1 : x > y;
@@ -244,14 +266,30 @@ static void search_v(struct search *s)
 			s->stack[s->nstack++] = s->es[i];
 		}
 	/* equal classes next to each other, for fill's dedup */
-	qsort_r(s->stack + base, s->nstack - base, sizeof(size_t), cmp_class,
-		pl);
+	if (s->nstack > base)
+		qsort_r(s->stack + base, s->nstack - base, sizeof(size_t),
+			cmp_class, pl);
 	/* the list may move when deeper levels grow the stack: copy */
 	size_t n = s->nstack - base;
 	size_t *cand = pc_xmalloc((n + 1) * sizeof(size_t));
-	memcpy(cand, s->stack + base, n * sizeof(size_t));
+	if (n)
+		memcpy(cand, s->stack + base, n * sizeof(size_t));
 	s->nstack = base;
-	fill(s, best, cand, 0, n);
+	uint32_t v = s->vs[best];
+	size_t nt = pl->voff[v + 1] - pl->voff[v];
+	double *suf = pc_xcalloc((n + 1) * nt + 1, sizeof(double));
+	for (size_t j = n; j-- > 0;)
+		for (size_t t = 0; t < nt; t++) {
+			uint32_t comp = pl->vterm[pl->voff[v] + t].comp;
+			double add = 0;
+			for (size_t q = pl->eoff[cand[j]]; q < pl->eoff[cand[j] + 1];
+			     q++)
+				if (pl->eterm[q].comp == comp && pl->eterm[q].v > 0)
+					add = pl->eterm[q].v;
+			suf[j * nt + t] = suf[(j + 1) * nt + t] + add;
+		}
+	fill(s, best, cand, 0, n, suf);
+	free(suf);
 	free(cand);
 }
 

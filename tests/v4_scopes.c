@@ -152,9 +152,13 @@ static void walk(const struct file *m, uint64_t p, uint64_t sz,
 	}
 }
 
+/* meta.db stays loaded: the names point into it */
+static struct file meta;
+
 static void read_meta(const char *dir)
 {
-	struct file m = slurp(dir, "meta.db");
+	meta = slurp(dir, "meta.db");
+	struct file m = meta;
 	/* metrics: the execution and function scopes of each */
 	uint64_t s = get(&m, 0x18 + 16 * 2, 8);
 	uint64_t pm = get(&m, s, 8), nm = get(&m, s + 8, 4);
@@ -189,7 +193,6 @@ static void read_meta(const char *dir)
 		add_ctx((uint32_t)get(&m, e + 0x10, 4), path, "");
 		walk(&m, get(&m, e + 8, 8), get(&m, e, 8), path);
 	}
-	/* keep the file: names point into it */
 }
 
 static int cmp_ctx(const void *a, const void *b)
@@ -263,5 +266,6 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	return 0;
+	free(f.p);
+	return fflush(stdout) || ferror(stdout) ? 2 : 0;
 }
