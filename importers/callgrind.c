@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A cfi=/cob= of "???": the callee's file or object is unknown (not
+ * "the caller's", which a missing cfi=/cob= means). */
+#define GIVEN_UNKNOWN (PC_NONE - 1)
+
 #define MAX_POS 3
 #define MAX_EVENTS 4096
 
@@ -619,8 +623,11 @@ static int cost_line(struct parser *p, const char *s)
 	p->part_has_data = 1;
 	pc_id file = p->cur_file;
 	if (expect == 'c') {
-		pc_id cfile = p->cfi != PC_NONE ? p->cfi : p->cur_file;
-		pc_id cmod = p->cob != PC_NONE ? p->cob : p->cur_ob;
+		/* cfi=/cob= given as "???": unknown (GIVEN_UNKNOWN) */
+		pc_id cfile = p->cfi == GIVEN_UNKNOWN ? PC_NONE :
+			      p->cfi != PC_NONE ? p->cfi : p->cur_file;
+		pc_id cmod = p->cob == GIVEN_UNKNOWN ? PC_NONE :
+			     p->cob != PC_NONE ? p->cob : p->cur_ob;
 		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0, cfile, 0);
 		struct cg_edge key = {
 			.from = p->cur_fn, .to = graph_fn(&p->g, func),
@@ -650,9 +657,15 @@ static int cost_line(struct parser *p, const char *s)
 	return 0;
 }
 
+/* valgrind's "???" is no name: an unknown file or object. */
 static pc_id file_of(struct parser *p, const char *name)
 {
-	return pc_file_get(p->db, name);
+	return strcmp(name, "???") ? pc_file_get(p->db, name) : PC_NONE;
+}
+
+static pc_id object_of(struct parser *p, const char *name)
+{
+	return strcmp(name, "???") ? pc_module_get(p->db, name) : PC_NONE;
 }
 
 /* "key=value" body lines. */
@@ -691,19 +704,23 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 	if (IS("ob")) {
 		if (parse_name(p, &p->ob, val, &name))
 			return -1;
-		p->cur_ob = pc_module_get(p->db, name);
+		p->cur_ob = object_of(p, name);
 		return 0;
 	}
 	if (IS("cob")) {
 		if (parse_name(p, &p->ob, val, &name))
 			return -1;
-		p->cob = pc_module_get(p->db, name);
+		p->cob = object_of(p, name);
+		if (p->cob == PC_NONE)
+			p->cob = GIVEN_UNKNOWN;
 		return 0;
 	}
 	if (IS("cfi") || IS("cfl")) {
 		if (parse_name(p, &p->fl, val, &name))
 			return -1;
 		p->cfi = file_of(p, name);
+		if (p->cfi == PC_NONE)
+			p->cfi = GIVEN_UNKNOWN;
 		return 0;
 	}
 	if (IS("cfn")) {
