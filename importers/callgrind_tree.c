@@ -45,6 +45,7 @@ struct expand {
 	size_t reserve;   /* of it, kept for the flat fallback */
 	double *grand;    /* per metric: the part's total */
 	double *ones;     /* nev weights of 1 */
+	uint32_t *npos;   /* per function: distinct positions laid out */
 	/* cut below: per SCC, its flat profile (cached): SCC shares */
 	struct flat {
 		uint32_t *scc;
@@ -422,7 +423,7 @@ static size_t instance_size(const struct expand *x, uint32_t s)
 	size_t n = 0;
 	for (uint32_t k = 0; k < c->n; k++) {
 		uint32_t f = x->members[c->first + k];
-		n += 1 + 2 * (x->rec_start[f + 1] - x->rec_start[f]) +
+		n += 1 + x->npos[f] +
 		     2 * (x->edge_start[f + 1] - x->edge_start[f]);
 	}
 	return n;
@@ -516,10 +517,8 @@ static size_t flat_size(const struct expand *x, const struct flat *fl)
 	size_t n = 0;
 	for (size_t i = 0; i < fl->n; i++) {
 		const struct scc *c = &x->sccs[fl->scc[i]];
-		for (uint32_t k = 0; k < c->n; k++) {
-			uint32_t f = x->members[c->first + k];
-			n += 1 + 2 * (x->rec_start[f + 1] - x->rec_start[f]);
-		}
+		for (uint32_t k = 0; k < c->n; k++)
+			n += 1 + x->npos[x->members[c->first + k]];
 	}
 	return n;
 }
@@ -586,8 +585,9 @@ static int cmp_pos(const void *a, const void *b)
 }
 
 /* Contexts of the flat profile: each function with self cost, and its
- * distinct positions (lines; instructions too when they are laid out). */
-static size_t flat_floor(const struct expand *x)
+ * distinct positions (lines; instructions too when they are laid out),
+ * also counted per function in x->npos. */
+static size_t flat_floor(struct expand *x)
 {
 	const struct cg_graph *g = x->g;
 	int instr = g->has_instr && (x->instructions || !g->has_line);
@@ -605,8 +605,9 @@ static size_t flat_floor(const struct expand *x)
 		const uint64_t *a = k + 3 * r, *b = a - 3;
 		if (r && a[0] == b[0] && a[1] == b[1] && a[2] == b[2])
 			continue;
-		n += 1 + (instr && g->has_line) +
-		     (!r || a[0] != b[0]); /* the function once */
+		unsigned add = 1 + (instr && g->has_line);
+		x->npos[a[0]] += add;
+		n += add + (!r || a[0] != b[0]); /* the function once */
 	}
 	free(k);
 	return n;
@@ -638,6 +639,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	 * at least room for one instance of the largest recursive cluster
 	 * (an interpreter's) and half the floor more: some 20-30 times a
 	 * line-level input as a database */
+	x.npos = pc_xcalloc(g->nfns + 1, sizeof(uint32_t));
 	x.reserve = flat_floor(&x);
 	size_t big = 0;
 	for (uint32_t s = 0; s < x.nsccs; s++) {
@@ -740,6 +742,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.flats);
 	free(x.grand);
 	free(x.ones);
+	free(x.npos);
 	free(called);
 	free(w);
 	free(wchild);
