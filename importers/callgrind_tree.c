@@ -51,9 +51,9 @@ struct expand {
 		uint32_t *scc;
 		double *share; /* n x nev */
 		size_t n;
-		int done;
+		size_t size;  /* contexts it lays out */
+		int done;     /* 1 computed, 2 larger than a limit seen */
 	} *flats;
-	double cut_cost, fallback_cost; /* summed shares, for the note */
 
 	/* CSR of records and out-edges per function */
 	uint32_t *rec_start, *rec_idx;
@@ -468,11 +468,13 @@ static void spread(const struct expand *x, uint32_t u, const double *su,
  * than their callers, so the shares are final when taken in decreasing
  * index order (a max-heap of indices). Cached per SCC. */
 static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
-			    uint8_t *on, uint32_t *heap)
+			    uint8_t *on, uint32_t *heap, size_t limit)
 {
 	struct flat *fl = &x->flats[t];
-	if (fl->done)
-		return fl;
+	if (fl->done == 1)
+		return fl->size <= limit ? fl : NULL;
+	if (fl->done == 2)
+		return NULL; /* limits only shrink */
 	fl->done = 1;
 	size_t nev = x->nev, nh = 0, cap = 0;
 	heap[nh++] = t;
@@ -503,24 +505,29 @@ static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
 			fl->scc[fl->n] = u;
 			memcpy(fl->share + fl->n * nev, su, nev * sizeof(double));
 			fl->n++;
+			const struct scc *c = &x->sccs[u];
+			for (uint32_t k = 0; k < c->n; k++)
+				fl->size += 1 + x->npos[x->members[c->first + k]];
+		}
+		if (fl->size > limit) {
+			/* too big to lay out now or later: stop early */
+			memset(su, 0, nev * sizeof(double));
+			on[u] = 0;
+			for (size_t q = 0; q < nh; q++) {
+				memset(sh + (size_t)heap[q] * nev, 0,
+				       nev * sizeof(double));
+				on[heap[q]] = 0;
+			}
+			free(fl->scc);
+			free(fl->share);
+			*fl = (struct flat){ .done = 2 };
+			return NULL;
 		}
 		spread(x, u, su, sh, on, heap, &nh);
 		memset(su, 0, nev * sizeof(double));
 		on[u] = 0;
 	}
 	return fl;
-}
-
-/* Contexts a cut lays out (at most). */
-static size_t flat_size(const struct expand *x, const struct flat *fl)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < fl->n; i++) {
-		const struct scc *c = &x->sccs[fl->scc[i]];
-		for (uint32_t k = 0; k < c->n; k++)
-			n += 1 + x->npos[x->members[c->first + k]];
-	}
-	return n;
 }
 
 /* Lays out a cut below `parent`: each function of the flat profile once,
@@ -705,9 +712,10 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		const double *wc = ws.pool + it->w;
 		cut_share += it->share;
 		if (used(&x) + x.reserve < x.budget) {
-			const struct flat *fl = flat_of(&x, it->scc, sh, on, heap);
-			if (used(&x) + flat_size(&x, fl) + x.reserve <=
-			    x.budget) {
+			const struct flat *fl =
+				flat_of(&x, it->scc, sh, on, heap,
+					x.budget - x.reserve - used(&x));
+			if (fl) {
 				lay_flat(&x, fl, it->parent, wc);
 				continue;
 			}
