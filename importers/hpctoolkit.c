@@ -610,6 +610,8 @@ static int place(struct reader *r)
 	for (size_t i = 0, e = 0; i < r->nel; e++) {
 		uint32_t id = r->el[i].ctx;
 		pc_id c = where[e];
+		if (!exact[e] && c == 0) /* only entry points hang there */
+			c = pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN);
 		if (!exact[e] && c != PC_NONE) {
 			struct pc_context k = {
 				.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
