@@ -38,7 +38,6 @@ struct expand {
 	const struct cg_graph *g;
 	size_t nev;
 	pc_id profile;
-	pc_id entry;
 	int instructions; /* instruction contexts below lines */
 	size_t start;     /* db->ncontexts before this part */
 	size_t budget;    /* contexts this part may add */
@@ -632,7 +631,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		return;
 	struct expand x = {
 		.db = db, .g = g, .nev = g->nev, .profile = profile,
-		.entry = entry, .start = db->ncontexts,
+		.start = db->ncontexts,
 		.instructions = opts && opts->instructions,
 	};
 	csr(g->nfns, g->nrecs, g->recs, sizeof(*g->recs),

@@ -11,9 +11,11 @@
  * Context ids that meta.db elides (hpcprof leaves out lexical
  * instruction contexts) hold point values that belong to a visible
  * context: hpctoolkit_place.c finds which from the stored scopes, and
- * the values are added to that context's point values. Only a value
- * whose place is provably ambiguous goes to a visible "[context N not in
- * meta.db]" context under an "unknown entry", with a warning.
+ * the values are added to that context's point values. A value with no
+ * single place goes, with a warning, to a line "[elided contexts, place
+ * undecided]" below the deepest context common to its possible places;
+ * one that fits nowhere to "[context N not in meta.db]" below an
+ * "unknown entry".
  *
  * Structure sizes stored in the files are used as strides; unknown enum
  * values are accepted with a warning. This reader shares no code with
@@ -590,12 +592,12 @@ static int cmp_elided(const void *a, const void *b)
 
 /* Adds the point values of elided ids to the visible contexts they
  * belong to (hpctoolkit_place.c), and binds each placed id to its
- * context for trace.db. An id whose place is not decided goes to an
- * "[elided context N]" line below the deepest context that certainly
- * holds it (so it still counts for the right functions wherever that is
- * decided): a line "[elided contexts, place undecided]" there, with
- * stored scopes equal to its point values; failing even that, below the
- * unknown entry. */
+ * context for trace.db. An id whose place is not decided goes to a line
+ * "[elided contexts, place undecided]" below the deepest context that
+ * certainly holds it (so it still counts for the right functions
+ * wherever that is decided), with stored scopes equal to its point
+ * values; one that fits nowhere to a placeholder below the unknown
+ * entry (ctx_of). */
 static int place(struct reader *r)
 {
 	if (!r->nel)

@@ -51,11 +51,9 @@ struct place {
 	pc_id *vctx;
 	size_t *voff;
 	struct term *vterm;
-	uint8_t *comp_used; /* by some E */
 	/* comp -> the V that have a residual there */
 	size_t *coff;
 	uint32_t *cv;
-	size_t ncomp;
 	/* candidates of each E */
 	size_t *candoff;
 	uint32_t *cand;
@@ -107,12 +105,13 @@ static void take(struct place *pl, uint32_t v, size_t e, double sign)
 		vfind(pl, v, pl->eterm[k].comp)->v -= sign * pl->eterm[k].v;
 }
 
-/* Is every residual of V that some E could fill used up? */
+/* Is every residual of V used up? (V has terms only in the components
+ * elided ids have.) */
 static int v_done(const struct place *pl, uint32_t v)
 {
 	for (size_t k = pl->voff[v]; k < pl->voff[v + 1]; k++) {
 		const struct term *t = &pl->vterm[k];
-		if (pl->comp_used[t->comp] && fabs(t->v) > t->tol)
+		if (fabs(t->v) > t->tol)
 			return 0;
 	}
 	return 1;
@@ -198,7 +197,7 @@ static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
 	size_t nt = pl->voff[v + 1] - pl->voff[v];
 	for (size_t t = 0; t < nt; t++) {
 		const struct term *r = &pl->vterm[pl->voff[v] + t];
-		if (pl->comp_used[r->comp] && r->v > r->tol &&
+		if (r->v > r->tol &&
 		    suf[i * nt + t] < r->v - r->tol)
 			return;
 	}
@@ -509,11 +508,6 @@ static int cmp_rterm(const void *a, const void *b)
 	return x->comp < y->comp ? -1 : x->comp > y->comp;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	return cmp_pair(a, b);
-}
-
 static uint64_t comp_key(pc_id profile, pc_id metric)
 {
 	return (uint64_t)profile << 32 | metric;
@@ -541,23 +535,18 @@ size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 	uint64_t *keys = pc_xmalloc((nel + 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < nel; i++)
 		keys[i] = comp_key(el[i].profile, el[i].metric);
-	qsort(keys, nel, sizeof(uint64_t), cmp_u64);
+	qsort(keys, nel, sizeof(uint64_t), cmp_pair);
 	size_t nk = 0;
 	for (size_t i = 0; i < nel; i++)
 		if (!nk || keys[i] != keys[nk - 1])
 			keys[nk++] = keys[i];
-	pl.ncomp = nk;
-	pl.comp_used = pc_xcalloc(nk + 1, 1);
-	memset(pl.comp_used, 1, nk);
 
 	/* E: one per distinct id (el is sorted by ctx, then profile,
 	 * metric) */
 	pl.eoff = pc_xmalloc((nel + 2) * sizeof(size_t));
 	pl.eterm = pc_xmalloc((nel + 1) * sizeof(struct term));
-	uint32_t *eid = pc_xmalloc((nel + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < nel; i++) {
 		if (!i || el[i].ctx != el[i - 1].ctx) {
-			eid[pl.ne] = el[i].ctx;
 			pl.eoff[pl.ne++] = i;
 		}
 		pl.eterm[i] = (struct term){
@@ -668,9 +657,7 @@ size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 		*unsearched -= exact[e];
 	free(pl.common);
 	size_t ne = pl.ne;
-	free(eid);
 	free(keys);
-	free(pl.comp_used);
 	free(pl.eoff);
 	free(pl.eterm);
 	free(pl.eclass);
