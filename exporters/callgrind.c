@@ -556,20 +556,14 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 	if (!nout)
 		return pc_err_set(err, "nothing to write: no profiles");
 	char (*final)[4200] = pc_xcalloc(nout, sizeof(*final));
-	char (*tmp)[4200] = pc_xcalloc(nout, sizeof(*tmp));
+	struct pc_dest *o = pc_xcalloc(nout, sizeof(*o));
 	int rc = 0;
 	for (size_t i = 0; i < nout && !rc; i++) {
 		if (opts->split)
 			snprintf(final[i], sizeof final[i], "%s-%02zu", out, i + 1);
 		else
 			snprintf(final[i], sizeof final[i], "%s", out);
-		struct stat st;
-		if (stat(final[i], &st) == 0 && !opts->force)
-			rc = pc_err_set(err, "%s: output exists (use --force to "
-					"replace it)", final[i]);
-		else if (stat(final[i], &st) == 0 && !S_ISREG(st.st_mode))
-			rc = pc_err_set(err, "%s: exists and is not a file",
-					final[i]);
+		rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
 	}
 	struct ex x = { .db = db, .opts = opts, .nm = db->nmetrics };
 	if (!rc) {
@@ -588,28 +582,17 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 			collect(&x, db->values + v, w - v);
 			v = w;
 		}
-		snprintf(tmp[i], sizeof tmp[i], "%s.tmp-XXXXXX", final[i]);
-		int fd = mkstemp(tmp[i]);
-		if (fd < 0) {
-			rc = pc_err_set(err, "%s: cannot create: %s", tmp[i],
-					strerror(errno));
-			tmp[i][0] = 0;
-			break;
-		}
-		fchmod(fd, 0644);
-		close(fd);
-		rc = write_file(&x, tmp[i], opts->split ? (int)i + 1 : 0, err);
+		rc = pc_dest_begin(&o[i], final[i], 0, err);
+		if (!rc)
+			rc = write_file(&x, o[i].tmp,
+					opts->split ? (int)i + 1 : 0, err);
 	}
 	for (size_t i = 0; i < nout && !rc; i++)
-		if (rename(tmp[i], final[i]) != 0)
-			rc = pc_err_set(err, "%s: cannot rename into place: %s",
-					final[i], strerror(errno));
-	if (rc)
-		for (size_t i = 0; i < nout; i++)
-			if (tmp[i][0])
-				unlink(tmp[i]);
+		rc = pc_dest_commit(&o[i], db->diag, err);
+	for (size_t i = 0; i < nout; i++)
+		pc_dest_abort(&o[i]);
 	free(final);
-	free(tmp);
+	free(o);
 	free(x.frame);
 	free(x.fn_of);
 	free(x.pos_file);

@@ -282,8 +282,9 @@ static int write_profile_db(struct writer *w)
 			j++;
 		while (sj < db->nscoped && db->scoped[sj].profile == p)
 			sj++;
-		thread_profile(w, &o, p, db->values + i, j - i,
-			       db->scoped + si, sj - si);
+		/* no offset on a NULL array: a model may hold no values */
+		thread_profile(w, &o, p, j > i ? db->values + i : NULL, j - i,
+			       sj > si ? db->scoped + si : NULL, sj - si);
 		i = j;
 		si = sj;
 		if ((p & 255) == 255)
@@ -493,39 +494,11 @@ static int write_trace_db(struct writer *w)
 	return rc;
 }
 
-/* Removes a directory this program wrote (files and metrics/ only). */
-static void remove_db_dir(const char *dir)
-{
-	static const char *const files[] = {
-		"meta.db", "profile.db", "cct.db", "trace.db",
-		"metrics/default.yaml",
-	};
-	char path[4096];
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-		unlink(path);
-	}
-	pc_path_join(path, sizeof path, dir, "metrics");
-	rmdir(path);
-	rmdir(dir);
-}
-
 static int hpc_write(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err)
 {
-	struct stat st;
-	int exists = stat(out, &st) == 0;
-	if (exists && !opts->force)
-		return pc_err_set(err, "%s: output exists (use --force to "
-				  "replace it)", out);
-	if (exists) {
-		char meta[4096];
-		pc_path_join(meta, sizeof meta, out, "meta.db");
-		if (!S_ISDIR(st.st_mode) || stat(meta, &st) != 0)
-			return pc_err_set(err, "%s: exists and is not an "
-					  "HPCToolkit database; not replacing "
-					  "it", out);
-	}
+	if (pc_dest_check(out, 1, opts->force, NULL, err))
+		return -1;
 	struct hpc_layout l = { db->nmetrics, opts->stats ? 5 : 1 };
 	if (l.nmetrics * l.npartials * HPC_NSCOPES > 65535)
 		return pc_err_set(err, "%zu metrics: more than an HPCToolkit "
@@ -535,14 +508,10 @@ static int hpc_write(const struct pc_db *db, const char *out,
 		if (db->contexts[c].parent >= c)
 			return pc_err_set(err, "internal: context %zu before "
 					  "its parent", c);
-	char tmp[4096];
-	if (strlen(out) > 3900)
-		return pc_err_set(err, "output path too long");
-	snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", out);
-	if (!mkdtemp(tmp))
-		return pc_err_set(err, "%s: cannot create: %s", tmp,
-				  strerror(errno));
-	chmod(tmp, 0755);
+	struct pc_dest o;
+	if (pc_dest_begin(&o, out, 1, err))
+		return -1;
+	const char *tmp = o.tmp;
 	struct writer w = { .db = db, .l = l, .dir = tmp, .err = err };
 	int rc = pc_hpc_write_meta(db, &l, tmp, err);
 	if (!rc)
@@ -565,13 +534,10 @@ static int hpc_write(const struct pc_db *db, const char *out,
 	free(w.acc);
 	free(w.all);
 	free(w.block);
-	if (!rc && exists)
-		remove_db_dir(out);
-	if (!rc && rename(tmp, out) != 0)
-		rc = pc_err_set(err, "%s: cannot rename into place: %s", out,
-				strerror(errno));
 	if (rc)
-		remove_db_dir(tmp);
+		pc_dest_abort(&o);
+	else
+		rc = pc_dest_commit(&o, db->diag, err);
 	return rc;
 }
 
@@ -583,6 +549,7 @@ static int hpc_claims(const char *out)
 
 const struct pc_exporter pc_export_hpctoolkit = {
 	.name = "hpctoolkit",
+	.is_dir = 1,
 	.description = "HPCToolkit v4 database directory (meta.db, "
 		       "profile.db, cct.db, trace.db, metrics/default.yaml)",
 	.claims = hpc_claims,

@@ -13,19 +13,35 @@ struct em {
 	int failed;
 };
 
-static void emit(struct em *m, yaml_event_t *ev)
+/* Every libyaml call is checked: an event that could not be made is
+ * not emitted, one not emitted is freed, and the first failure is kept
+ * for the caller (libyaml frees what it was given, failed or not). */
+static void emit_ok(struct em *m, int made, yaml_event_t *ev)
 {
-	if (!m->failed && !yaml_emitter_emit(&m->e, ev))
+	if (!made) {
+		m->failed = 1;
+		return;
+	}
+	if (m->failed) {
+		yaml_event_delete(ev);
+		return;
+	}
+	if (!yaml_emitter_emit(&m->e, ev))
 		m->failed = 1;
 }
 
 static void scalar_a(struct em *m, const char *anchor, const char *s)
 {
+	/* names from inputs need not be UTF-8, which YAML requires */
+	char *esc = pc_utf8_escape(s);
+	if (esc)
+		s = esc;
 	yaml_event_t ev;
-	yaml_scalar_event_initialize(&ev, (yaml_char_t *)anchor, NULL,
-				     (yaml_char_t *)s, (int)strlen(s), 1, 1,
-				     YAML_ANY_SCALAR_STYLE);
-	emit(m, &ev);
+	int made = yaml_scalar_event_initialize(
+		&ev, (yaml_char_t *)anchor, NULL, (yaml_char_t *)s,
+		(int)strlen(s), 1, 1, YAML_ANY_SCALAR_STYLE);
+	emit_ok(m, made, &ev);
+	free(esc);
 }
 
 static void scalar(struct em *m, const char *s)
@@ -36,37 +52,35 @@ static void scalar(struct em *m, const char *s)
 static void map_start(struct em *m, const char *anchor)
 {
 	yaml_event_t ev;
-	yaml_mapping_start_event_initialize(&ev, (yaml_char_t *)anchor, NULL, 1,
-					    YAML_BLOCK_MAPPING_STYLE);
-	emit(m, &ev);
+	emit_ok(m, yaml_mapping_start_event_initialize(
+			   &ev, (yaml_char_t *)anchor, NULL, 1,
+			   YAML_BLOCK_MAPPING_STYLE), &ev);
 }
 
 static void map_end(struct em *m)
 {
 	yaml_event_t ev;
-	yaml_mapping_end_event_initialize(&ev);
-	emit(m, &ev);
+	emit_ok(m, yaml_mapping_end_event_initialize(&ev), &ev);
 }
 
 static void seq_start(struct em *m, yaml_sequence_style_t style)
 {
 	yaml_event_t ev;
-	yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, style);
-	emit(m, &ev);
+	emit_ok(m, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+							 style), &ev);
 }
 
 static void seq_end(struct em *m)
 {
 	yaml_event_t ev;
-	yaml_sequence_end_event_initialize(&ev);
-	emit(m, &ev);
+	emit_ok(m, yaml_sequence_end_event_initialize(&ev), &ev);
 }
 
 static void alias(struct em *m, const char *anchor)
 {
 	yaml_event_t ev;
-	yaml_alias_event_initialize(&ev, (yaml_char_t *)anchor);
-	emit(m, &ev);
+	emit_ok(m, yaml_alias_event_initialize(&ev, (yaml_char_t *)anchor),
+		&ev);
 }
 
 static void anchor_name(char *buf, size_t n, size_t metric, unsigned partial,
@@ -94,15 +108,19 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 		return pc_err_set(err, "%s: cannot write: %s", path,
 				  strerror(errno));
 	struct em m = { .failed = 0 };
-	yaml_emitter_initialize(&m.e);
+	if (!yaml_emitter_initialize(&m.e)) {
+		fclose(f);
+		return pc_err_set(err, "%s: cannot start the YAML emitter",
+				  path);
+	}
 	yaml_emitter_set_output(&m.e, write_handler, f);
 	yaml_emitter_set_unicode(&m.e, 1);
 	yaml_emitter_set_width(&m.e, -1);
 	yaml_event_t ev;
-	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
-	emit(&m, &ev);
-	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
-	emit(&m, &ev);
+	emit_ok(&m, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING),
+		&ev);
+	emit_ok(&m, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL,
+							  1), &ev);
 	map_start(&m, NULL);
 	scalar(&m, "version");
 	scalar(&m, "0");
@@ -169,10 +187,8 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	}
 	seq_end(&m);
 	map_end(&m);
-	yaml_document_end_event_initialize(&ev, 1);
-	emit(&m, &ev);
-	yaml_stream_end_event_initialize(&ev);
-	emit(&m, &ev);
+	emit_ok(&m, yaml_document_end_event_initialize(&ev, 1), &ev);
+	emit_ok(&m, yaml_stream_end_event_initialize(&ev), &ev);
 	yaml_emitter_delete(&m.e);
 	if (fclose(f) != 0 || m.failed)
 		return pc_err_set(err, "%s: cannot write: %s", path,

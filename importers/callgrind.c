@@ -464,8 +464,6 @@ static int parse_event(struct parser *p, const char *s)
 
 static int parse_positions(struct parser *p, const char *s)
 {
-	if (p->nev)
-		return fail(p, "'positions:' after 'events:'");
 	p->npos = 0;
 	for (;;) {
 		s = skip_space(s);
@@ -771,13 +769,9 @@ static int header_line(struct parser *p, const char *key, size_t klen,
 	if (IS("event"))
 		return parse_event(p, val);
 	if (IS("positions")) {
+		/* before or after 'events:', as KCachegrind accepts; a new
+		 * part keeps its events unless it declares others */
 		maybe_new_part(p);
-		if (p->part_has_data || p->nev) {
-			/* a new part may change positions */
-			free(p->ev);
-			p->ev = NULL;
-			p->nev = 0;
-		}
 		return parse_positions(p, val);
 	}
 	if (IS("summary") || IS("totals")) {
@@ -866,6 +860,8 @@ static int cg_read(struct pc_db *db, const char *path,
 	p.thread = 1;
 	reset_part_header(&p);
 	int rc = pc_lines_open(&p.in, path, db->diag, err);
+	if (opts && opts->max_line)
+		p.in.max_line = opts->max_line;
 	if (rc == 0) {
 		char *line;
 		size_t len;
@@ -910,6 +906,18 @@ static int cg_read(struct pc_db *db, const char *path,
 	return rc;
 }
 
+/* Does a line of the probe buffer start with s? */
+static int has_line(const char *b, const char *s)
+{
+	size_t n = strlen(s);
+	if (!strncmp(b, s, n))
+		return 1;
+	for (const char *p = b; (p = strchr(p, '\n')); p++)
+		if (!strncmp(p + 1, s, n))
+			return 1;
+	return 0;
+}
+
 static int cg_probe(const struct pc_probe *pr)
 {
 	if (pr->is_dir)
@@ -921,13 +929,13 @@ static int cg_probe(const struct pc_probe *pr)
 	if (!strncmp(b, "version: 1\n", 11) ||
 	    !strncmp(b, "version: 1\r\n", 12))
 		score = 60;
-	if (strstr(b, "\ncreator: callgrind") ||
-	    strstr(b, "\ncreator: cachegrind"))
+	if (has_line(b, "creator: callgrind") ||
+	    has_line(b, "creator: cachegrind"))
 		score = 90;
-	else if (strstr(b, "\nevents: ") &&
-		 (strstr(b, "\nfn=") || strstr(b, "\nfl=")))
+	else if (has_line(b, "events: ") &&
+		 (has_line(b, "fn=") || has_line(b, "fl=")))
 		score = score > 70 ? score : 70;
-	if (!strncmp(b, "desc: ", 6) && strstr(b, "\nevents: "))
+	if (!strncmp(b, "desc: ", 6) && has_line(b, "events: "))
 		score = score > 80 ? score : 80;
 	if (!score && (pc_basename_starts(pr->path, "callgrind.out") ||
 		       pc_basename_starts(pr->path, "cachegrind.out")))

@@ -66,6 +66,10 @@ struct reader {
 		pc_id ctx;
 	} *ids;
 	size_t nids, capids;
+	/* id tuple kind of the input -> the model's (PC_ID_NKINDS: a kind
+	 * the model has no name for), by the names of meta.db's IdNames */
+	uint8_t kind_of[256];
+	char kind_name[256][24];
 	/* profile index -> model profile (PC_NONE for summaries) */
 	pc_id *prof_id;
 	uint32_t nprof;
@@ -494,6 +498,24 @@ static int read_meta(struct reader *r)
 		return -1;
 	if (!r->db->title && *title)
 		r->db->title = pc_intern_cstr(r->db, title);
+	uint64_t in = sec_ptr(b, 1);
+	NEED(r, b, in, 9, "IdNames section");
+	uint64_t names_at = le(b->p + in, 8);
+	unsigned nkinds = b->p[in + 8];
+	memset(r->kind_of, PC_ID_NKINDS, sizeof r->kind_of);
+	for (unsigned k = 0; k < 256; k++)
+		snprintf(r->kind_name[k], sizeof r->kind_name[k], "unnamed");
+	if (nkinds)
+		NEED(r, b, names_at, 8 * (uint64_t)nkinds, "IdNames");
+	for (unsigned k = 0; k < nkinds; k++) {
+		const char *name = cstr(r, b, le(b->p + names_at + 8 * k, 8));
+		if (!name)
+			return -1;
+		snprintf(r->kind_name[k], sizeof r->kind_name[k], "'%s'", name);
+		for (unsigned m = 0; m < PC_ID_NKINDS; m++)
+			if (!strcmp(name, pc_idkind_names[m]))
+				r->kind_of[k] = (uint8_t)m;
+	}
 	if (read_metrics(r))
 		return -1;
 	if (read_table(r, 5, "Load Modules", 0x10, &r->mod_base, &r->mod_n,
@@ -685,8 +707,19 @@ static int read_profiles(struct reader *r)
 			NEED(r, b, tuple + 8, 16 * (uint64_t)nids, "id tuple");
 			for (uint32_t k = 0; k < nids; k++) {
 				const unsigned char *x = b->p + tuple + 8 + 16 * k;
+				if (r->kind_of[x[0]] == PC_ID_NKINDS)
+					return fail_at(
+						r, b, tuple + 8 + 16 * k,
+						"id tuple kind %u (%s) is "
+						"not one of the kinds "
+						"HPCToolkit defines (SUMMARY, "
+						"NODE, RANK, THREAD, "
+						"GPUDEVICE, GPUCONTEXT, "
+						"GPUSTREAM, CORE); profconv "
+						"cannot carry it", x[0],
+						r->kind_name[x[0]]);
 				ids[k] = (struct pc_idelem){
-					.kind = x[0],
+					.kind = r->kind_of[x[0]],
 					.is_physical = (uint16_t)(le(x + 2, 2) & 1),
 					.logical = le(x + 4, 4),
 					.physical = le(x + 8, 8),

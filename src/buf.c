@@ -38,9 +38,14 @@ size_t pc_buf_align(struct pc_buf *b, size_t a)
 
 size_t pc_buf_str(struct pc_buf *b, const char *s)
 {
+	/* meta.db strings are UTF-8: other bytes go as \xHH */
+	char *esc = pc_utf8_escape(s);
+	if (esc)
+		s = esc;
 	size_t n = strlen(s) + 1;
 	size_t off = pc_buf_add(b, n);
 	memcpy(b->p + off, s, n);
+	free(esc);
 	return off;
 }
 

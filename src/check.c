@@ -9,6 +9,7 @@
 #include "pc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -564,7 +565,17 @@ static int cmp_fval(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
-static void print_values(struct checker *c)
+/* Sums of integer costs print as integers, not 45417.000000000007. */
+static void print_num(FILE *out, double v)
+{
+	double r = nearbyint(v);
+	if (fabs(v - r) <= 1e-9 * fabs(v) && fabs(r) < 9e15)
+		fprintf(out, "%.0f\n", r);
+	else
+		fprintf(out, "%.17g\n", v);
+}
+
+static void print_values(struct checker *c, FILE *out)
 {
 	if (c->nfval)
 		qsort(c->fval, c->nfval, sizeof(*c->fval), cmp_fval);
@@ -574,10 +585,11 @@ static void print_values(struct checker *c)
 		while (j < c->nfval && !cmp_fval(&c->fval[i], &c->fval[j]))
 			sum += c->fval[j++].v;
 		if (!*c->fval[i].name)
-			printf("total\t%s\t%.17g\n", c->fval[i].metric, sum);
+			fprintf(out, "total\t%s\t", c->fval[i].metric);
 		else
-			printf("function\t%s\t%s\t%.17g\n", c->fval[i].metric,
-			       c->fval[i].name, sum);
+			fprintf(out, "function\t%s\t%s\t", c->fval[i].metric,
+				c->fval[i].name);
+		print_num(out, sum);
 		i = j;
 	}
 }
@@ -1007,10 +1019,10 @@ int pc_check_main(const char *dir, const struct pc_check_opts *o)
 	struct checker c = { .dir = dir, .values = o->values,
 			     .strict = o->strict, .diag = o->diag };
 	int rc = check_all(&c, dir);
-	if (rc)
+	if (rc && !o->quiet_errors)
 		fprintf(stderr, "profconv: check: %s\n", c.err.msg);
-	else if (o->values)
-		print_values(&c);
+	else if (!rc && o->values)
+		print_values(&c, o->out ? o->out : stdout);
 	else if (!o->quiet)
 		printf("ok: %s: %llu contexts (max id %u), %u profiles, %llu "
 		       "values, %zu metric summaries\n", dir,

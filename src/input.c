@@ -94,9 +94,10 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return pc_err_set(err, "%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return pc_err_set(err, "%s: not a regular file", path);
-	r->size = (uint64_t)st.st_size;
+	if (S_ISDIR(st.st_mode))
+		return pc_err_set(err, "%s: is a directory", path);
+	/* a pipe streams like a file, without a size for progress */
+	r->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	gzFile gz = gzopen(path, "rb");
 	if (!gz)
 		return pc_err_set(err, "%s: %s", path, strerror(errno));
@@ -105,6 +106,7 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 	r->cap = READ_CHUNK * 2;
 	r->buf = pc_xmalloc(r->cap + 1);
 	r->next_progress = 64u << 20;
+	r->max_line = PC_MAX_LINE_DEFAULT;
 	return 0;
 }
 
@@ -168,6 +170,14 @@ static int fill(struct pc_lines *r, struct pc_err *err)
 	return n;
 }
 
+static int too_long(const struct pc_lines *r, struct pc_err *err)
+{
+	return pc_err_at_line(err, r->path, r->lineno + 1,
+			      "line longer than %zu bytes (not a text "
+			      "profile? --max-line=BYTES raises the limit)",
+			      r->max_line);
+}
+
 int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
 		  struct pc_err *err)
 {
@@ -176,6 +186,8 @@ int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
 		char *nl = memchr(start, '\n', r->end - r->pos);
 		if (nl || (r->eof && r->pos < r->end)) {
 			size_t n = nl ? (size_t)(nl - start) : r->end - r->pos;
+			if (n > r->max_line)
+				return too_long(r, err);
 			r->pos += n + (nl ? 1 : 0);
 			if (n && start[n - 1] == '\r')
 				n--;
@@ -187,6 +199,8 @@ int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
 		}
 		if (r->eof)
 			return 0;
+		if (r->end - r->pos > r->max_line)
+			return too_long(r, err);
 		int n = fill(r, err);
 		if (n < 0)
 			return -1;

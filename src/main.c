@@ -46,6 +46,8 @@ static const char usage_text[] =
 	"input)\n"
 	"      --instructions    callgrind input: instruction contexts below "
 	"lines\n"
+	"      --max-line=BYTES  text inputs: longest line accepted (default "
+	"4 MiB)\n"
 	"  -q, --quiet           no warnings or progress\n"
 	"  -h, --help            this help;  -V, --version  the version\n"
 	"\n"
@@ -104,9 +106,10 @@ struct opts {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("profconv: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'profconv --help'.\n", stderr);
+	char msg[1024];
+	snprintf(msg, sizeof msg, fmt, arg);
+	pc_escape_controls(msg, sizeof msg);
+	fprintf(stderr, "profconv: %s\nTry 'profconv --help'.\n", msg);
 	return PC_EUSAGE;
 }
 
@@ -169,6 +172,15 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			pc_warn(&o->diag, "%s: empty file, skipped", inputs[i]);
 			continue;
 		}
+		if (stat(inputs[i], &st) == 0 && !S_ISREG(st.st_mode) &&
+		    !S_ISDIR(st.st_mode) && !o->from) {
+			/* probing would consume (or wait on) a pipe */
+			pc_err_set(err, "%s: not a regular file: its format "
+				   "cannot be detected without reading it; "
+				   "give it with -f FORMAT", inputs[i]);
+			pc_db_free(db);
+			return NULL;
+		}
 		const struct pc_importer *im = detect(inputs[i], o->from, err);
 		if (!im || im->read(db, inputs[i], &o->imp, err)) {
 			pc_db_free(db);
@@ -176,6 +188,20 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 		}
 	}
 	pc_values_finish(db);
+	size_t samples = 0;
+	for (size_t p = 0; p < db->nprofiles; p++)
+		samples += db->traces[p].n;
+	if (!db->nvalues && !db->nscoped && !samples) {
+		if (n == 1)
+			pc_err_set(err, "%s: nothing to convert: no costs, "
+				   "values or trace samples", inputs[0]);
+		else
+			pc_err_set(err, "nothing to convert: none of the %d "
+				   "inputs holds costs, values or trace "
+				   "samples", n);
+		pc_db_free(db);
+		return NULL;
+	}
 	return db;
 }
 
@@ -198,6 +224,13 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		return usage_error("unknown output format '%s' (see 'profconv "
 				   "formats')", o->to ? o->to : "hpctoolkit");
 	struct pc_err err = { 0 };
+	/* a refused output is known before any input is read */
+	if (pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
+			  &o->diag, &err)) {
+		report(&err);
+		return 1;
+	}
+	pc_dest_signals();
 	struct pc_db *db = load(o, inputs, n, &err);
 	int rc = 0;
 	if (!db || ex->write(db, o->out, &o->exp, &err)) {
@@ -313,6 +346,7 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, 'S' },
 		{ "max-contexts", required_argument, NULL, 'M' },
 		{ "instructions", no_argument, NULL, 'I' },
+		{ "max-line", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "values", no_argument, NULL, 'v' },
 		{ "strict", no_argument, NULL, 'R' },
@@ -354,6 +388,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h': return cmd_help(cmd);
+		case 'L': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || v < 64 || v > ((size_t)1 << 40))
+				return usage_error("bad --max-line '%s' (64 "
+						   "bytes to 1 TiB)", optarg);
+			o.imp.max_line = (size_t)v;
+			break;
+		}
 		case 'M': {
 			char *end;
 			unsigned long long v = strtoull(optarg, &end, 10);
@@ -374,8 +417,10 @@ int main(int argc, char **argv)
 		if (n != 1)
 			return usage_error("%s needs exactly one database",
 					   cmd);
-		struct pc_check_opts co = { o.diag.quiet, o.values, o.strict,
-					    &o.diag };
+		struct pc_check_opts co = { .quiet = o.diag.quiet,
+					    .values = o.values,
+					    .strict = o.strict,
+					    .diag = &o.diag };
 		return pc_check_main(inputs[0], &co);
 	}
 	if (n < 1 && strcmp(cmd, "convert") && strcmp(cmd, "dump") &&

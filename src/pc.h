@@ -29,6 +29,11 @@ int pc_err_at_line(struct pc_err *err, const char *file, uint64_t line,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int pc_err_at_off(struct pc_err *err, const char *file, uint64_t off,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* NULL if s is valid UTF-8; else a copy (free it) with each byte that
+ * is not part of a valid sequence written as \xHH. */
+char *pc_utf8_escape(const char *s);
+/* Rewrites bytes below 0x20 and 0x7f as \xHH in place (cut to cap). */
+void pc_escape_controls(char *s, size_t cap);
 /* Appends " (while ...)" to an error already set. */
 void pc_err_context(struct pc_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -307,7 +312,9 @@ struct pc_lines {
 	uint64_t size; /* of the file on disk, for progress */
 	uint64_t next_progress;
 	struct pc_diag *diag;
+	size_t max_line; /* longest line accepted (bytes) */
 };
+#define PC_MAX_LINE_DEFAULT ((size_t)4 << 20)
 int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 		  struct pc_err *err);
 /* 1: *line (NUL-terminated, \n and \r stripped) with *len; 0: end of
@@ -328,6 +335,7 @@ struct pc_import_opts {
 	size_t max_contexts; /* bound on the tree built from a call graph
 			      * (per part), 0: chosen from the input */
 	int instructions;    /* instruction contexts below lines */
+	size_t max_line;     /* text inputs: longest line, 0: default */
 };
 
 struct pc_importer {
@@ -353,6 +361,7 @@ struct pc_exporter {
 	const char *description;
 	/* Does an output name suggest this format? */
 	int (*claims)(const char *out);
+	int is_dir; /* the output is a directory */
 	int (*write)(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err);
 };
@@ -362,6 +371,28 @@ extern const struct pc_exporter *const pc_exporters[];
 const struct pc_importer *pc_importer_find(const char *name);
 const struct pc_exporter *pc_exporter_find(const char *name);
 
+/* Outputs (src/dest.c): checked up front, written under a temporary
+ * name, put in place atomically; see doc/design.md. */
+struct pc_dest {
+	char final[4096];
+	char tmp[4096]; /* "" once renamed or removed */
+	int is_dir;
+	struct pc_dest *next; /* temporaries of this run, for signals */
+};
+/* Before reading any input: the parent is writable, an existing output
+ * is replaced only with force and only if it holds nothing foreign;
+ * warns (with diag) about temporaries of out left by a killed run. */
+int pc_dest_check(const char *out, int is_dir, int force,
+		    struct pc_diag *diag, struct pc_err *err);
+int pc_dest_begin(struct pc_dest *o, const char *out, int is_dir,
+		 struct pc_err *err);
+/* Puts o->tmp in place of o->final; removes the replaced one. On
+ * failure the temporary is removed and the old output is intact. */
+int pc_dest_commit(struct pc_dest *o, struct pc_diag *diag, struct pc_err *err);
+void pc_dest_abort(struct pc_dest *o);
+/* SIGINT, SIGTERM, SIGHUP: remove this run's temporaries, then die. */
+void pc_dest_signals(void);
+
 /* Validation of an HPCToolkit v4 database (src/check.c, a reader of its
  * own). pc_check_db is strict (metrics/default.yaml required): 0, or -1
  * with the first violation in err. */
@@ -369,6 +400,8 @@ int pc_check_db(const char *dir, struct pc_err *err);
 struct pc_check_opts {
 	int quiet, values, strict;
 	struct pc_diag *diag;
+	FILE *out;        /* --values: where to (NULL: stdout) */
+	int quiet_errors; /* fuzzing: no message for the violation */
 };
 int pc_check_main(const char *dir, const struct pc_check_opts *o);
 

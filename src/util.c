@@ -193,7 +193,108 @@ void pc_keymap_insert(struct pc_keymap *m, uint64_t h, pc_id id)
 	m->n++;
 }
 
+/* ---- UTF-8 ---- */
+
+/* Length of the valid UTF-8 sequence at s, 0 if none (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	unsigned lo = 0x80, hi = 0xbf;
+	size_t n;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+char *pc_utf8_escape(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t bad = 0, n = 0;
+	while (u[n]) {
+		size_t k = utf8_seq(u + n);
+		if (!k) {
+			bad++;
+			k = 1;
+		}
+		n += k;
+	}
+	if (!bad)
+		return NULL;
+	char *d = pc_xmalloc(n + 3 * bad + 1), *w = d;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(u + i);
+		if (k) {
+			memcpy(w, u + i, k);
+			w += k;
+			i += k;
+		} else {
+			w += sprintf(w, "\\x%02X", u[i]);
+			i++;
+		}
+	}
+	*w = 0;
+	return d;
+}
+
 /* ---- errors ---- */
+
+void pc_escape_controls(char *s, size_t cap)
+{
+	/* terminal control bytes from inputs (names, paths, lines) are
+	 * shown as \xHH, so a message cannot drive the terminal */
+	size_t n = strlen(s), extra = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			extra += 3;
+	if (!extra)
+		return;
+	if (n + extra + 1 > cap) { /* cut at the end, keeping room */
+		size_t keep = n;
+		while (keep && keep + extra + 1 > cap) {
+			keep--;
+			if ((unsigned char)s[keep] < 0x20 || s[keep] == 0x7f)
+				extra -= 3;
+		}
+		n = keep;
+		s[n] = 0;
+	}
+	size_t w = n + extra;
+	s[w] = 0;
+	for (size_t i = n; i-- > 0;) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f) {
+			static const char hex[] = "0123456789abcdef";
+			s[--w] = hex[c & 15];
+			s[--w] = hex[c >> 4];
+			s[--w] = 'x';
+			s[--w] = '\\';
+		} else {
+			s[--w] = (char)c;
+		}
+	}
+}
 
 static int verr(struct pc_err *err, const char *prefix, const char *fmt,
 		va_list ap)
@@ -207,6 +308,7 @@ static int verr(struct pc_err *err, const char *prefix, const char *fmt,
 	memcpy(err->msg, prefix, n);
 	err->msg[n] = 0;
 	vsnprintf(err->msg + n, sizeof err->msg - n, fmt, ap);
+	pc_escape_controls(err->msg, sizeof err->msg);
 	return -1;
 }
 
@@ -263,6 +365,7 @@ void pc_err_context(struct pc_err *err, const char *fmt, ...)
 		err->msg[n] = ')';
 		err->msg[n + 1] = 0;
 	}
+	pc_escape_controls(err->msg, sizeof err->msg);
 }
 
 /* ---- warnings and progress ---- */
@@ -274,12 +377,13 @@ void pc_warn(struct pc_diag *d, const char *fmt, ...)
 	d->nwarn++;
 	if (d->quiet || d->nwarn > d->max_print)
 		return;
+	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("profconv: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	pc_escape_controls(msg, sizeof msg);
+	fprintf(stderr, "profconv: warning: %s\n", msg);
 }
 
 void pc_progress(struct pc_diag *d, const char *what, uint64_t done,

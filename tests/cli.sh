@@ -39,6 +39,6 @@ expect_rc 2 "unknown -f format" "$PROFCONV" dump -f nope "$CG/prog.default.out"
 cp "$CG/small.main.out" "$tmp/callgrind.out.noheader"
 expect_rc 0 "empty file skipped with a warning" "$PROFCONV" dump "$CG/small.threads.out" "$CG/small.threads.out-02"
 check "warning says empty" grep -q 'empty file, skipped' "$tmp/err"
-expect_rc 0 "-q silences warnings" "$PROFCONV" dump -q "$CG/small.threads.out"
+expect_rc 0 "-q silences warnings" "$PROFCONV" dump -q "$CG/small.threads.out" "$CG/small.threads.out-02"
 check "nothing on stderr with -q" test ! -s "$tmp/err"
 done_testing

@@ -16,4 +16,11 @@ int pc_fuzz_import(const char *format, const uint8_t *data, size_t size);
 #define PC_FUZZ_SEP "\n=PCFUZZ=\n"
 extern const char *const pc_fuzz_dir_files[];
 int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size);
+/* `check` (strict, and with --values) on such a directory. */
+int pc_fuzz_check(const uint8_t *data, size_t size);
+/* Callgrind bytes through the writers and back (fuzz_util.c): via_v4
+ * goes callgrind -> v4 -> model -> callgrind, else callgrind -> callgrind
+ * with options from the first byte. Aborts when a total changes or our
+ * own output does not read back. */
+int pc_fuzz_pipeline(const uint8_t *data, size_t size, int via_v4);
 #endif

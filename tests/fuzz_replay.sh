@@ -16,4 +16,29 @@ else
 	not_ok "hpctoolkit fuzz target failed"
 	tail -20 "$tmp/out" | sed 's/^/# /'
 fi
+# the writers: callgrind -> v4 -> check -> model -> callgrind, and
+# callgrind -> callgrind, each total kept; `check` on database bytes
+set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out* "$TD"/callgrind/fuzz-found/* \
+	"$TD"/fuzz/pipeline/*
+if "$top_builddir/tests/fuzz_pipeline" "$@" >"$tmp/out" 2>&1; then
+	ok "pipeline fuzz target replayed $# inputs"
+else
+	not_ok "pipeline fuzz target failed"
+	tail -20 "$tmp/out" | sed 's/^/# /'
+fi
+set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out* "$TD"/fuzz/cgwrite/*
+if "$top_builddir/tests/fuzz_cgwrite" "$@" >"$tmp/out" 2>&1; then
+	ok "callgrind writer fuzz target replayed $# inputs"
+else
+	not_ok "callgrind writer fuzz target failed"
+	tail -20 "$tmp/out" | sed 's/^/# /'
+fi
+set -- "$TD"/hpctoolkit/fuzz-seeds/* "$TD"/fuzz/check/*
+[ -d "$SHARED/hpctoolkit-data" ] && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
+if "$top_builddir/tests/fuzz_check" "$@" >"$tmp/out" 2>&1; then
+	ok "check fuzz target replayed $# inputs"
+else
+	not_ok "check fuzz target failed"
+	tail -20 "$tmp/out" | sed 's/^/# /'
+fi
 done_testing

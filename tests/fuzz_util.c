@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const pc_fuzz_dir_files[] = {
-	"meta.db", "profile.db", "cct.db", "trace.db", NULL,
+	"meta.db", "profile.db", "cct.db", "trace.db", "metrics/default.yaml",
+	NULL,
 };
 
 static void run(const char *format, const char *path)
@@ -53,38 +55,202 @@ int pc_fuzz_import(const char *format, const uint8_t *data, size_t size)
 	return 0;
 }
 
-int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size)
+/* Lays the parts of data out as the files of a fresh directory. */
+static void to_dir(const uint8_t *data, size_t size, char *dir)
 {
-	char dir[] = "/tmp/pcfuzz-XXXXXX";
+	strcpy(dir, "/tmp/pcfuzz-XXXXXX");
 	if (!mkdtemp(dir))
 		abort();
 	const size_t seplen = strlen(PC_FUZZ_SEP);
 	char path[256];
+	snprintf(path, sizeof path, "%s/metrics", dir);
+	mkdir(path, 0755);
 	size_t off = 0;
-	for (int i = 0; pc_fuzz_dir_files[i]; i++) {
-		const uint8_t *end = off <= size ?
-			memmem(data + off, size - off, PC_FUZZ_SEP, seplen) : NULL;
-		size_t n = end ? (size_t)(end - (data + off)) :
-				 (off <= size ? size - off : 0);
-		if (off <= size) {
-			snprintf(path, sizeof path, "%s/%s", dir,
-				 pc_fuzz_dir_files[i]);
-			FILE *f = fopen(path, "wb");
-			if (!f)
-				abort();
-			if (n && fwrite(data + off, 1, n, f) != n)
-				abort();
-			fclose(f);
-		}
+	for (int i = 0; pc_fuzz_dir_files[i] && off <= size; i++) {
+		const uint8_t *end =
+			memmem(data + off, size - off, PC_FUZZ_SEP, seplen);
+		size_t n = end ? (size_t)(end - (data + off)) : size - off;
+		snprintf(path, sizeof path, "%s/%s", dir, pc_fuzz_dir_files[i]);
+		FILE *f = fopen(path, "wb");
+		if (!f)
+			abort();
+		if (n && fwrite(data + off, 1, n, f) != n)
+			abort();
+		fclose(f);
 		off += n + seplen;
 		if (!end)
 			break;
 	}
-	run(format, dir);
+}
+
+static void remove_dir(const char *dir)
+{
+	char path[256];
 	for (int i = 0; pc_fuzz_dir_files[i]; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, pc_fuzz_dir_files[i]);
 		unlink(path);
 	}
+	snprintf(path, sizeof path, "%s/metrics", dir);
+	rmdir(path);
 	rmdir(dir);
+}
+
+int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size)
+{
+	char dir[64];
+	to_dir(data, size, dir);
+	run(format, dir);
+	remove_dir(dir);
+	return 0;
+}
+
+int pc_fuzz_check(const uint8_t *data, size_t size)
+{
+	static FILE *null;
+	if (!null && !(null = fopen("/dev/null", "w")))
+		abort();
+	char dir[64];
+	to_dir(data, size, dir);
+	struct pc_err err = { 0 };
+	pc_check_db(dir, &err);
+	struct pc_diag diag = { .quiet = 1 };
+	struct pc_check_opts o = { .quiet = 1, .values = 1, .diag = &diag,
+				   .out = null, .quiet_errors = 1 };
+	pc_check_main(dir, &o);
+	remove_dir(dir);
+	return 0;
+}
+
+/* Each metric's total over all point values, by metric name. */
+static double *totals(const struct pc_db *db)
+{
+	double *t = pc_xcalloc(db->nmetrics + 1, sizeof(double));
+	for (size_t i = 0; i < db->nvalues; i++)
+		t[db->values[i].metric] += db->values[i].value;
+	return t;
+}
+
+static void same_totals(const struct pc_db *a, const struct pc_db *b,
+			const char *step)
+{
+	double *ta = totals(a), *tb = totals(b);
+	for (size_t m = 0; m < a->nmetrics; m++) {
+		if (ta[m] == 0)
+			continue;
+		pc_id k = pc_metric_find(b, a->metrics[m].name);
+		double v = k == PC_NONE ? 0 : tb[k];
+		double d = v - ta[m];
+		if (d < 0)
+			d = -d;
+		if (d > 1e-9 * (ta[m] < 0 ? -ta[m] : ta[m]) + 1e-6) {
+			fprintf(stderr, "%s: metric %s: total %.17g became "
+				"%.17g\n", step, a->metrics[m].name, ta[m], v);
+			abort();
+		}
+	}
+	free(ta);
+	free(tb);
+}
+
+static struct pc_db *read_back(const char *format, const char *path,
+			       const char *step)
+{
+	struct pc_diag diag = { .quiet = 1 };
+	struct pc_db *db = pc_db_new(&diag);
+	struct pc_import_opts opts = { .max_contexts = 1u << 30 };
+	struct pc_err err = { 0 };
+	if (pc_importer_find(format)->read(db, path, &opts, &err)) {
+		fprintf(stderr, "%s: our own output does not read back: %s\n",
+			step, err.msg);
+		abort();
+	}
+	pc_values_finish(db);
+	return db;
+}
+
+static void write_or_die(const struct pc_db *db, const char *format,
+			 const char *out, const struct pc_export_opts *eo,
+			 const char *step)
+{
+	struct pc_err err = { 0 };
+	if (pc_exporter_find(format)->write(db, out, eo, &err)) {
+		fprintf(stderr, "%s: write failed: %s\n", step, err.msg);
+		abort();
+	}
+}
+
+int pc_fuzz_pipeline(const uint8_t *data, size_t size, int via_v4)
+{
+	int fd = memfd_create("fuzz", 0);
+	if (fd < 0)
+		abort();
+	write_all(fd, data, size);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	struct pc_diag diag = { .quiet = 1 };
+	struct pc_db *db = pc_db_new(&diag);
+	struct pc_import_opts opts = { .max_contexts = 2000 };
+	struct pc_err err = { 0 };
+	if (pc_importer_find("callgrind")->read(db, path, &opts, &err) ||
+	    !db->nprofiles) {
+		pc_db_free(db);
+		close(fd);
+		return 0;
+	}
+	pc_values_finish(db);
+	char dir[] = "/tmp/pcfuzz-out-XXXXXX";
+	if (!mkdtemp(dir))
+		abort();
+	char out[128];
+	struct pc_export_opts eo = { 0 };
+	struct pc_db *cur = db, *back = NULL;
+	if (via_v4) {
+		snprintf(out, sizeof out, "%s/v4.d", dir);
+		write_or_die(db, "hpctoolkit", out, &eo, "callgrind -> v4");
+		back = read_back("hpctoolkit", out, "v4 -> model");
+		same_totals(db, back, "callgrind -> v4 -> model");
+		cur = back;
+	} else {
+		uint8_t o = size ? data[0] : 0;
+		eo.split = o & 1;
+		eo.no_compress = (o >> 1) & 1;
+		eo.callers = (o >> 2) & 3;
+	}
+	snprintf(out, sizeof out, "%s/callgrind.out", dir);
+	write_or_die(cur, "callgrind", out, &eo, "model -> callgrind");
+	/* --split writes OUT-01, OUT-02...: each one read back, summed */
+	size_t nfiles = eo.split ? cur->nprofiles : 1;
+	struct pc_db *cg = pc_db_new(&diag);
+	for (size_t i = 0; i < nfiles; i++) {
+		char name[160];
+		if (eo.split)
+			snprintf(name, sizeof name, "%s-%02zu", out, i + 1);
+		else
+			snprintf(name, sizeof name, "%s", out);
+		if (pc_importer_find("callgrind")->read(cg, name, &opts, &err)) {
+			fprintf(stderr, "callgrind output does not read "
+				"back: %s\n", err.msg);
+			abort();
+		}
+		unlink(name);
+	}
+	pc_values_finish(cg);
+	same_totals(db, cg, "model -> callgrind -> model");
+	if (via_v4) {
+		snprintf(out, sizeof out, "%s/v4.d", dir);
+		char p[192];
+		for (int i = 0; pc_fuzz_dir_files[i]; i++) {
+			snprintf(p, sizeof p, "%s/%s", out, pc_fuzz_dir_files[i]);
+			unlink(p);
+		}
+		snprintf(p, sizeof p, "%s/metrics", out);
+		rmdir(p);
+		rmdir(out);
+	}
+	rmdir(dir);
+	pc_db_free(cg);
+	pc_db_free(back);
+	pc_db_free(db);
+	close(fd);
 	return 0;
 }

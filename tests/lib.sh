@@ -18,3 +18,11 @@ check() {
 done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# PC_VALGRIND=1 (tests/run.sh runs the CLI tests so): every profconv run
+# goes through valgrind's memcheck; an error or a definite leak exits 99
+if [ -n "${PC_VALGRIND:-}" ]; then
+	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite "%s" "$@"\n' \
+		"$PROFCONV" >"$tmp/profconv"
+	chmod +x "$tmp/profconv"
+	PROFCONV="$tmp/profconv"
+fi

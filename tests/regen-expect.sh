@@ -11,6 +11,7 @@ for f in *.out *.out.gz; do
 done
 cd "$top/testdata/callgrind"
 for f in small.*.out; do
+	[ -s "$f" ] || continue # nothing to convert: an error, tested as such
 	"$pc" dump -q "$f" > "expect/$f.dump"
 done
 "$pc" dump -q small.threads.out-0* > expect/small.threads.all.dump

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The whole test suite: a fresh build in build-check/ with -Werror,
-# AddressSanitizer and UBSan, then `make check`. Ends with the line
-# "N passed, N failed" (skips counted apart). Exit status 0 only if all
-# passed.
+# AddressSanitizer and UBSan (with clang when it is there: its UBSan
+# also catches offsets on NULL), then `make check`; then a plain build
+# in build-memcheck/ runs the command-line tests under valgrind's
+# memcheck (if valgrind is there). Ends with the line "N passed, N
+# failed" (skips counted apart). Exit status 0 only if all passed.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
@@ -13,8 +15,10 @@ if [ -f config.status ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+cc=
+command -v clang >/dev/null && cc=clang
 rm -rf build-check && mkdir build-check && cd build-check || exit 1
-if ! ../configure -q --enable-werror --enable-sanitizers ||
+if ! ../configure -q --enable-werror --enable-sanitizers ${cc:+CC=$cc} ||
 	! make -j2 >build.log 2>&1; then
 	tail -30 build.log 2>/dev/null
 	echo "build failed"
@@ -25,8 +29,26 @@ make -j2 check >check.log 2>&1
 rc=$?
 grep -E '^(FAIL|ERROR|XPASS)' check.log
 sed -n '/^# TOTAL/,/^# ERROR/p' check.log
+trs=$(find "$top/build-check/tests" -name '*.trs')
+if command -v valgrind >/dev/null; then
+	memcheck_tests="tests/cli.sh tests/callgrind_bad.sh tests/reliability.sh
+		tests/hpctoolkit_roundtrip.sh"
+	cd "$top" && rm -rf build-memcheck && mkdir build-memcheck &&
+		cd build-memcheck || exit 1
+	if ../configure -q CFLAGS='-O1 -g' && make -j2 >build.log 2>&1; then
+		echo "memcheck: $(echo $memcheck_tests)"
+		PC_VALGRIND=1 make -j2 check TESTS="$(echo $memcheck_tests)" \
+			>check.log 2>&1 || rc=1
+		grep -E '^(FAIL|ERROR|XPASS)' check.log
+		trs="$trs $(find "$top/build-memcheck/tests" -name '*.trs')"
+	else
+		tail -30 build.log
+		echo "memcheck build failed"
+		rc=1
+	fi
+fi
 passed=0; failed=0; skipped=0
-for t in $(find tests -name '*.trs'); do
+for t in $trs; do
 	passed=$((passed + $(grep -c '^:test-result: PASS' "$t")))
 	skipped=$((skipped + $(grep -c '^:test-result: SKIP' "$t")))
 	failed=$((failed + $(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$t")))

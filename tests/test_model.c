@@ -244,8 +244,38 @@ static void test_placement(void)
 	   "elided values: a value no context can hold stays undecided");
 }
 
+/* A model with profiles and contexts but no values at all goes through
+ * the v4 writer (no arithmetic on the NULL value arrays: UBSan) into a
+ * database that `check` accepts. */
+static void test_write_empty(void)
+{
+	struct pc_diag diag = { .quiet = 1 };
+	struct pc_db *db = pc_db_new(&diag);
+	struct pc_idelem t = { .kind = PC_ID_THREAD, .logical = 1 };
+	pc_profile_add(db, &t, 1);
+	pc_metric_get(db, "Ir", "", "");
+	pc_ctx_entry(db, PC_ENTRY_MAIN);
+	pc_values_finish(db);
+	char dir[] = "/tmp/pc-test-XXXXXX";
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	char out[64];
+	snprintf(out, sizeof out, "%s/empty.d", dir);
+	struct pc_err err = { 0 };
+	struct pc_export_opts eo = { 0 };
+	int rc = pc_exporter_find("hpctoolkit")->write(db, out, &eo, &err);
+	ok(rc == 0, "a model without values is written (%s)",
+	   rc ? err.msg : "ok");
+	ok(rc == 0 && pc_check_db(out, &err) == 0,
+	   "and passes check");
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ok(system(cmd) == 0, "cleaned up");
+	pc_db_free(db);
+}
+
 int main(void)
 {
+	test_write_empty();
 	test_strings();
 	test_tables();
 	test_contexts();
