@@ -430,7 +430,8 @@ static int write_file(struct ex *x, const char *path, int thread,
 		      struct pc_err *err)
 {
 	const struct pc_db *db = x->db;
-	FILE *o = fopen(path, "w");
+	int to_stdout = !strcmp(path, "-");
+	FILE *o = to_stdout ? stdout : fopen(path, "w");
 	if (!o)
 		return pc_err_set(err, "%s: cannot write: %s", path,
 				  strerror(errno));
@@ -540,8 +541,9 @@ static int write_file(struct ex *x, const char *path, int thread,
 	free(t.fn);
 	free(tot);
 	int bad = ferror(o);
-	if (fclose(o) != 0 || bad)
-		return pc_err_set(err, "%s: cannot write: %s", path,
+	if ((to_stdout ? fflush(o) : fclose(o)) != 0 || bad)
+		return pc_err_set(err, "%s: cannot write: %s",
+				  to_stdout ? "standard output" : path,
 				  strerror(errno ? errno : EIO));
 	return 0;
 }
@@ -555,6 +557,9 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 	size_t nout = opts->split ? db->nprofiles : 1;
 	if (!nout)
 		return pc_err_set(err, "nothing to write: no profiles");
+	if (!strcmp(out, "-") && opts->split)
+		return pc_err_set(err, "--split writes several files: it "
+				  "needs an output name, not '-'");
 	char (*final)[4200] = pc_xcalloc(nout, sizeof(*final));
 	struct pc_dest *o = pc_xcalloc(nout, sizeof(*o));
 	int rc = 0;
@@ -563,7 +568,8 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 			snprintf(final[i], sizeof final[i], "%s-%02zu", out, i + 1);
 		else
 			snprintf(final[i], sizeof final[i], "%s", out);
-		rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
+		if (strcmp(out, "-"))
+			rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
 	}
 	struct ex x = { .db = db, .opts = opts, .nm = db->nmetrics };
 	if (!rc) {
@@ -582,12 +588,16 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 			collect(&x, db->values + v, w - v);
 			v = w;
 		}
+		if (!strcmp(out, "-")) {
+			rc = write_file(&x, "-", 0, err);
+			continue;
+		}
 		rc = pc_dest_begin(&o[i], final[i], 0, err);
 		if (!rc)
 			rc = write_file(&x, o[i].tmp,
 					opts->split ? (int)i + 1 : 0, err);
 	}
-	for (size_t i = 0; i < nout && !rc; i++)
+	for (size_t i = 0; i < nout && !rc && strcmp(out, "-"); i++)
 		rc = pc_dest_commit(&o[i], db->diag, err);
 	for (size_t i = 0; i < nout; i++)
 		pc_dest_abort(&o[i]);

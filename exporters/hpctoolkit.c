@@ -288,9 +288,9 @@ static int write_profile_db(struct writer *w)
 		i = j;
 		si = sj;
 		if ((p & 255) == 255)
-			pc_progress(db->diag, "profile.db", p, db->nprofiles);
+			pc_progress(db->diag, "writing the database: "
+				    "profile.db", p, db->nprofiles, o.pos);
 	}
-	pc_progress_done(db->diag);
 	static const size_t order[3] = {
 		offsetof(struct pc_value, ctx),
 		offsetof(struct pc_value, metric),
@@ -513,15 +513,26 @@ static int hpc_write(const struct pc_db *db, const char *out,
 		return -1;
 	const char *tmp = o.tmp;
 	struct writer w = { .db = db, .l = l, .dir = tmp, .err = err };
+	/* progress by step, with the bytes written so far */
+#define STEP(k, what)                                                   \
+	pc_progress(db->diag, "writing the database: " what, k, 6,     \
+		    pc_dest_size(tmp, 1))
+	STEP(0, "meta.db");
 	int rc = pc_hpc_write_meta(db, &l, tmp, err);
+	STEP(1, "profile.db");
 	if (!rc)
 		rc = write_profile_db(&w);
+	STEP(2, "cct.db");
 	if (!rc)
 		rc = write_cct_db(&w);
+	STEP(3, "trace.db");
 	if (!rc)
 		rc = write_trace_db(&w);
+	STEP(4, "metrics/default.yaml");
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &l, tmp, err);
+	STEP(5, "validating it");
+#undef STEP
 	/* nothing that fails validation is put in place: profconv check's
 	 * own reader reads the whole output once more */
 	if (!rc && pc_check_db(tmp, err)) {
@@ -529,6 +540,7 @@ static int hpc_write(const struct pc_db *db, const char *out,
 			       "please report this bug");
 		rc = -1;
 	}
+	pc_progress_done(db->diag);
 	free(w.slot);
 	free(w.touched);
 	free(w.acc);

@@ -688,8 +688,14 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	size_t ncut = 0;
 	struct work *cuts = NULL;
 	size_t capcuts = 0;
+	size_t next_progress = 1u << 16;
 	while (ws.n) {
 		struct work it = pop_work(&ws);
+		if (used(&x) >= next_progress) {
+			pc_progress(db->diag, "building the calling-context tree",
+				    used(&x), x.budget, UINT64_MAX);
+			next_progress = used(&x) + (1u << 16);
+		}
 		if (used(&x) + instance_size(&x, it.scc) > room) {
 			PC_GROW(cuts, ncut, capcuts);
 			cuts[ncut++] = it;
@@ -728,6 +734,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	if (rest)
 		lay_rest(&x, rest, entry);
 	free(rest);
+	if (next_progress > (1u << 16))
+		pc_progress_done(db->diag);
 	if (ncut && !(db->diag && db->diag->quiet)) {
 		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu, "
 			"--max-contexts to change): about %.3g%% of the cost "

@@ -879,6 +879,7 @@ static int v4_probe(const struct pc_probe *p)
 
 const struct pc_importer pc_import_hpctoolkit = {
 	.name = "hpctoolkit",
+	.is_dir = 1,
 	.description = "HPCToolkit v4 database directory (meta.db, "
 		       "profile.db, trace.db)",
 	.probe = v4_probe,

@@ -1019,15 +1019,24 @@ int pc_check_main(const char *dir, const struct pc_check_opts *o)
 	struct checker c = { .dir = dir, .values = o->values,
 			     .strict = o->strict, .diag = o->diag };
 	int rc = check_all(&c, dir);
-	if (rc && !o->quiet_errors)
-		fprintf(stderr, "profconv: check: %s\n", c.err.msg);
-	else if (!rc && o->values)
+	if (rc) {
+		if (!o->quiet_errors)
+			fprintf(stderr, "profconv: check: %s\n", c.err.msg);
+	} else if (o->values) {
 		print_values(&c, o->out ? o->out : stdout);
-	else if (!o->quiet)
-		printf("ok: %s: %llu contexts (max id %u), %u profiles, %llu "
-		       "values, %zu metric summaries\n", dir,
-		       (unsigned long long)c.nctx_meta, c.maxctx, c.nprofiles,
-		       (unsigned long long)c.nvalues_prof, c.nsumm);
+	} else if (!o->quiet) {
+		/* counted as `convert` counts: contexts without the root,
+		 * profiles without the summary; values are every stored
+		 * (profile, context, metric, scope) value, where convert
+		 * counts point values */
+		unsigned np = c.nprofiles - 1;
+		unsigned long long nc = c.nctx_meta, nv = c.nvalues_prof;
+		printf("ok: %s: %llu context%s (max id %u), %u profile%s + "
+		       "summary, %llu stored value%s, %zu metric summar%s\n",
+		       dir, nc, nc == 1 ? "" : "s", c.maxctx, np,
+		       np == 1 ? "" : "s", nv, nv == 1 ? "" : "s", c.nsumm,
+		       c.nsumm == 1 ? "y" : "ies");
+	}
 	checker_free(&c);
 	return rc ? 1 : 0;
 }

@@ -380,3 +380,18 @@ int pc_dest_commit(struct pc_dest *o, struct pc_diag *diag, struct pc_err *err)
 	remove_old_db(aside, diag);
 	return 0;
 }
+
+uint64_t pc_dest_size(const char *out, int is_dir)
+{
+	struct stat st;
+	if (!is_dir)
+		return stat(out, &st) == 0 ? (uint64_t)st.st_size : 0;
+	uint64_t sum = 0;
+	char path[4300];
+	for (int i = 0; i < OURS; i++) {
+		join(path, sizeof path, out, db_files[i]);
+		if (stat(path, &st) == 0)
+			sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static int cmp_str(const void *a, const void *b)
@@ -13,11 +14,50 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Standard input ("-"): one gzip-or-plain stream for the whole run. The
+ * probe's bytes are kept and handed to the line reader first, so
+ * detection consumes nothing. */
+const char pc_stdin_path[] = "<stdin>";
+static struct {
+	gzFile gz;
+	unsigned char *pre;
+	size_t npre;
+	int probed, opened;
+} std_in;
+
+static gzFile stdin_gz(struct pc_err *err)
+{
+	if (!std_in.gz) {
+		int fd = dup(0);
+		if (fd < 0 || !(std_in.gz = gzdopen(fd, "rb"))) {
+			pc_err_set(err, "%s: %s", pc_stdin_path,
+				   strerror(errno));
+			return NULL;
+		}
+		gzbuffer(std_in.gz, 1u << 18);
+	}
+	return std_in.gz;
+}
+
 int pc_probe_open(struct pc_probe *p, const char *path, struct pc_err *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->path = path;
 	p->buf = pc_xcalloc(1, PC_PROBE_SIZE + PC_PROBE_PAD);
+	if (path == pc_stdin_path) {
+		gzFile gz = stdin_gz(err);
+		if (!gz)
+			return -1;
+		if (!std_in.probed) {
+			std_in.probed = 1;
+			std_in.pre = pc_xmalloc(PC_PROBE_SIZE);
+			int n = gzread(gz, std_in.pre, PC_PROBE_SIZE);
+			std_in.npre = n > 0 ? (size_t)n : 0;
+		}
+		memcpy(p->buf, std_in.pre, std_in.npre);
+		p->len = std_in.npre;
+		return 0;
+	}
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return pc_err_set(err, "%s: %s", path, strerror(errno));
@@ -91,6 +131,24 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 	memset(r, 0, sizeof(*r));
 	r->path = path;
 	r->diag = diag;
+	r->max_line = PC_MAX_LINE_DEFAULT;
+	r->next_progress = 64u << 20;
+	if (path == pc_stdin_path) {
+		if (std_in.opened++)
+			return pc_err_set(err, "%s: standard input can be read "
+					  "only once", path);
+		if (!(r->gz = stdin_gz(err)))
+			return -1;
+		std_in.gz = NULL; /* the reader owns it now */
+		r->cap = READ_CHUNK * 2;
+		r->buf = pc_xmalloc(r->cap + 1);
+		memcpy(r->buf, std_in.pre, std_in.npre);
+		r->end = std_in.npre;
+		free(std_in.pre);
+		std_in.pre = NULL;
+		std_in.npre = 0;
+		return 0;
+	}
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return pc_err_set(err, "%s: %s", path, strerror(errno));
@@ -105,8 +163,6 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 	r->gz = gz;
 	r->cap = READ_CHUNK * 2;
 	r->buf = pc_xmalloc(r->cap + 1);
-	r->next_progress = 64u << 20;
-	r->max_line = PC_MAX_LINE_DEFAULT;
 	return 0;
 }
 
@@ -163,7 +219,7 @@ static int fill(struct pc_lines *r, struct pc_err *err)
 	if (r->diag && r->size >= (64u << 20)) {
 		uint64_t off = (uint64_t)gzoffset(r->gz);
 		if (off >= r->next_progress) {
-			pc_progress(r->diag, r->path, off, r->size);
+			pc_progress(r->diag, r->path, off, r->size, off);
 			r->next_progress = off + (64u << 20);
 		}
 	}

@@ -2,6 +2,7 @@
 #include "pc.h"
 
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,75 +19,97 @@ static const char usage_text[] =
 	"\n"
 	"Commands:\n"
 	"  convert   convert INPUTs (merged) into one output\n"
+	"  info      summarize what INPUTs hold (--json for scripts)\n"
 	"  dump      print the canonical text of the model read from INPUTs\n"
 	"  check     validate an HPCToolkit v4 database strictly\n"
 	"  identify  show how each INPUT's format is detected\n"
 	"  formats   list input and output formats\n"
-	"  help [COMMAND]  show help\n"
+	"  help [COMMAND]  show help (of one command: every option)\n"
 	"\n"
-	"Options (convert, dump):\n"
+	"Common options:\n"
 	"  -f, --from=FORMAT     input format (default: detected)\n"
-	"  -t, --to=FORMAT       output format (convert; default: from the "
-	"output name)\n"
-	"  -o, --output=PATH     output (convert; default: profconv.d)\n"
-	"      --force           replace an existing output\n"
-	"      --stats           hpctoolkit: also write count, sum of squares,\n"
-	"                        min and max statistics\n"
-	"      --split           callgrind: one file per profile (OUT-01, "
-	"OUT-02...)\n"
-	"                        instead of one file summed over profiles\n"
-	"      --no-compress     callgrind: no name compression\n"
-	"      --callers=N       callgrind: name functions f'caller1'caller2 "
-	"with\n"
-	"                        N callers of context, as valgrind's\n"
-	"                        --separate-callers=N does\n"
-	"      --max-contexts=N  bound on the calling-context tree built from "
-	"a\n"
-	"                        call graph, per part (default: from the "
-	"input)\n"
-	"      --instructions    callgrind input: instruction contexts below "
-	"lines\n"
-	"      --max-line=BYTES  text inputs: longest line accepted (default "
-	"4 MiB)\n"
 	"  -q, --quiet           no warnings or progress\n"
 	"  -h, --help            this help;  -V, --version  the version\n"
 	"\n"
-	"Several INPUTs merge into one model: one profile per thread or part,\n"
-	"contexts with equal paths and metrics with equal names unify.\n"
-	"Exit status: 0 ok, 1 conversion failed, 2 usage error.\n";
+	"An INPUT of '-' is standard input (-o - writes Callgrind to standard\n"
+	"output). Exit status: 0 ok, 1 conversion failed, 2 usage error.\n"
+	"'profconv help convert' lists the conversion options.\n";
+
+#define READ_OPTIONS \
+	"  -f, --from=FORMAT     input format (default: detected; needed for a " \
+	"pipe)\n" \
+	"      --max-contexts=N  Callgrind input: bound on the calling-context " \
+	"tree,\n" \
+	"                        per part (default: from the input)\n" \
+	"      --instructions    Callgrind input: instruction contexts below " \
+	"lines\n" \
+	"      --max-line=BYTES  text input: longest line accepted (default 4 " \
+	"MiB)\n" \
+	"  -q, --quiet           no warnings or progress\n"
 
 static const char *const command_help[][2] = {
 	{ "convert",
-	  "Usage: profconv convert [-f FMT] [-t FMT] [-o OUT] [--force] "
-	  "INPUT...\n"
+	  "Usage: profconv convert [OPTION]... INPUT...\n"
 	  "Reads every INPUT into one model and writes OUT. The output format\n"
-	  "is -t, else follows from OUT: 'callgrind.out*' or '*.callgrind' "
-	  "is\n"
+	  "is -t, else follows from OUT: 'callgrind.out*', '*.callgrind' or "
+	  "'-' is\n"
 	  "Callgrind, anything else an HPCToolkit v4 database directory.\n"
-	  "Callgrind output is one file with the costs summed over all\n"
-	  "profiles (threads, ranks), which both KCachegrind and\n"
-	  "callgrind_annotate read; --split writes one file per profile.\n"
-	  "OUT is written under a temporary name and renamed at the end; an\n"
-	  "existing OUT is replaced only with --force.\n" },
+	  "Several INPUTs merge: one profile per thread or part, contexts with\n"
+	  "equal paths and metrics with equal names unify.\n"
+	  "\n"
+	  READ_OPTIONS
+	  "  -t, --to=FORMAT       output format: hpctoolkit or callgrind\n"
+	  "  -o, --output=PATH     output (default: profconv.d; '-': standard "
+	  "output)\n"
+	  "      --force           replace an existing output (a database only "
+	  "if it\n"
+	  "                        holds nothing but a database's files)\n"
+	  "HPCToolkit output:\n"
+	  "      --stats           also write count, sum of squares, min and "
+	  "max\n"
+	  "                        summary statistics\n"
+	  "Callgrind output:\n"
+	  "      --split           one file per profile (OUT-01, OUT-02...) "
+	  "instead of\n"
+	  "                        one file summed over all profiles\n"
+	  "      --no-compress     names in full, without (id) compression\n"
+	  "      --callers=N       name functions f'caller1'caller2 with N "
+	  "callers,\n"
+	  "                        as valgrind's --separate-callers=N does\n"
+	  "\n"
+	  "OUT is checked before any input is read, written under a temporary\n"
+	  "name, and put in place once complete; an interrupted run leaves\n"
+	  "nothing behind.\n" },
+	{ "info",
+	  "Usage: profconv info [--json] [OPTION]... INPUT...\n"
+	  "Reads INPUTs as convert would and prints what a conversion needs to\n"
+	  "know: each input's format, the profiles with their id tuples, the\n"
+	  "metrics with their totals, the numbers of contexts, functions,\n"
+	  "modules and files, and the trace samples with their time range.\n"
+	  "--json prints the same as one JSON object.\n"
+	  "\n" READ_OPTIONS },
 	{ "dump",
-	  "Usage: profconv dump [-f FMT] [--max-contexts=N] [--instructions] "
-	  "INPUT...\n"
+	  "Usage: profconv dump [OPTION]... INPUT...\n"
 	  "Prints the model read from INPUTs as canonical, deterministic "
 	  "text:\n"
 	  "modules, files, functions, metrics, profiles, contexts, values "
 	  "and\n"
-	  "traces, each in id order. Tests use it as their oracle.\n" },
+	  "traces, each in id order. Tests use it as their oracle.\n"
+	  "\n" READ_OPTIONS },
 	{ "check",
-	  "Usage: profconv check [--strict] [--values] DB\n"
+	  "Usage: profconv check [--strict] [--values] [-q] DB\n"
 	  "Validates every structural rule of an HPCToolkit v4 database "
 	  "(meta.db,\n"
 	  "profile.db, cct.db, trace.db, metrics/default.yaml). Prints "
 	  "'ok' or\n"
 	  "the first violation with file, offset and rule; exit 1 if any.\n"
-	  "--values prints, from the summary profile, each metric's total\n"
-	  "and each function's exclusive (function scope) cost, by name.\n"
-	  "A missing metrics/default.yaml (older hpcprof versions) is a\n"
-	  "warning; with --strict, an error, as for profconv's own output.\n" },
+	  "      --values  print, from the summary profile, each metric's "
+	  "total\n"
+	  "                and each function's exclusive cost, by name\n"
+	  "      --strict  a missing metrics/default.yaml (older hpcprof) is "
+	  "an\n"
+	  "                error, as for profconv's own output (else a "
+	  "warning)\n" },
 	{ "identify",
 	  "Usage: profconv identify INPUT...\n"
 	  "Prints each importer's detection score (0..100) for each INPUT "
@@ -94,6 +117,10 @@ static const char *const command_help[][2] = {
 	  "the format that would be chosen.\n" },
 	{ "formats",
 	  "Usage: profconv formats\nLists input and output formats.\n" },
+	{ "help",
+	  "Usage: profconv help [COMMAND]\n"
+	  "Shows the overview, or one command's usage with every option.\n"
+	  "The manual page (man profconv) has examples.\n" },
 };
 
 struct opts {
@@ -101,7 +128,7 @@ struct opts {
 	struct pc_import_opts imp;
 	struct pc_export_opts exp;
 	struct pc_diag diag;
-	int values, strict;
+	int values, strict, json;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -159,21 +186,49 @@ static const struct pc_importer *detect(const char *path, const char *forced,
 	return best;
 }
 
+/* An HPCToolkit database of the formats before v4 (experiment.xml, with
+ * metric-db files or HPCPROF-*.db) is not read yet: say so, instead of
+ * "meta.db: No such file or directory". */
+static int old_hpctoolkit(const char *path, struct pc_err *err)
+{
+	char p[4200];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/experiment.xml", path);
+	if (stat(p, &st) != 0)
+		return 0;
+	snprintf(p, sizeof p, "%s/meta.db", path);
+	if (stat(p, &st) == 0)
+		return 0;
+	pc_err_set(err, "%s: an HPCToolkit experiment.xml database (the "
+		   "formats before v4): this version of profconv cannot "
+		   "read it yet; support is coming in the next release "
+		   "(see README, 'Old HPCToolkit databases')", path);
+	return 1;
+}
+
+/* Reads every input into one model; formats (if not NULL) gets the
+ * name of each input's format ("-" for a skipped empty file). */
 static struct pc_db *load(struct opts *o, char **inputs, int n,
-			  struct pc_err *err)
+			  const char **formats, struct pc_err *err)
 {
 	struct pc_db *db = pc_db_new(&o->diag);
+	const struct pc_importer *first = NULL;
+	int mixed = 0;
 	for (int i = 0; i < n; i++) {
+		if (formats)
+			formats[i] = "-";
+		if (!strcmp(inputs[i], "-"))
+			inputs[i] = (char *)pc_stdin_path;
 		/* valgrind leaves an empty base file beside F-01, F-02...
 		 * (--separate-threads): nothing to read there */
 		struct stat st;
-		if (stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size == 0) {
+		if (inputs[i] != pc_stdin_path && stat(inputs[i], &st) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_size == 0) {
 			pc_warn(&o->diag, "%s: empty file, skipped", inputs[i]);
 			continue;
 		}
-		if (stat(inputs[i], &st) == 0 && !S_ISREG(st.st_mode) &&
-		    !S_ISDIR(st.st_mode) && !o->from) {
+		if (inputs[i] != pc_stdin_path && stat(inputs[i], &st) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !o->from) {
 			/* probing would consume (or wait on) a pipe */
 			pc_err_set(err, "%s: not a regular file: its format "
 				   "cannot be detected without reading it; "
@@ -181,11 +236,29 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			pc_db_free(db);
 			return NULL;
 		}
+		if (old_hpctoolkit(inputs[i], err)) {
+			pc_db_free(db);
+			return NULL;
+		}
 		const struct pc_importer *im = detect(inputs[i], o->from, err);
+		if (im && im->is_dir && inputs[i] == pc_stdin_path) {
+			pc_err_set(err, "%s: %s input is a directory; it "
+				   "cannot come from standard input",
+				   inputs[i], im->name);
+			im = NULL;
+		}
 		if (!im || im->read(db, inputs[i], &o->imp, err)) {
 			pc_db_free(db);
 			return NULL;
 		}
+		if (formats)
+			formats[i] = im->name;
+		if (!first)
+			first = im;
+		else if (im != first && !mixed++)
+			pc_warn(&o->diag, "inputs of different formats (%s, "
+				"%s) are merged into one model", first->name,
+				im->name);
 	}
 	pc_values_finish(db);
 	size_t samples = 0;
@@ -205,14 +278,47 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 	return db;
 }
 
+/* An output name with the extension of a single file (x.txt, x.json)
+ * that no format claims: the user has some format in mind, maybe not
+ * the default directory one. */
+static int looks_like_file(const char *out)
+{
+	static const char *const ext[] = {
+		".txt", ".json", ".csv", ".xml", ".yaml", ".yml", ".html",
+		".out", ".gz", ".log", ".prv", ".dat", NULL,
+	};
+	for (int i = 0; ext[i]; i++)
+		if (pc_path_ends(out, ext[i]))
+			return 1;
+	return 0;
+}
+
 static const struct pc_exporter *output_format(const struct opts *o)
 {
 	if (o->to)
 		return pc_exporter_find(o->to);
+	if (!strcmp(o->out, "-")) /* the one single-file output format */
+		return pc_exporter_find("callgrind");
 	for (size_t i = 0; pc_exporters[i]; i++)
 		if (pc_exporters[i]->claims && pc_exporters[i]->claims(o->out))
 			return pc_exporters[i];
 	return pc_exporter_find("hpctoolkit");
+}
+
+/* Bytes of the inputs as stored (a database: its files). */
+static uint64_t inputs_size(char **inputs, int n)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (inputs[i] == pc_stdin_path || stat(inputs[i], &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			sum += pc_dest_size(inputs[i], 1);
+		else if (S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_size;
+	}
+	return sum;
 }
 
 static int cmd_convert(struct opts *o, char **inputs, int n)
@@ -223,24 +329,65 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	if (!ex)
 		return usage_error("unknown output format '%s' (see 'profconv "
 				   "formats')", o->to ? o->to : "hpctoolkit");
+	if (!strcmp(o->out, "-") && ex->is_dir)
+		return usage_error("-o -: %s output is a directory; it cannot "
+				   "go to standard output", ex->name);
+	if (!o->to && !ex->claims(o->out) && looks_like_file(o->out))
+		return usage_error("-o %s: the output format cannot be told "
+				   "from this name; give -t callgrind or -t "
+				   "hpctoolkit", o->out);
+	const char *cg_only = o->exp.split ? "--split" :
+			      o->exp.no_compress ? "--no-compress" :
+			      o->exp.callers ? "--callers" : NULL;
+	if (ex->is_dir && cg_only)
+		return usage_error("%s is for Callgrind output, and the "
+				   "output is an HPCToolkit database (-t "
+				   "callgrind, or a name like callgrind.out.x)",
+				   cg_only);
+	if (!ex->is_dir && o->exp.stats)
+		return usage_error("%s", "--stats is for HPCToolkit output, "
+				   "and the output is Callgrind");
+	if (!strcmp(o->out, "-") && o->exp.split)
+		return usage_error("%s", "--split writes several files: it "
+				   "needs an output name, not '-'");
 	struct pc_err err = { 0 };
 	/* a refused output is known before any input is read */
-	if (pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
+	if (strcmp(o->out, "-") &&
+	    pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
 			  &o->diag, &err)) {
 		report(&err);
 		return 1;
 	}
 	pc_dest_signals();
-	struct pc_db *db = load(o, inputs, n, &err);
+	struct pc_db *db = load(o, inputs, n, NULL, &err);
 	int rc = 0;
 	if (!db || ex->write(db, o->out, &o->exp, &err)) {
 		report(&err);
 		rc = 1;
 	} else if (!o->diag.quiet) {
-		fprintf(stderr, "profconv: wrote %s (%s): %zu profiles, %zu "
-			"contexts, %zu metrics, %zu values\n", o->out,
-			ex->name, db->nprofiles, db->ncontexts, db->nmetrics,
-			db->nvalues);
+		/* contexts without the global root, as `check` counts */
+		size_t np = db->nprofiles, nc = db->ncontexts - 1;
+		size_t nm = db->nmetrics, nv = db->nvalues;
+		char size[32] = "to standard output";
+		if (strcmp(o->out, "-"))
+			pc_human_size(size, sizeof size,
+				      pc_dest_size(o->out, ex->is_dir));
+		uint64_t in = inputs_size(inputs, n);
+		uint64_t out = strcmp(o->out, "-") ?
+				       pc_dest_size(o->out, ex->is_dir) : 0;
+		if (in && out > 30 * in && out > (100u << 20)) {
+			char a[32], b[32];
+			pc_human_size(a, sizeof a, out);
+			pc_human_size(b, sizeof b, in);
+			pc_warn(&o->diag, "the output (%s) is %.0f times the "
+				"size of the input (%s); --max-contexts bounds "
+				"the tree", a, (double)out / (double)in, b);
+		}
+		fprintf(stderr, "profconv: wrote %s (%s, %s): %zu profile%s, "
+			"%zu context%s, %zu metric%s, %zu point value%s\n",
+			o->out, ex->name, size, np, np == 1 ? "" : "s", nc,
+			nc == 1 ? "" : "s", nm, nm == 1 ? "" : "s", nv,
+			nv == 1 ? "" : "s");
 	}
 	pc_db_free(db);
 	return rc;
@@ -249,7 +396,7 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 static int cmd_dump(struct opts *o, char **inputs, int n)
 {
 	struct pc_err err = { 0 };
-	struct pc_db *db = load(o, inputs, n, &err);
+	struct pc_db *db = load(o, inputs, n, NULL, &err);
 	if (!db) {
 		report(&err);
 		return 1;
@@ -259,6 +406,33 @@ static int cmd_dump(struct opts *o, char **inputs, int n)
 		fputs("profconv: error: cannot write the dump\n", stderr);
 	pc_db_free(db);
 	return rc;
+}
+
+static int cmd_info(struct opts *o, char **inputs, int n)
+{
+	struct pc_err err = { 0 };
+	const char **formats = pc_xcalloc((size_t)n, sizeof(*formats));
+	struct pc_db *db = load(o, inputs, n, formats, &err);
+	if (!db) {
+		free(formats);
+		report(&err);
+		return 1;
+	}
+	struct json_object *info = pc_info_json(db, inputs, formats, n);
+	if (o->json)
+		puts(json_object_to_json_string_ext(
+			info, JSON_C_TO_STRING_PRETTY |
+				      JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		pc_info_print(info, stdout);
+	json_object_put(info);
+	free(formats);
+	pc_db_free(db);
+	if (fflush(stdout) != 0) {
+		fputs("profconv: error: cannot write the summary\n", stderr);
+		return 1;
+	}
+	return 0;
 }
 
 static int cmd_identify(char **inputs, int n)
@@ -350,16 +524,54 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "values", no_argument, NULL, 'v' },
 		{ "strict", no_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "split", no_argument, NULL, 's' },
 		{ "no-compress", no_argument, NULL, 'N' },
 		{ "callers", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const commands[] = {
+		"convert", "dump", "check", "identify", "info", NULL,
+	};
+	int known = 0;
+	for (int i = 0; commands[i]; i++)
+		known |= !strcmp(cmd, commands[i]);
+	if (!known)
+		return usage_error("unknown command '%s'", cmd);
+	/* which commands each option is for: anything else is an error */
+	static const struct {
+		int c;
+		const char *cmds;
+	} applies[] = {
+		{ 'f', " convert dump info " }, { 't', " convert " },
+		{ 'o', " convert " }, { 'F', " convert " },
+		{ 'S', " convert " }, { 's', " convert " },
+		{ 'N', " convert " }, { 'C', " convert " },
+		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
+		{ 'L', " convert dump info " }, { 'v', " check " },
+		{ 'R', " check " }, { 'J', " info " },
+	};
+	char padded[32];
+	snprintf(padded, sizeof padded, " %s ", cmd);
 	optind = 2;
+	opterr = 0; /* one error style: ours */
 	int c;
-	while ((c = getopt_long(argc, argv, "f:t:o:qh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":f:t:o:qh", longopts, NULL)) !=
 	       -1) {
+		if (c == '?' || c == ':') {
+			const char *arg = argv[optind - 1];
+			return usage_error(c == '?' ? "unknown option '%s'" :
+						      "option '%s' needs a "
+						      "value", arg);
+		}
+		for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++)
+			if (applies[i].c == c && !strstr(applies[i].cmds, padded)) {
+				char what[256];
+				snprintf(what, sizeof what, "option '%s' does not "
+					 "apply to '%s'", argv[optind - 1], cmd);
+				return usage_error("%s", what);
+			}
 		switch (c) {
 		case 'f':
 			if (!pc_importer_find(optarg))
@@ -376,6 +588,7 @@ int main(int argc, char **argv)
 		case 'I': o.imp.instructions = 1; break;
 		case 'v': o.values = 1; break;
 		case 'R': o.strict = 1; break;
+		case 'J': o.json = 1; break;
 		case 's': o.exp.split = 1; break;
 		case 'N': o.exp.no_compress = 1; break;
 		case 'C': {
@@ -407,7 +620,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
-			return usage_error("bad option for '%s'", cmd);
+			return usage_error("unknown option for '%s'", cmd);
 		}
 	}
 	char **inputs = argv + optind;
@@ -417,15 +630,23 @@ int main(int argc, char **argv)
 		if (n != 1)
 			return usage_error("%s needs exactly one database",
 					   cmd);
+		struct pc_err err = { 0 };
+		if (old_hpctoolkit(inputs[0], &err)) {
+			report(&err);
+			return 1;
+		}
 		struct pc_check_opts co = { .quiet = o.diag.quiet,
 					    .values = o.values,
 					    .strict = o.strict,
 					    .diag = &o.diag };
 		return pc_check_main(inputs[0], &co);
 	}
-	if (n < 1 && strcmp(cmd, "convert") && strcmp(cmd, "dump") &&
-	    strcmp(cmd, "identify"))
-		return usage_error("unknown command '%s'", cmd);
+	int nstdin = 0;
+	for (int i = 0; i < n; i++)
+		nstdin += !strcmp(inputs[i], "-");
+	if (nstdin > 1)
+		return usage_error("%s", "'-' (standard input) can be read "
+				   "only once");
 	if (n < 1)
 		return usage_error("%s needs at least one input", cmd);
 	if (!strcmp(cmd, "convert"))
@@ -435,7 +656,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "identify"))
 		rc = cmd_identify(inputs, n);
 	else
-		return usage_error("unknown command '%s'", cmd);
+		rc = cmd_info(&o, inputs, n);
 	if (o.diag.nwarn > o.diag.max_print && !o.diag.quiet)
 		fprintf(stderr, "profconv: %u warnings (first %u shown)\n",
 			o.diag.nwarn, o.diag.max_print);

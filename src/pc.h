@@ -294,6 +294,9 @@ struct pc_probe {
 	unsigned char *buf; /* first bytes (gunzipped), zero-padded */
 	size_t len;
 };
+/* The path that stands for standard input (INPUT "-"): compared by
+ * address; probing it keeps the bytes for the reader. */
+extern const char pc_stdin_path[];
 int pc_probe_open(struct pc_probe *p, const char *path, struct pc_err *err);
 void pc_probe_close(struct pc_probe *p);
 /* dir + "/" + name into buf; -1 (buf unchanged) if it does not fit. */
@@ -324,8 +327,9 @@ int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
 		  struct pc_err *err);
 void pc_lines_close(struct pc_lines *r);
 
+/* On a terminal: "what: NN% (1.2 MB)"; bytes UINT64_MAX: none shown. */
 void pc_progress(struct pc_diag *d, const char *what, uint64_t done,
-		 uint64_t total);
+		 uint64_t total, uint64_t bytes);
 void pc_progress_done(struct pc_diag *d);
 
 /* ------------------------------------------------------------------ */
@@ -341,6 +345,7 @@ struct pc_import_opts {
 struct pc_importer {
 	const char *name;
 	const char *description;
+	int is_dir; /* reads a directory (not from standard input) */
 	/* Pure; 0..100. */
 	int (*probe)(const struct pc_probe *p);
 	/* Reads one input into db (which may already hold other inputs). */
@@ -390,6 +395,10 @@ int pc_dest_begin(struct pc_dest *o, const char *out, int is_dir,
  * failure the temporary is removed and the old output is intact. */
 int pc_dest_commit(struct pc_dest *o, struct pc_diag *diag, struct pc_err *err);
 void pc_dest_abort(struct pc_dest *o);
+/* Bytes of a written output (a database: the files profconv writes). */
+uint64_t pc_dest_size(const char *out, int is_dir);
+/* "812 bytes", "1.21 MB", "87.5 MB", "1.12 GB" (powers of 1000) */
+void pc_human_size(char *buf, size_t n, uint64_t bytes);
 /* SIGINT, SIGTERM, SIGHUP: remove this run's temporaries, then die. */
 void pc_dest_signals(void);
 
@@ -404,6 +413,13 @@ struct pc_check_opts {
 	int quiet_errors; /* fuzzing: no message for the violation */
 };
 int pc_check_main(const char *dir, const struct pc_check_opts *o);
+
+/* `info` (src/info.c): a summary of the model as a json-c object, and
+ * its text form. formats[i] names the format of inputs[i]. */
+struct json_object;
+struct json_object *pc_info_json(const struct pc_db *db, char **inputs,
+				 const char **formats, int n);
+void pc_info_print(struct json_object *info, FILE *out);
 
 /* Canonical, deterministic text of the whole model. */
 int pc_dump(struct pc_db *db, FILE *out);

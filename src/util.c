@@ -370,6 +370,23 @@ void pc_err_context(struct pc_err *err, const char *fmt, ...)
 
 /* ---- warnings and progress ---- */
 
+void pc_human_size(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const unit[] = { "kB", "MB", "GB", "TB" };
+	if (bytes < 1000) {
+		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
+		return;
+	}
+	double v = (double)bytes / 1000;
+	int u = 0;
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s",
+		 v, unit[u]);
+}
+
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
 {
 	if (!d)
@@ -387,17 +404,23 @@ void pc_warn(struct pc_diag *d, const char *fmt, ...)
 }
 
 void pc_progress(struct pc_diag *d, const char *what, uint64_t done,
-		 uint64_t total)
+		 uint64_t total, uint64_t bytes)
 {
 	if (!d || !d->progress || d->quiet)
 		return;
+	char size[32] = "";
+	if (bytes != UINT64_MAX) {
+		size[0] = ' ';
+		size[1] = '(';
+		pc_human_size(size + 2, sizeof size - 3, bytes);
+		strcat(size, ")");
+	}
 	if (total)
-		fprintf(stderr, "\r%s: %3u%% (%llu MiB)", what,
-			(unsigned)(done * 100 / total),
-			(unsigned long long)(done >> 20));
+		fprintf(stderr, "\r\033[K%s: %3u%%%s", what,
+			(unsigned)(done > total ? 100 : done * 100 / total),
+			size);
 	else
-		fprintf(stderr, "\r%s: %llu MiB", what,
-			(unsigned long long)(done >> 20));
+		fprintf(stderr, "\r\033[K%s:%s", what, size);
 	fflush(stderr);
 }
 

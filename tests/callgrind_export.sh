@@ -92,7 +92,8 @@ check "--callers=2 names carry their callers" grep -q "^cfn=([0-9]*) snprintf'st
 written="$written $tmp/callgrind.out.callers"
 
 # real v4 databases
-for d in "$SHARED"/hpctoolkit-data/v4-*; do
+have_shared || skip "real v4 databases -> callgrind: $NO_SHARED"
+have_shared && for d in "$SHARED"/hpctoolkit-data/v4-*; do
 	dn=$(basename "$d")
 	out="$tmp/callgrind.out.$dn"
 	if ! "$PROFCONV" convert -q -o "$out" "$d"; then not_ok "$dn: convert"; continue; fi

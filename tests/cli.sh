@@ -25,7 +25,8 @@ expect_rc 1 "missing input" "$PROFCONV" dump "$tmp/nonexistent"
 check "missing input error names the file" grep -q "nonexistent: No such file" "$tmp/err"
 expect_rc 0 "identify a callgrind file" "$PROFCONV" identify "$CG/prog.default.out"
 check "identify shows the score" grep -q 'callgrind=100 hpctoolkit=0 -> callgrind' "$tmp/out"
-expect_rc 0 "identify a v4 database" "$PROFCONV" identify "$SHARED/hpctoolkit-data/v4-small.d"
+"$PROFCONV" convert -q -o "$tmp/own.d" "$CG/small.main.out"
+expect_rc 0 "identify a v4 database" "$PROFCONV" identify "$tmp/own.d"
 check "v4 database detected" grep -q 'hpctoolkit=100 -> hpctoolkit' "$tmp/out"
 expect_rc 0 "identify a gzipped file" "$PROFCONV" identify "$CG/prog.default.out.gz"
 check "gzip probed on its content" grep -q 'callgrind=100' "$tmp/out"
@@ -41,4 +42,82 @@ expect_rc 0 "empty file skipped with a warning" "$PROFCONV" dump "$CG/small.thre
 check "warning says empty" grep -q 'empty file, skipped' "$tmp/err"
 expect_rc 0 "-q silences warnings" "$PROFCONV" dump -q "$CG/small.threads.out" "$CG/small.threads.out-02"
 check "nothing on stderr with -q" test ! -s "$tmp/err"
+
+# help and the manual cover every command and option
+expect_rc 0 "help help" "$PROFCONV" help help
+"$PROFCONV" help convert >"$tmp/hc"
+missing=""
+for opt in --from --to --output --force --stats --split --no-compress \
+	--callers --max-contexts --instructions --max-line --quiet; do
+	grep -q -- "$opt" "$tmp/hc" || missing="$missing $opt"
+done
+[ -z "$missing" ] && ok "help convert lists every convert option" ||
+	not_ok "help convert lacks:$missing"
+missing=""
+for word in convert info dump check identify formats help json values \
+	strict from to output force stats split 'no\-compress' callers \
+	'max\-contexts' instructions 'max\-line' quiet EXAMPLES "SEE ALSO" \
+	valgrind callgrind_annotate kcachegrind hpcviewer hpcprof; do
+	grep -q -F -- "$word" "$top_srcdir/man/profconv.1" || missing="$missing $word"
+done
+[ -z "$missing" ] && ok "the manual covers every command, option and peer" ||
+	not_ok "man page lacks:$missing"
+
+# one error style for bad options, and options that do not apply
+expect_rc 2 "an option of another command" "$PROFCONV" check --force x
+check "says which option and command" grep -q "option '--force' does not apply to 'check'" "$tmp/err"
+expect_rc 2 "an unknown option" "$PROFCONV" convert --bogus x
+check "one line names it" grep -q "^profconv: unknown option '--bogus'" "$tmp/err"
+expect_rc 2 "an option without its value" "$PROFCONV" convert x -o
+check "says the value is missing" grep -q "option '-o' needs a value" "$tmp/err"
+expect_rc 2 "-o x.txt without -t" "$PROFCONV" convert -o "$tmp/x.txt" "$CG/small.main.out"
+check "asks for -t" grep -q "give -t callgrind or -t hpctoolkit" "$tmp/err"
+expect_rc 2 "--split with a database output" "$PROFCONV" convert --split -o "$tmp/x.d" "$CG/small.main.out"
+expect_rc 2 "--stats with a Callgrind output" "$PROFCONV" convert --stats -o "$tmp/callgrind.out.x" "$CG/small.main.out"
+expect_rc 2 "-o - with a directory format" "$PROFCONV" convert -t hpctoolkit -o - "$CG/small.main.out"
+expect_rc 2 "--split to standard output" "$PROFCONV" convert --split -o - "$CG/small.main.out"
+expect_rc 2 "standard input twice" "$PROFCONV" dump - -
+"$PROFCONV" convert "$CG/small.main.out" "$tmp/own.d" -o "$tmp/mixed.d" 2>"$tmp/err"
+check "mixing input formats warns once, naming them" grep -q "different formats (callgrind, hpctoolkit)" "$tmp/err"
+
+# standard input and output
+"$PROFCONV" dump -q "$CG/small.main.out" >"$tmp/d1"
+"$PROFCONV" dump -q - <"$CG/small.main.out" >"$tmp/d2"
+check "'-' reads standard input, detected as a file would be" cmp "$tmp/d1" "$tmp/d2"
+gzip -c "$CG/small.main.out" | "$PROFCONV" dump -q - >"$tmp/d3"
+check "gzip on standard input" cmp "$tmp/d1" "$tmp/d3"
+"$PROFCONV" convert -q -o - "$CG/small.main.out" >"$tmp/stdout.cg"
+check "-o - writes Callgrind to standard output" grep -q '^# callgrind format' "$tmp/stdout.cg"
+"$PROFCONV" convert -q -o "$tmp/callgrind.out.file" "$CG/small.main.out"
+check "the same bytes as to a file" cmp "$tmp/stdout.cg" "$tmp/callgrind.out.file"
+expect_rc 1 "a database format from standard input" "$PROFCONV" dump -f hpctoolkit - </dev/null
+check "says it is a directory format" grep -q "<stdin>: hpctoolkit input is a directory" "$tmp/err"
+
+# old HPCToolkit databases are named, not "meta.db: No such file"
+mkdir "$tmp/old-db" && echo '<?xml version="1.0"?><HPCToolkitExperiment version="2.2"/>' >"$tmp/old-db/experiment.xml"
+expect_rc 1 "an experiment.xml database" "$PROFCONV" convert "$tmp/old-db" -o "$tmp/o.d"
+check "is named as such" grep -q "an HPCToolkit experiment.xml database" "$tmp/err"
+expect_rc 1 "check of an experiment.xml database" "$PROFCONV" check "$tmp/old-db"
+check "is named as such too" grep -q "experiment.xml database" "$tmp/err"
+
+# numbers and counts as users read them
+"$PROFCONV" check --values "$tmp/own.d" >"$tmp/v"
+check "check --values prints integer costs as integers" grep -q "^total	Ir	[0-9]*$" "$tmp/v"
+"$PROFCONV" convert --force "$CG/small.main.out" -o "$tmp/own.d" 2>"$tmp/err"
+"$PROFCONV" check "$tmp/own.d" >"$tmp/out"
+c1=$(sed -n 's/.*: 1 profile, \([0-9]*\) contexts.*/\1/p' "$tmp/err")
+c2=$(sed -n 's/.*: \([0-9]*\) contexts (max.*1 profile + summary.*/\1/p' "$tmp/out")
+[ -n "$c1" ] && [ "$c1" = "$c2" ] && ok "convert and check count $c1 contexts and 1 profile alike" ||
+	{ not_ok "convert and check disagree"; cat "$tmp/err" "$tmp/out" | sed 's/^/# /'; }
+
+# info: what is inside
+expect_rc 0 "info" "$PROFCONV" info "$CG/small.threads.out-02" "$CG/small.threads.out-03"
+check "info names each input's format" grep -q "small.threads.out-03 (callgrind)" "$tmp/out"
+check "info lists profiles with their id tuples" grep -q "^  1: RANK 0 THREAD" "$tmp/out"
+check "info gives each metric's total" grep -q "^  Ir: [0-9][0-9]*$" "$tmp/out"
+expect_rc 0 "info --json" "$PROFCONV" info --json "$CG/small.main.out"
+tot=$(grep -m1 '"total"' "$tmp/out" | tr -dc 0-9)
+want=$(sed -n 's/^totals: //p' "$CG/small.main.out")
+[ -n "$tot" ] && [ "$tot" = "$want" ] && ok "info --json total $tot = the file's totals: line" ||
+	not_ok "info --json total '$tot', want '$want'"
 done_testing

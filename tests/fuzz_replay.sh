@@ -9,7 +9,8 @@ else
 	not_ok "callgrind fuzz target failed"
 	tail -20 "$tmp/out" | sed 's/^/# /'
 fi
-set -- "$SHARED"/hpctoolkit-data/v4-* "$TD"/hpctoolkit/fuzz-seeds/*
+set -- "$TD"/hpctoolkit/fuzz-seeds/*
+have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
 if "$top_builddir/tests/fuzz_hpctoolkit" "$@" >"$tmp/out" 2>&1; then
 	ok "hpctoolkit fuzz target replayed $# inputs"
 else
@@ -34,7 +35,7 @@ else
 	tail -20 "$tmp/out" | sed 's/^/# /'
 fi
 set -- "$TD"/hpctoolkit/fuzz-seeds/* "$TD"/fuzz/check/*
-[ -d "$SHARED/hpctoolkit-data" ] && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
+have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
 if "$top_builddir/tests/fuzz_check" "$@" >"$tmp/out" 2>&1; then
 	ok "check fuzz target replayed $# inputs"
 else

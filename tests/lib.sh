@@ -4,6 +4,11 @@
 : "${SHARED:=$top_srcdir/../shared}"
 PROFCONV="$top_builddir/profconv"
 TD="$top_srcdir/testdata"
+# The real HPCToolkit databases in ../shared (beside the project, not
+# part of it): tests that need them report SKIP with this reason when a
+# clone stands alone.
+have_shared() { [ -d "$SHARED/hpctoolkit-data" ]; }
+NO_SHARED="needs ../shared/hpctoolkit-data (real HPCToolkit databases beside the project)"
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }

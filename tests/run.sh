@@ -3,8 +3,9 @@
 # AddressSanitizer and UBSan (with clang when it is there: its UBSan
 # also catches offsets on NULL), then `make check`; then a plain build
 # in build-memcheck/ runs the command-line tests under valgrind's
-# memcheck (if valgrind is there). Ends with the line "N passed, N
-# failed" (skips counted apart). Exit status 0 only if all passed.
+# memcheck (if valgrind is there), and `make distcheck` from it. Ends
+# with the line "N passed, N failed" (skips counted apart). Exit status
+# 0 only if all passed.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
@@ -47,7 +48,21 @@ if command -v valgrind >/dev/null; then
 		rc=1
 	fi
 fi
-passed=0; failed=0; skipped=0
+# the release tarball builds and passes its own `make check` (without
+# ../shared beside it: those tests skip), counted as one test
+dist=0
+if [ -d "$top/build-memcheck" ] && cd "$top/build-memcheck"; then
+	if make distcheck >distcheck.log 2>&1; then
+		dist=1
+		echo "distcheck: ok"
+	else
+		grep -E '^(FAIL|ERROR)' distcheck.log
+		tail -20 distcheck.log
+		echo "distcheck: failed"
+		rc=1
+	fi
+fi
+passed=$dist; failed=0; skipped=0
 for t in $trs; do
 	passed=$((passed + $(grep -c '^:test-result: PASS' "$t")))
 	skipped=$((skipped + $(grep -c '^:test-result: SKIP' "$t")))
