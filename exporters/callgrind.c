@@ -350,7 +350,9 @@ static void put_clean(FILE *o, const char *s)
 static void put_name(FILE *o, const char *key, pc_id *slot, uint32_t *counter,
 		     const char *name, int compress)
 {
-	if (!compress) {
+	/* "fn=(1) " with nothing after the id reads as a use of (1), not
+	 * a definition: an empty name is written uncompressed, every time */
+	if (!compress || !*name) {
 		fprintf(o, "%s=", key);
 	} else if (*slot) {
 		fprintf(o, "%s=(%u)\n", key, *slot);
@@ -585,7 +587,7 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 			size_t w = v;
 			while (w < db->nvalues && db->values[w].profile == i)
 				w++;
-			collect(&x, db->values + v, w - v);
+			collect(&x, w > v ? db->values + v : NULL, w - v);
 			v = w;
 		}
 		if (!strcmp(out, "-")) {
