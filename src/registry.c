@@ -5,6 +5,7 @@
 
 extern const struct pc_importer pc_import_callgrind;
 extern const struct pc_importer pc_import_hpctoolkit;
+extern const struct pc_importer pc_import_dcpi;
 extern const struct pc_exporter pc_export_hpctoolkit;
 extern const struct pc_exporter pc_export_callgrind;
 
@@ -12,6 +13,7 @@ extern const struct pc_exporter pc_export_callgrind;
 const struct pc_importer *const pc_importers[] = {
 	&pc_import_callgrind,
 	&pc_import_hpctoolkit,
+	&pc_import_dcpi,
 	NULL,
 };
 

@@ -124,6 +124,10 @@ have_shared && for d in "$SHARED"/hpctoolkit-data/v4-*; do
 	if [ "$s" = "$t" ]; then ok "$dn: summary equals totals"; else not_ok "$dn: summary '$s' totals '$t'"; fi
 done
 
+# DCPI samples (instruction positions, no call graph)
+"$PROFCONV" convert -q -o "$tmp/callgrind.out.dcpi" "$TD/dcpi/db" &&
+	written="$written $tmp/callgrind.out.dcpi"
+
 # KCachegrind, headless: every file we wrote loads without a message
 if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
 	kc() { # file: prints KCachegrind's load messages

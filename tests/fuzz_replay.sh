@@ -42,4 +42,12 @@ else
 	not_ok "check fuzz target failed"
 	tail -20 "$tmp/out" | sed 's/^/# /'
 fi
+# DCPI: v0 binary files and dcpicat text (the content picks the parser)
+set -- "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* "$TD"/fuzz/dcpi/*
+if "$top_builddir/tests/fuzz_dcpi" "$@" >"$tmp/out" 2>&1; then
+	ok "DCPI fuzz target replayed $# inputs"
+else
+	not_ok "DCPI fuzz target failed"
+	tail -20 "$tmp/out" | sed 's/^/# /'
+fi
 done_testing
