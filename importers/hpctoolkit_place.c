@@ -31,8 +31,11 @@
 /* Relative tolerance of a residual: hpcprof's sums and ours add the same
  * doubles in other orders. */
 #define REL_TOL 1e-9
-/* Search nodes per connected group of undecided ids. */
+/* Search nodes per connected group of undecided ids; then, if that ran
+ * out, per targeted question and for all of a group's questions. */
 #define SEARCH_BUDGET 2000000
+#define TARGETED_BUDGET 500000
+#define TARGETED_TOTAL 20000000
 
 struct term {
 	uint32_t comp; /* dense (profile, metric) index */
@@ -138,6 +141,14 @@ struct search {
 	int exhausted;      /* the budget ran out */
 	size_t *stack;      /* candidate lists, one per depth */
 	size_t nstack, capstack;
+	/* a targeted search: is there a cover in which context vs[tk]
+	 * holds other than tcount ids of class tclass? vs[tk] is filled
+	 * first and any filling with tcount is pruned; the first cover
+	 * found answers yes */
+	int targeted, found;
+	size_t tk;
+	uint32_t tclass;
+	size_t tcount;
 };
 
 /* The nearest common ancestor of two model contexts (parents have
@@ -161,6 +172,16 @@ static void cover_found(struct search *s)
 	for (size_t i = 0; i < s->nes; i++)
 		if (s->at[i] == NOWHERE)
 			return; /* an id nowhere: not a cover */
+	if (s->targeted) {
+		/* another place for the class: its ids may be in either */
+		for (size_t i = 0; i < s->nes; i++)
+			if (pl->eclass[s->es[i]] == s->tclass)
+				pl->common[s->es[i]] = lca(
+					pl->db, pl->common[s->es[i]],
+					pl->vctx[s->at[i]]);
+		s->found = 1;
+		return;
+	}
 	for (size_t i = 0; i < s->nes; i++)
 		pl->common[s->es[i]] = lca(pl->db, pl->common[s->es[i]],
 					   pl->vctx[s->at[i]]);
@@ -175,6 +196,15 @@ static void cover_found(struct search *s)
 
 static void search_v(struct search *s);
 
+/* How many ids of class c the current partial cover puts in V v. */
+static size_t class_count(const struct search *s, uint32_t v, uint32_t c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nes; i++)
+		n += s->at[i] == v && s->pl->eclass[s->es[i]] == c;
+	return n;
+}
+
 /* Tries the sets of cand[i..n) (one context, vs[k]) that fill it. */
 /* Tries the sets of cand[i..n) that fill context vs[k]; suf[j * nt + t]
  * is what cand[j..n) add up to in the context's term t (nt terms). */
@@ -183,11 +213,16 @@ static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
 {
 	struct place *pl = s->pl;
 	uint32_t v = s->vs[k];
+	if (s->found)
+		return;
 	if (s->exhausted || --pl->budget < 0) {
 		s->exhausted = 1;
 		return;
 	}
 	if (v_done(pl, v)) {
+		if (s->targeted && k == s->tk &&
+		    class_count(s, v, s->tclass) == s->tcount)
+			return;
 		s->vdone[k] = 1;
 		search_v(s);
 		s->vdone[k] = 0;
@@ -242,6 +277,8 @@ static void search_v(struct search *s)
 	struct place *pl = s->pl;
 	/* the undone context with the fewest free ids that fit */
 	size_t best = SIZE_MAX, bestn = SIZE_MAX;
+	if (s->targeted && !s->vdone[s->tk])
+		best = s->tk, bestn = 0;
 	for (size_t k = 0; k < s->nvs && bestn; k++) {
 		if (s->vdone[k])
 			continue;
@@ -310,8 +347,66 @@ static void solve_group(struct place *pl, size_t *es, size_t nes,
 	}
 	pl->budget = SEARCH_BUDGET;
 	search_v(&s);
+	/* the enumeration ran out of budget, but found a cover: ask of each
+	 * class, for each context the first cover gives it, whether another
+	 * cover gives that context another number of its ids. Yes: the
+	 * class's place is undecidable (proved by the cover found). No,
+	 * with the search complete, for every such context: the first
+	 * cover's place is the only one. */
+	uint8_t *decided = pc_xcalloc(nes + 1, 1);
+	if (s.exhausted && s.nsol) {
+		long spent = 0;
+		for (size_t i = 0; i < nes; i++) {
+			uint32_t c = pl->eclass[es[i]];
+			int seen = 0; /* asked already (the verdict is copied) */
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = pl->eclass[es[j]] == c;
+			if (seen)
+				continue;
+			int amb = 0, open = 0;
+			for (size_t j = i; j < nes; j++)
+				amb |= pl->eclass[es[j]] == c && s.ambiguous[j];
+			for (size_t k = 0; k < nvs && !amb && !open; k++) {
+				size_t cnt = 0;
+				for (size_t j = 0; j < nes; j++)
+					cnt += s.first[j] == vs[k] &&
+					       pl->eclass[es[j]] == c;
+				if (!cnt)
+					continue;
+				if (spent > TARGETED_TOTAL) {
+					open = 1;
+					break;
+				}
+				s.targeted = 1;
+				s.found = 0;
+				s.exhausted = 0;
+				s.tk = k;
+				s.tclass = c;
+				s.tcount = cnt;
+				pl->budget = TARGETED_BUDGET;
+				search_v(&s);
+				spent += TARGETED_BUDGET - pl->budget;
+				if (s.found)
+					amb = 1;
+				else if (s.exhausted)
+					open = 1;
+			}
+			decided[i] = !amb && !open;
+			if (amb)
+				s.ambiguous[i] = 1;
+		}
+		s.targeted = 0;
+	}
 	for (size_t i = 0; i < nes; i++) {
-		if (!s.nsol || s.exhausted || s.ambiguous[i]) {
+		/* ids of one class share the verdict */
+		for (size_t j = 0; j < i; j++)
+			if (pl->eclass[es[j]] == pl->eclass[es[i]]) {
+				decided[i] = decided[j];
+				s.ambiguous[i] |= s.ambiguous[j];
+				break;
+			}
+		int exact = !s.exhausted || decided[i];
+		if (!s.nsol || !exact || s.ambiguous[i]) {
 			if (s.ambiguous[i])
 				pl->ambiguous++;
 			else
@@ -328,6 +423,7 @@ static void solve_group(struct place *pl, size_t *es, size_t nes,
 		pl->at[es[i]] = s.first[i];
 		take(pl, s.first[i], es[i], 1);
 	}
+	free(decided);
 	free(s.vdone);
 	free(s.at);
 	free(s.first);
