@@ -226,16 +226,21 @@ static void remove_ours(const char *dir)
 	rmdir(dir);
 }
 
+/* Removes a temporary output (async-signal-safe). */
+static void remove_tmp(const struct pc_dest *o)
+{
+	if (!o->tmp[0])
+		return;
+	if (o->is_dir)
+		remove_ours(o->tmp);
+	else
+		unlink(o->tmp);
+}
+
 static void on_signal(int sig)
 {
-	for (struct pc_dest *o = live; o; o = o->next) {
-		if (!o->tmp[0])
-			continue;
-		if (o->is_dir)
-			remove_ours(o->tmp);
-		else
-			unlink(o->tmp);
-	}
+	for (struct pc_dest *o = live; o; o = o->next)
+		remove_tmp(o);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -288,10 +293,7 @@ void pc_dest_abort(struct pc_dest *o)
 {
 	if (!o->tmp[0])
 		return;
-	if (o->is_dir)
-		remove_ours(o->tmp);
-	else
-		unlink(o->tmp);
+	remove_tmp(o);
 	unlink_out(o);
 	o->tmp[0] = 0;
 }

@@ -2,52 +2,32 @@
 # Replays every fixture (good and bad) through the fuzz targets, so they
 # build and run in every `make check` without a fuzzing compiler.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out* "$TD"/callgrind/fuzz-found/*
-if "$top_builddir/tests/fuzz_callgrind" "$@" >"$tmp/out" 2>&1; then
-	ok "callgrind fuzz target replayed $# inputs"
-else
-	not_ok "callgrind fuzz target failed"
-	tail -20 "$tmp/out" | sed 's/^/# /'
-fi
+# replay WHAT TARGET INPUT...: one test per target
+replay() {
+	what=$1 target=$2
+	shift 2
+	if "$top_builddir/tests/$target" "$@" >"$tmp/out" 2>&1; then
+		ok "$what fuzz target replayed $# inputs"
+	else
+		not_ok "$what fuzz target failed"
+		tail -20 "$tmp/out" | sed 's/^/# /'
+	fi
+}
+CGIN="$TD/callgrind"
+replay callgrind fuzz_callgrind "$CGIN"/*.out* "$CGIN"/bad/*.out* "$CGIN"/fuzz-found/*
 set -- "$TD"/hpctoolkit/fuzz-seeds/*
 have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
-if "$top_builddir/tests/fuzz_hpctoolkit" "$@" >"$tmp/out" 2>&1; then
-	ok "hpctoolkit fuzz target replayed $# inputs"
-else
-	not_ok "hpctoolkit fuzz target failed"
-	tail -20 "$tmp/out" | sed 's/^/# /'
-fi
+replay hpctoolkit fuzz_hpctoolkit "$@"
 # the writers: callgrind -> v4 -> check -> model -> callgrind, and
 # callgrind -> callgrind, each total kept; `check` on database bytes
-set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out* "$TD"/callgrind/fuzz-found/* \
-	"$TD"/fuzz/pipeline/*
-if "$top_builddir/tests/fuzz_pipeline" "$@" >"$tmp/out" 2>&1; then
-	ok "pipeline fuzz target replayed $# inputs"
-else
-	not_ok "pipeline fuzz target failed"
-	tail -20 "$tmp/out" | sed 's/^/# /'
-fi
-set -- "$TD"/callgrind/*.out* "$TD"/callgrind/bad/*.out* "$TD"/fuzz/cgwrite/*
-if "$top_builddir/tests/fuzz_cgwrite" "$@" >"$tmp/out" 2>&1; then
-	ok "callgrind writer fuzz target replayed $# inputs"
-else
-	not_ok "callgrind writer fuzz target failed"
-	tail -20 "$tmp/out" | sed 's/^/# /'
-fi
+replay pipeline fuzz_pipeline "$CGIN"/*.out* "$CGIN"/bad/*.out* \
+	"$CGIN"/fuzz-found/* "$TD"/fuzz/pipeline/*
+replay "callgrind writer" fuzz_cgwrite "$CGIN"/*.out* "$CGIN"/bad/*.out* \
+	"$TD"/fuzz/cgwrite/*
 set -- "$TD"/hpctoolkit/fuzz-seeds/* "$TD"/fuzz/check/*
 have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
-if "$top_builddir/tests/fuzz_check" "$@" >"$tmp/out" 2>&1; then
-	ok "check fuzz target replayed $# inputs"
-else
-	not_ok "check fuzz target failed"
-	tail -20 "$tmp/out" | sed 's/^/# /'
-fi
+replay check fuzz_check "$@"
 # DCPI: v0 binary files and dcpicat text (the content picks the parser)
-set -- "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* "$TD"/fuzz/dcpi/*
-if "$top_builddir/tests/fuzz_dcpi" "$@" >"$tmp/out" 2>&1; then
-	ok "DCPI fuzz target replayed $# inputs"
-else
-	not_ok "DCPI fuzz target failed"
-	tail -20 "$tmp/out" | sed 's/^/# /'
-fi
+replay DCPI fuzz_dcpi "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
+	"$TD"/fuzz/dcpi/*
 done_testing

@@ -42,14 +42,21 @@ static void write_all(int fd, const uint8_t *p, size_t n)
 	}
 }
 
-int pc_fuzz_import(const char *format, const uint8_t *data, size_t size)
+/* The bytes as an anonymous in-memory file, named by path. */
+static int mem_file(const uint8_t *data, size_t size, char *path, size_t n)
 {
 	int fd = memfd_create("fuzz", 0);
 	if (fd < 0)
 		abort();
 	write_all(fd, data, size);
+	snprintf(path, n, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+int pc_fuzz_import(const char *format, const uint8_t *data, size_t size)
+{
 	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int fd = mem_file(data, size, path, sizeof path);
 	run(format, path);
 	close(fd);
 	return 0;
@@ -185,12 +192,8 @@ static void write_or_die(const struct pc_db *db, const char *format,
 
 int pc_fuzz_pipeline(const uint8_t *data, size_t size, int via_v4)
 {
-	int fd = memfd_create("fuzz", 0);
-	if (fd < 0)
-		abort();
-	write_all(fd, data, size);
 	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	int fd = mem_file(data, size, path, sizeof path);
 	struct pc_diag diag = { .quiet = 1 };
 	struct pc_db *db = pc_db_new(&diag);
 	struct pc_import_opts opts = { .max_contexts = 2000 };
@@ -242,14 +245,7 @@ int pc_fuzz_pipeline(const uint8_t *data, size_t size, int via_v4)
 	same_totals(db, cg, "model -> callgrind -> model");
 	if (via_v4) {
 		snprintf(out, sizeof out, "%s/v4.d", dir);
-		char p[192];
-		for (int i = 0; pc_fuzz_dir_files[i]; i++) {
-			snprintf(p, sizeof p, "%s/%s", out, pc_fuzz_dir_files[i]);
-			unlink(p);
-		}
-		snprintf(p, sizeof p, "%s/metrics", out);
-		rmdir(p);
-		rmdir(out);
+		remove_dir(out);
 	}
 	rmdir(dir);
 	pc_db_free(cg);
