@@ -31,14 +31,18 @@ struct entry {
 	uint32_t line;
 	uint64_t addr;
 	uint32_t callee; /* UINT32_MAX for self cost */
-	uint64_t count;
-	size_t cost; /* offset into the cost pool (nmetrics doubles) */
+	uint64_t count;  /* contexts of a call edge */
+	double calls;    /* its calls (the calls metric), if there is one */
+	size_t cost; /* offset into the cost pool (nm doubles) */
 };
 
 struct ex {
 	const struct pc_db *db;
 	const struct pc_export_opts *opts;
-	size_t nm;
+	size_t nm;      /* events: the metrics but the calls metric */
+	pc_id *mid;     /* model metric of each event */
+	int *col;       /* per model metric: its event, -1 for the calls */
+	pc_id calls;    /* the calls metric (calls= counts) or PC_NONE */
 	int has_instr;
 	/* per context */
 	pc_id *frame;     /* nearest function (or entry) context at or above */
@@ -209,6 +213,7 @@ static struct entry *entry_get(struct ex *x, const struct entry *k)
 	struct entry *e = &x->e[x->ne];
 	*e = *k;
 	e->count = 0;
+	e->calls = 0;
 	e->cost = x->npool;
 	memset(x->pool + x->npool, 0, x->nm * sizeof(double));
 	x->npool += x->nm;
@@ -226,16 +231,23 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 	pc_keymap_free(x->emap);
 	x->emap = pc_keymap_new();
 	double *incl = pc_xcalloc(nc * nm + 1, sizeof(double));
+	double *calls = x->calls != PC_NONE ?
+		pc_xcalloc(nc, sizeof(double)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		pc_id c = v[i].ctx;
-		incl[(size_t)c * nm + v[i].metric] += v[i].value;
+		int col = x->col[v[i].metric];
+		if (col < 0) {
+			calls[c] += v[i].value;
+			continue;
+		}
+		incl[(size_t)c * nm + col] += v[i].value;
 		struct entry k = {
 			.fn = x->fn_of[c], .file = x->pos_file[c],
 			.line = x->pos_line[c], .addr = x->pos_addr[c],
 			.callee = UINT32_MAX,
 		};
 		struct entry *e = entry_get(x, &k);
-		x->pool[e->cost + v[i].metric] += v[i].value;
+		x->pool[e->cost + col] += v[i].value;
 	}
 	for (size_t c = nc; c-- > 1;)
 		for (size_t m = 0; m < nm; m++)
@@ -261,10 +273,13 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 		};
 		struct entry *e = entry_get(x, &key);
 		e->count++;
+		if (calls)
+			e->calls += calls[c];
 		for (size_t m = 0; m < nm; m++)
 			x->pool[e->cost + m] += incl[c * nm + m];
 	}
 	free(incl);
+	free(calls);
 }
 
 /* Whole numbers are written as they are; other metrics are scaled so
@@ -301,11 +316,38 @@ static uint64_t to_count(double v, double scale)
 	return r >= 1.8e19 ? UINT64_MAX : (uint64_t)r;
 }
 
+/* The events: every metric but the calls metric (the call counts that
+ * a Callgrind input had, written back in calls= lines), if another
+ * metric is there. */
+static void events(struct ex *x, const struct pc_db *db)
+{
+	x->calls = pc_metric_find(db, PC_CALLS_METRIC);
+	if (db->nmetrics < 2)
+		x->calls = PC_NONE;
+	x->mid = pc_xmalloc((db->nmetrics + 1) * sizeof(pc_id));
+	x->col = pc_xmalloc((db->nmetrics + 1) * sizeof(int));
+	x->nm = 0;
+	for (size_t m = 0; m < db->nmetrics; m++) {
+		x->col[m] = m == x->calls ? -1 : (int)x->nm;
+		if (m != x->calls)
+			x->mid[x->nm++] = (pc_id)m;
+	}
+}
+
+/* calls= of an edge: its calls where the input had counts, else the
+ * number of contexts it came from (sampled data has no counts);
+ * callgrind_annotate needs at least 1. */
+static uint64_t call_count(const struct ex *x, const struct entry *e)
+{
+	double n = x->calls != PC_NONE ? e->calls : (double)e->count;
+	return n >= 1.5 ? to_count(n, 1) : 1;
+}
+
 static void event_names(struct ex *x)
 {
 	x->event = pc_xcalloc(x->nm + 1, sizeof(char *));
 	for (size_t m = 0; m < x->nm; m++) {
-		const char *s = x->db->metrics[m].name;
+		const char *s = x->db->metrics[x->mid[m]].name;
 		size_t n = strlen(s);
 		char *e = pc_xmalloc(n + 32);
 		size_t k = 0;
@@ -454,9 +496,8 @@ static int write_file(struct ex *x, const char *path, int thread,
 	fprintf(o, "\npositions: %s\n", x->has_instr ? "instr line" : "line");
 	for (size_t m = 0; m < x->nm; m++) {
 		fprintf(o, "event: %s : ", x->event[m]);
-		put_clean(o, *db->metrics[m].description ?
-				     db->metrics[m].description :
-				     db->metrics[m].name);
+		const struct pc_metric *mt = &db->metrics[x->mid[m]];
+		put_clean(o, *mt->description ? mt->description : mt->name);
 		if (x->scale[m] != 1)
 			fprintf(o, " (x%.0f)", x->scale[m]);
 		fputc('\n', o);
@@ -524,7 +565,7 @@ static int write_file(struct ex *x, const char *path, int thread,
 			 file_path(db, g->file), t.compress);
 		put_name(o, "cfn", &t.fn[e->callee], &t.nfn, g->name,
 			 t.compress);
-		fprintf(o, "calls=%llu ", (unsigned long long)(e->count ? e->count : 1));
+		fprintf(o, "calls=%llu ", (unsigned long long)call_count(x, e));
 		put_pos(o, x, g->addr, g->line);
 		fputc('\n', o);
 		put_pos(o, x, e->addr, e->line);
@@ -573,8 +614,9 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 		if (strcmp(out, "-"))
 			rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
 	}
-	struct ex x = { .db = db, .opts = opts, .nm = db->nmetrics };
+	struct ex x = { .db = db, .opts = opts };
 	if (!rc) {
+		events(&x, db);
 		prepare(&x, db);
 		event_names(&x);
 		/* scales from all the data, so split files agree */
@@ -620,6 +662,8 @@ static int cg_write(const struct pc_db *cdb, const char *out,
 		for (size_t m = 0; m < x.nm; m++)
 			free(x.event[m]);
 	free(x.event);
+	free(x.mid);
+	free(x.col);
 	return rc;
 }
 

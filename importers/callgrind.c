@@ -53,6 +53,12 @@ struct parser {
 	const char *cfn;
 	int expect; /* 0, 'c' after calls=, 'j' after jump=/jcnd= */
 	uint64_t call_count;
+	uint64_t call_addr; /* the callee's entry (calls= target) */
+	uint32_t call_line;
+	/* per model function: its entry from calls= targets, 0 unknown */
+	uint64_t *ent_off;
+	uint32_t *ent_line;
+	size_t nent;
 
 	struct cg_graph g;
 	int part_has_data;
@@ -590,6 +596,46 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 	return s;
 }
 
+/* The line and instruction address among positions pos. */
+static int line_addr(struct parser *p, const uint64_t *pos, uint64_t *line,
+		     uint64_t *addr)
+{
+	*line = *addr = 0;
+	for (int i = 0; i < p->npos; i++) {
+		if (p->pos[i] == POS_LINE)
+			*line = pos[i];
+		else if (p->pos[i] == POS_INSTR)
+			*addr = pos[i];
+	}
+	if (*line > UINT32_MAX)
+		return fail(p, "line number %llu too large",
+			    (unsigned long long)*line);
+	return 0;
+}
+
+/* Remembers func's entry (first seen) from a calls= target. */
+static void note_entry(struct parser *p, pc_id func)
+{
+	if (!p->call_addr && !p->call_line)
+		return;
+	if (func >= p->nent) {
+		size_t n = p->nent ? p->nent : 64;
+		while (n <= func)
+			n *= 2;
+		p->ent_off = pc_xrealloc(p->ent_off, n, sizeof(uint64_t));
+		p->ent_line = pc_xrealloc(p->ent_line, n, sizeof(uint32_t));
+		memset(p->ent_off + p->nent, 0,
+		       (n - p->nent) * sizeof(uint64_t));
+		memset(p->ent_line + p->nent, 0,
+		       (n - p->nent) * sizeof(uint32_t));
+		p->nent = n;
+	}
+	if (!p->ent_off[func] && !p->ent_line[func]) {
+		p->ent_off[func] = p->call_addr;
+		p->ent_line[func] = p->call_line;
+	}
+}
+
 static int cost_line(struct parser *p, const char *s)
 {
 	if (!p->nev)
@@ -598,17 +644,10 @@ static int cost_line(struct parser *p, const char *s)
 	const char *rest = parse_positions_of(p, s, pos);
 	if (!rest)
 		return -1;
-	uint64_t line = 0, addr = 0;
-	for (int i = 0; i < p->npos; i++) {
-		p->last[i] = pos[i];
-		if (p->pos[i] == POS_LINE)
-			line = pos[i];
-		else if (p->pos[i] == POS_INSTR)
-			addr = pos[i];
-	}
-	if (line > UINT32_MAX)
-		return fail(p, "line number %llu too large",
-			    (unsigned long long)line);
+	memcpy(p->last, pos, (size_t)p->npos * sizeof *pos);
+	uint64_t line, addr;
+	if (line_addr(p, pos, &line, &addr))
+		return -1;
 	int expect = p->expect;
 	p->expect = 0;
 	if (expect == 'j')
@@ -627,6 +666,7 @@ static int cost_line(struct parser *p, const char *s)
 		pc_id cmod = p->cob == GIVEN_UNKNOWN ? PC_NONE :
 			     p->cob != PC_NONE ? p->cob : p->cur_ob;
 		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0, cfile, 0);
+		note_entry(p, func);
 		struct cg_edge key = {
 			.from = p->cur_fn, .to = graph_fn(&p->g, func),
 			.file = file, .line = (uint32_t)line,
@@ -742,7 +782,18 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		if (!e)
 			return fail(p, of ? "call count past 64 bits" :
 				    "bad call count in 'calls=%.40s'", val);
-		/* the target position does not move the relative base */
+		/* the target position (the callee's entry) is relative to
+		 * the base but does not move it; it may be absent */
+		p->call_addr = 0;
+		p->call_line = 0;
+		e = skip_space(e);
+		if (*e) {
+			uint64_t pos[MAX_POS] = { 0 }, line;
+			if (!parse_positions_of(p, e, pos) ||
+			    line_addr(p, pos, &line, &p->call_addr))
+				return -1;
+			p->call_line = (uint32_t)line;
+		}
 		p->expect = 'c';
 		return 0;
 	}
@@ -889,6 +940,9 @@ static int cg_read(struct pc_db *db, const char *path,
 			pc_warn(db->diag, "%s: empty file, nothing read", path);
 		if (rc == 0)
 			finish_part(&p);
+		if (rc == 0)
+			pc_functions_set_entries(db, p.ent_off, p.ent_line,
+						 p.nent);
 	}
 	pc_lines_close(&p.in);
 	idtab_free(&p.ob);
@@ -901,6 +955,8 @@ static int cg_read(struct pc_db *db, const char *path,
 	free(p.totals);
 	free(p.selfsum);
 	free(p.line_costs);
+	free(p.ent_off);
+	free(p.ent_line);
 	if (rc)
 		pc_err_context(err, "reading a Callgrind profile");
 	return rc;

@@ -69,6 +69,16 @@ struct expand {
 
 	uint32_t *visit; /* per function: stamp of the last instance */
 	uint32_t stamp;
+
+	/* calls= counts: the metric (PC_NONE without counts), per function
+	 * the calls into it in the instance being laid out and its
+	 * context there, and the calls into cut instances laid out below
+	 * the entry point */
+	pc_id calls;
+	double *fcalls;
+	pc_id *fctx;
+	double *rest_calls;
+	double *uw; /* scratch, nev */
 };
 
 static void csr(size_t nfns, size_t n, const void *items, size_t stride,
@@ -278,6 +288,7 @@ struct work {
 	pc_id parent;
 	size_t w;      /* offset of the weights in the pool */
 	double share;  /* largest share of a metric's total it carries */
+	double calls;  /* calls into the entry it stands for */
 };
 
 /* Pending instances, heaviest first (a binary max-heap on share). */
@@ -289,7 +300,8 @@ struct workheap {
 };
 
 static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
-		      uint32_t entry, pc_id parent, const double *w)
+		      uint32_t entry, pc_id parent, const double *w,
+		      double calls)
 {
 	size_t nev = x->nev;
 	double share = 0;
@@ -305,7 +317,7 @@ static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 	}
 	memcpy(h->pool + h->npool, w, nev * sizeof(double));
 	size_t i = h->n++;
-	struct work it = { scc, entry, parent, h->npool, share };
+	struct work it = { scc, entry, parent, h->npool, share, calls };
 	h->npool += nev;
 	while (i && h->items[(i - 1) / 2].share < share) {
 		h->items[i] = h->items[(i - 1) / 2];
@@ -334,6 +346,32 @@ static struct work pop_work(struct workheap *h)
 	return top;
 }
 
+/* The calls an instance of SCC s with weights w makes along edge e:
+ * the edge's count times the instance's share of the SCC's activity,
+ * in the first metric the SCC has activity in (the weights of each
+ * metric sum to 1 over the instances, so the counts stay whole). */
+static double edge_calls(const struct expand *x, uint32_t s, const double *w,
+			 uint32_t e)
+{
+	if (x->calls == PC_NONE || !x->g->edges[e].count)
+		return 0;
+	int cost = 0; /* as the layout: an edge without cost is not there */
+	for (size_t m = 0; m < x->nev && !cost; m++)
+		cost = x->g->ecost[(size_t)e * x->nev + m] != 0;
+	if (!cost)
+		return 0;
+	for (size_t m = 0; m < x->nev; m++)
+		if (x->incl[(size_t)s * x->nev + m] > 0)
+			return (double)x->g->edges[e].count * w[m];
+	return 0;
+}
+
+static void add_calls(struct expand *x, pc_id ctx, double calls)
+{
+	if (calls != 0)
+		pc_value_add(x->db, x->profile, ctx, x->calls, calls);
+}
+
 static int any_positive(const double *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -357,11 +395,13 @@ static void expand_instance(struct expand *x, struct workheap *ws,
 	size_t ntodo = 0, captodo = 0;
 	x->stamp++;
 	x->visit[it->entry] = x->stamp;
+	x->fcalls[it->entry] = it->calls;
 	PC_GROW(todo, ntodo, captodo);
 	todo[ntodo++] = (struct lay){ it->entry, it->parent };
 	while (ntodo) {
 		struct lay l = todo[--ntodo];
 		pc_id fctx = call_ctx(x, l.parent, g->fns[l.fn].func);
+		x->fctx[l.fn] = fctx;
 		for (uint32_t j = x->rec_start[l.fn]; j < x->rec_start[l.fn + 1];
 		     j++) {
 			uint32_t r = x->rec_idx[j];
@@ -380,9 +420,15 @@ static void expand_instance(struct expand *x, struct workheap *ws,
 			const struct cg_edge *ed = &g->edges[e];
 			uint32_t t = x->scc_of[ed->to];
 			if (t == it->scc) {
-				if (x->visit[ed->to] == x->stamp)
-					continue; /* folded recursion */
+				double n = edge_calls(x, t, w, e);
+				if (x->visit[ed->to] == x->stamp) {
+					/* folded recursion: its calls go to
+					 * the callee's one context here */
+					x->fcalls[ed->to] += n;
+					continue;
+				}
 				x->visit[ed->to] = x->stamp;
+				x->fcalls[ed->to] = n;
 				pc_id s = site_ctx(x, fctx, ed->file, ed->line,
 						   ed->module, ed->addr);
 				PC_GROW(todo, ntodo, captodo);
@@ -397,10 +443,18 @@ static void expand_instance(struct expand *x, struct workheap *ws,
 				continue;
 			pc_id s = site_ctx(x, fctx, ed->file, ed->line,
 					   ed->module, ed->addr);
-			push_work(x, ws, t, ed->to, s, wchild);
+			push_work(x, ws, t, ed->to, s, wchild,
+				  edge_calls(x, it->scc, w, e));
 		}
 	}
 	free(todo);
+	/* the calls into each member laid out, folded ones included */
+	const struct scc *c = &x->sccs[it->scc];
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t f = x->members[c->first + k];
+		if (x->visit[f] == x->stamp)
+			add_calls(x, x->fctx[f], x->fcalls[f]);
+	}
 }
 
 /* The member an SCC is entered at when it is a root: the first one no
@@ -529,6 +583,25 @@ static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
 	return fl;
 }
 
+/* The calls that function f of SCC u makes inside a cut below parent
+ * (u's weights: sh times w), to its callees' flat contexts. */
+static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
+		       const double *sh, const double *w, pc_id parent)
+{
+	if (x->calls == PC_NONE)
+		return;
+	const struct cg_graph *g = x->g;
+	for (size_t m = 0; m < x->nev; m++)
+		x->uw[m] = sh[m] * w[m];
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j];
+		double n = edge_calls(x, u, x->uw, e);
+		if (n != 0)
+			add_calls(x, call_ctx(x, parent,
+					      g->fns[g->edges[e].to].func), n);
+	}
+}
+
 /* Lays out a cut below `parent`: each function of the flat profile once,
  * with its self cost per position, weighted by w. */
 static void lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
@@ -541,6 +614,7 @@ static void lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
 		const double *sh = fl->share + i * nev;
 		for (uint32_t k = 0; k < c->n; k++) {
 			uint32_t f = x->members[c->first + k];
+			flat_calls(x, fl->scc[i], f, sh, w, parent);
 			if (x->rec_start[f] == x->rec_start[f + 1])
 				continue;
 			pc_id fctx = call_ctx(x, parent, g->fns[f].func);
@@ -666,6 +740,17 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
 	for (size_t m = 0; m < x.nev; m++)
 		x.ones[m] = 1;
+	x.calls = PC_NONE;
+	for (size_t e = 0; e < g->nedges && x.calls == PC_NONE; e++)
+		if (g->edges[e].count)
+			x.calls = pc_metric_get(
+				db, PC_CALLS_METRIC,
+				"Calls of the function from its call site "
+				"(Callgrind calls= counts); inclusive: the "
+				"calls made in the subtree", "calls");
+	x.fcalls = pc_xcalloc(g->nfns, sizeof(double));
+	x.fctx = pc_xcalloc(g->nfns, sizeof(pc_id));
+	x.uw = pc_xmalloc((x.nev + 1) * sizeof(double));
 
 	struct workheap ws = { 0 };
 	double *w = pc_xmalloc(x.nev * sizeof(double));
@@ -682,7 +767,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		if (any_positive(x.root + (size_t)s * x.nev, x.nev) &&
 		    any_positive(x.total + (size_t)s * x.nev, x.nev))
 			push_work(&x, &ws, s, root_entry(&x, called, s), entry,
-				  x.root + (size_t)s * x.nev);
+				  x.root + (size_t)s * x.nev, 0);
 	}
 	/* best first, while half the budget lasts */
 	size_t ncut = 0;
@@ -722,18 +807,34 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 					x.budget - x.reserve - used(&x));
 			if (fl) {
 				lay_flat(&x, fl, it->parent, wc);
+				add_calls(&x, call_ctx(&x, it->parent,
+						       g->fns[it->entry].func),
+					  it->calls);
 				continue;
 			}
 		}
-		if (!rest)
+		if (!rest) {
 			rest = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
+			x.rest_calls = pc_xcalloc(g->nfns, sizeof(double));
+		}
+		x.rest_calls[it->entry] += it->calls;
 		for (size_t m = 0; m < x.nev; m++)
 			rest[(size_t)it->scc * x.nev + m] += wc[m];
 		flat_share += it->share;
 	}
-	if (rest)
+	if (rest) {
 		lay_rest(&x, rest, entry);
+		for (uint32_t f = 0; f < g->nfns; f++)
+			if (x.rest_calls[f] != 0)
+				add_calls(&x, call_ctx(&x, entry,
+						       g->fns[f].func),
+					  x.rest_calls[f]);
+	}
 	free(rest);
+	free(x.rest_calls);
+	free(x.fcalls);
+	free(x.fctx);
+	free(x.uw);
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
 	if (ncut && !(db->diag && db->diag->quiet)) {

@@ -159,6 +159,31 @@ static int function_eq(const void *ctx, pc_id id, const void *key)
 	       a->line == b->line && a->dup == b->dup;
 }
 
+static uint64_t function_hash(const struct pc_function *f)
+{
+	return pc_hash64(ptr_hash(f->name) ^ pc_hash64(f->module) ^
+			 pc_hash64(f->offset + 1) * 3 ^
+			 pc_hash64(((uint64_t)f->file << 32) | f->line) * 5 ^
+			 pc_hash64(f->dup) * 7);
+}
+
+void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
+			      const uint32_t *line, size_t n)
+{
+	for (size_t i = 0; i < n && i < db->nfunctions; i++) {
+		struct pc_function *f = &db->functions[i];
+		if (!f->offset && offset[i])
+			f->offset = offset[i];
+		if (!f->line && line[i])
+			f->line = line[i];
+	}
+	pc_keymap_free(db->function_map);
+	db->function_map = pc_keymap_new();
+	for (size_t i = 0; i < db->nfunctions; i++)
+		pc_keymap_insert(db->function_map,
+				 function_hash(&db->functions[i]), (pc_id)i);
+}
+
 pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 		      uint64_t offset, pc_id file, uint32_t line)
 {
@@ -173,10 +198,7 @@ pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
 		.name = pc_intern_cstr(db, name), .module = module,
 		.offset = offset, .file = file, .line = line, .dup = dup,
 	};
-	uint64_t h = pc_hash64(ptr_hash(f.name) ^ pc_hash64(module) ^
-			       pc_hash64(offset + 1) * 3 ^
-			       pc_hash64(((uint64_t)file << 32) | line) * 5 ^
-			       pc_hash64(dup) * 7);
+	uint64_t h = function_hash(&f);
 	pc_id id = pc_keymap_find(db->function_map, h, function_eq, db, &f);
 	if (id != PC_NONE)
 		return id;

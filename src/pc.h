@@ -150,6 +150,11 @@ enum pc_scope {
 
 extern const char *const pc_scope_names[PC_NSCOPES];
 
+/* The metric that carries a Callgrind input's calls= counts: point
+ * values at the function context of each call, written back as calls=
+ * counts by the Callgrind exporter (found by this name). */
+#define PC_CALLS_METRIC "Calls"
+
 struct pc_metric {
 	const char *name;
 	const char *description;
@@ -247,6 +252,10 @@ pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
 			  uint64_t offset, pc_id file, uint32_t line,
 			  uint32_t dup);
+/* Sets the entry offset and line of functions 0..n-1 where they are
+ * unknown (0) and the given value is not, and re-keys the lookup. */
+void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
+			      const uint32_t *line, size_t n);
 pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
 		    const char *unit);
 pc_id pc_metric_find(const struct pc_db *db, const char *name);

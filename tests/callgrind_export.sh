@@ -3,8 +3,8 @@
 #  - callgrind -> v4 -> callgrind: callgrind_annotate reports the same
 #    per-function self costs and totals for the original and the result
 #    (the default, bounded tree), as whole numbers without a scale, and
-#    call edges outside recursion keep their inclusive costs (a tree
-#    without a context budget);
+#    call edges outside recursion keep their inclusive costs and every
+#    function its calls= counts (a tree without a context budget);
 #  - every real v4 database converts, and callgrind_annotate reads it
 #    without a warning, with totals equal to the database's;
 #  - every file we write loads in KCachegrind with no load message (when
@@ -69,6 +69,15 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 		ok "$f: $(tail -n 1 "$tmp/e.out")"
 	else
 		not_ok "$f: edge inclusive costs differ"; head -5 "$tmp/e.out" | sed 's/^/# /'
+	fi
+	# calls= counts: every function is called as often as in the
+	# original (recursive edges fold into their cycle's contexts)
+	awk -v per=callee -f "$top_srcdir/tests/cg_calls.awk" "$tmp/orig.out" | sort >"$tmp/ca"
+	awk -v per=callee -f "$top_srcdir/tests/cg_calls.awk" "$out.full" | sort >"$tmp/cb"
+	if [ -s "$tmp/ca" ] && cmp -s "$tmp/ca" "$tmp/cb"; then
+		ok "$f: $(wc -l <"$tmp/ca") functions keep their calls= counts ($(awk -F'\t' '{s += $2} END {print s}' "$tmp/ca") calls)"
+	else
+		not_ok "$f: calls= counts differ"; diff "$tmp/ca" "$tmp/cb" | head -5 | sed 's/^/# /'
 	fi
 done
 

@@ -198,9 +198,9 @@ static int compare_edges(const char *a, const char *b, size_t nm)
 	return bad;
 }
 
-static int check_edges(struct pc_db *db, const char *path, double *incl)
+static int check_edges(struct pc_db *db, const char *path, double *incl,
+		       size_t nm)
 {
-	size_t nm = db->nmetrics;
 	/* tree edges: caller key (site file) + callee key */
 	struct row *te = NULL;
 	size_t nte = 0;
@@ -277,12 +277,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	pc_values_finish(db);
+	/* the events (the calls metric comes after them, and annotate does
+	 * not list it) */
 	size_t nm = db->nmetrics;
+	if (nm > 1 && !strcmp(db->metrics[nm - 1].name, PC_CALLS_METRIC))
+		nm--;
 	/* inclusive per context (children have larger ids than parents) */
 	double *incl = calloc(db->ncontexts * nm + 1, sizeof(double));
 	for (size_t k = 0; k < db->nvalues; k++)
-		incl[(size_t)db->values[k].ctx * nm + db->values[k].metric] +=
-			db->values[k].value;
+		if (db->values[k].metric < nm)
+			incl[(size_t)db->values[k].ctx * nm +
+			     db->values[k].metric] += db->values[k].value;
 	double *self = malloc((db->ncontexts * nm + 1) * sizeof(double));
 	memcpy(self, incl, db->ncontexts * nm * sizeof(double));
 	for (size_t c = db->ncontexts; c-- > 1;)
@@ -290,7 +295,7 @@ int main(int argc, char **argv)
 			incl[(size_t)db->contexts[c].parent * nm + m] +=
 				incl[c * nm + m];
 	if (edges)
-		return check_edges(db, edges, incl);
+		return check_edges(db, edges, incl, nm);
 
 	for (size_t m = 0; m < nm; m++)
 		printf("T %s %.0f\n", db->metrics[m].name, incl[m]);

@@ -3,7 +3,8 @@
 # `profconv check`, and its summary profile holds the right numbers: the
 # execution value at context 0 is each metric's total, and each
 # function's exclusive (function scope) cost summed by name equals
-# callgrind_annotate's self cost for that name. Conversion is
+# callgrind_annotate's self cost for that name; the Calls metric totals
+# the calls= counts. Conversion is
 # deterministic; an existing output is replaced only with --force.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 AWKF="$top_srcdir/tests/annotate2tsv.awk"
@@ -30,7 +31,7 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 		{k = split($2, c, " "); for (i = 1; i <= k; i++) s[i] += c[i]}
 		END {for (i = 1; i <= n; i++) if (s[i]) printf "total\t%s\t%.0f\n", e[i], s[i]}' \
 		"$tmp/self" | sort >"$tmp/want.total"
-	awk -F'\t' '$1 == "total" {printf "total\t%s\t%.0f\n", $2, $3}' "$tmp/values" |
+	awk -F'\t' '$1 == "total" && $2 != "Calls" {printf "total\t%s\t%.0f\n", $2, $3}' "$tmp/values" |
 		sort >"$tmp/got.total"
 	if cmp -s "$tmp/want.total" "$tmp/got.total"; then
 		ok "$f: summary execution at context 0 = totals ($(tr '\n\t' '  ' <"$tmp/got.total"))"
@@ -44,7 +45,7 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 		 for (i = 1; i <= k; i++) s[e[i] "\t" name] += c[i]}
 		END {for (x in s) if (s[x]) printf "function\t%s\t%.0f\n", x, s[x]}' \
 		"$tmp/self" | sort >"$tmp/want.fn"
-	awk -F'\t' '$1 == "function" && sprintf("%.0f", $4) != "0" {printf "function\t%s\t%s\t%.0f\n", $2, $3, $4}' \
+	awk -F'\t' '$1 == "function" && $2 != "Calls" && sprintf("%.0f", $4) != "0" {printf "function\t%s\t%s\t%.0f\n", $2, $3, $4}' \
 		"$tmp/values" | sort >"$tmp/got.fn"
 	if cmp -s "$tmp/want.fn" "$tmp/got.fn"; then
 		ok "$f: $(wc -l <"$tmp/got.fn") function-scope totals equal callgrind_annotate's self costs"
@@ -52,6 +53,12 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 		not_ok "$f: function-scope totals differ"
 		diff "$tmp/want.fn" "$tmp/got.fn" | head -10 | sed 's/^/# /'
 	fi
+	# the Calls metric: its total is the sum of the calls= counts
+	want=$(gzip -dcf "$f" | awk '/^calls=/ {split(substr($0, 7), a, " "); s += a[1]} END {printf "%.0f", s}')
+	got=$(awk -F'\t' '$1 == "total" && $2 == "Calls" {printf "%.0f", $3}' "$tmp/values")
+	if [ "$want" = 0 ] && [ -z "$got" ]; then ok "$f: no calls= lines, no Calls metric"
+	elif [ "$want" = "$got" ]; then ok "$f: Calls total $got = the calls= counts"
+	else not_ok "$f: Calls total '$got', calls= counts $want"; fi
 done
 
 # several thread files merge into one database, one profile each
