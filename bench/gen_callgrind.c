@@ -1,9 +1,14 @@
 /* Writes a large, realistic Callgrind profile to stdout for the
  * benchmarks: name compression, instruction + line positions with
- * relative subpositions, many objects, files and functions, a deep call
- * graph (a random tree plus shared callees and self-recursion), calls=
- * lines with inclusive costs consistent with the self costs, jumps, and
- * fi/fe inlined regions.
+ * relative subpositions, many objects, files and functions, and a call
+ * graph shaped like real programs': a deep random tree; an interpreter
+ * loop (a ring of eval functions that 1 in 25 functions call back into,
+ * so most of the program is one big recursive cluster, as in CPython);
+ * a few allocator-like callees called from a quarter of all functions
+ * (hundreds of thousands of callers); back edges to an ancestor a few
+ * levels up (mutually recursive clusters, as in a compiler's tree
+ * walkers); self-recursion. calls= lines with inclusive costs derived
+ * from the self costs, jumps, and fi/fe inlined regions.
  *   gen_callgrind NFUNCS LINES_PER_FUNC [SEED] > callgrind.out.bench */
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,7 +25,7 @@ static uint64_t rnd(void)
 
 struct fn {
 	int parent;        /* tree caller, -1 for the root */
-	int extra[2];      /* shared callees */
+	int extra[8];      /* shared callees, back edges, eval */
 	int nextra;
 	int recursive;
 	int obj, file;
@@ -32,6 +37,15 @@ struct fn {
 	int nkids, capkids;
 	int ncallers;
 };
+
+/* The inclusive cost of a call from i to t: a share of t's inclusive
+ * cost; a call back up the tree (a cycle) costs a quarter of t's own. */
+static uint64_t edge_cost(const struct fn *f, int i, int t, int e)
+{
+	if (t <= i)
+		return f[t].self[e] / 4;
+	return f[t].incl[e] / (uint64_t)f[t].ncallers;
+}
 
 int main(int argc, char **argv)
 {
@@ -72,6 +86,40 @@ int main(int argc, char **argv)
 				f[t].ncallers++;
 			}
 		}
+	/* the shapes of real programs (see the top): functions 1..NEVAL
+	 * form the interpreter's eval ring, the last NALLOC functions are
+	 * allocator-like leaves */
+	enum { NEVAL = 12, NALLOC = 4 };
+	if (n > 4 * (NEVAL + NALLOC)) {
+		for (int i = 1; i <= NEVAL; i++) {
+			int t = i % NEVAL + 1; /* ring: eval_i -> eval_i+1 */
+			f[i].extra[f[i].nextra++] = t;
+			f[t].ncallers++;
+		}
+		for (int i = NEVAL + 1; i < n - NALLOC; i++) {
+			struct fn *x = &f[i];
+			if (rnd() % 25 == 0 && x->nextra < 8) {
+				x->extra[x->nextra++] = 1 + (int)(rnd() % NEVAL);
+				f[x->extra[x->nextra - 1]].ncallers++;
+			}
+			if (rnd() % 4 == 0 && x->nextra < 8) {
+				int t = n - NALLOC + (int)(rnd() % NALLOC);
+				x->extra[x->nextra++] = t;
+				f[t].ncallers++;
+			}
+			if (rnd() % 100 == 0 && x->nextra < 8) {
+				int a = i;
+				for (int up = 2 + (int)(rnd() % 8); up && f[a].parent > NEVAL; up--)
+					a = f[a].parent;
+				if (a != i) {
+					x->extra[x->nextra++] = a;
+					f[a].ncallers++;
+				}
+			}
+		}
+		for (int i = n - NALLOC; i < n; i++)
+			f[i].nkids = 0; /* leaves: their tree children are dropped */
+	}
 	/* self costs, then inclusive bottom-up; a shared callee's inclusive
 	 * cost is split evenly over its callers */
 	uint64_t *cost = malloc(sizeof(uint64_t) * (size_t)n * (size_t)lines * NEV);
@@ -96,8 +144,7 @@ int main(int argc, char **argv)
 						(uint64_t)f[f[i].kids[k]].ncallers;
 		for (int k = 0; k < f[i].nextra; k++)
 			for (int e = 0; e < NEV; e++)
-				f[i].incl[e] += f[f[i].extra[k]].incl[e] /
-						(uint64_t)f[f[i].extra[k]].ncallers;
+				f[i].incl[e] += edge_cost(f, i, f[i].extra[k], e);
 	}
 	printf("# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n"
 	       "pid: 4242\ncmd: ./bench-app --large\npart: 1\n\n"
@@ -168,8 +215,10 @@ int main(int argc, char **argv)
 					else { printf("cfn=(%d) bench_function_%d_compute\n", t + 1, t); deffn[t] = 1; }
 					uint64_t share[NEV];
 					for (int e = 0; e < NEV; e++)
-						share[e] = y->incl[e] / (uint64_t)y->ncallers +
-							   (k < x->nkids ? y->incl[e] % (uint64_t)y->ncallers : 0);
+						share[e] = k < x->nkids ?
+							y->incl[e] / (uint64_t)y->ncallers +
+							y->incl[e] % (uint64_t)y->ncallers :
+							edge_cost(f, i, t, e);
 					printf("calls=%d 0x%" PRIx64 " %d\n* * %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 					       1 + (int)(rnd() % 100), y->base, y->line, share[0], share[1], share[2]);
 				}
