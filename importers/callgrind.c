@@ -2,6 +2,7 @@
  * section 5 lists what real files contain beyond the format manual. */
 #include "callgrind.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,9 @@ struct parser {
 	uint64_t call_count;
 	uint64_t call_addr; /* the callee's entry (calls= target) */
 	uint32_t call_line;
+	/* per model metric: the divisor of a scaled event, 0 or 1 none */
+	double *div;
+	size_t ndiv;
 	/* per model function: its entry from calls= targets, 0 unknown */
 	uint64_t *ent_off;
 	uint32_t *ent_line;
@@ -358,7 +362,13 @@ static void finish_part(struct parser *p)
 	pc_id prof = pc_profile_add(p->db, ids, 2);
 	pc_id entry = pc_ctx_entry(p->db, p->thread <= 1 ? PC_ENTRY_MAIN :
 						       PC_ENTRY_APP_THREAD);
+	size_t v0 = p->db->nvalues;
 	pc_cg_expand(p->db, g, prof, entry, p->opts);
+	for (size_t i = v0; i < p->db->nvalues && p->ndiv; i++) {
+		struct pc_value *v = &p->db->values[i];
+		if (v->metric < p->ndiv && p->div[v->metric] > 1)
+			v->value /= p->div[v->metric];
+	}
 	p->part_has_data = 0;
 	start_graph(p);
 }
@@ -437,6 +447,27 @@ static int set_events(struct parser *p, const char *s)
 	return 0;
 }
 
+/* A long name that ends in " (xN)", N a power of ten, is an event that
+ * profconv's writer scaled to whole numbers (a metric of seconds, say):
+ * returns N and drops the mark from the name, else 1. */
+static double unscale(struct pc_db *db, const char **longname)
+{
+	const char *l = *longname;
+	size_t n = strlen(l);
+	if (n < 6 || l[n - 1] != ')')
+		return 1;
+	size_t i = n - 1, digits = 0;
+	while (i > 0 && l[i - 1] == '0') {
+		i--;
+		digits++;
+	}
+	if (!digits || digits > 15 || i < 4 || l[i - 1] != '1' ||
+	    strncmp(l + i - 4, " (x1", 4))
+		return 1;
+	*longname = pc_intern(db, l, i - 4);
+	return pow(10, (double)digits);
+}
+
 /* "event: NAME [= FORMULA] [: LONG NAME]" */
 static int parse_event(struct parser *p, const char *s)
 {
@@ -458,6 +489,18 @@ static int parse_event(struct parser *p, const char *s)
 	while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
 		n--;
 	const char *longname = pc_intern(p->db, l, n);
+	double d = unscale(p->db, &longname);
+	if (d > 1) {
+		pc_id m = pc_metric_get(p->db, name, longname, "");
+		if (m >= p->ndiv) {
+			size_t k = p->ndiv;
+			p->ndiv = (size_t)m + 16;
+			p->div = pc_xrealloc(p->div, p->ndiv, sizeof(double));
+			while (k < p->ndiv)
+				p->div[k++] = 1;
+		}
+		p->div[m] = d;
+	}
 	PC_GROW(p->longnames, p->nlong + 1, p->caplong);
 	p->longnames[p->nlong++] = (char *)name;
 	p->longnames[p->nlong++] = (char *)longname;
@@ -956,6 +999,7 @@ static int cg_read(struct pc_db *db, const char *path,
 	free(p.selfsum);
 	free(p.line_costs);
 	free(p.ent_off);
+	free(p.div);
 	free(p.ent_line);
 	if (rc)
 		pc_err_context(err, "reading a Callgrind profile");

@@ -131,6 +131,19 @@ have_shared && for d in "$SHARED"/hpctoolkit-data/v4-*; do
 	fi
 	s=$(awk '/^summary:/ {$1 = ""; print}' "$out"); t=$(awk '/^totals:/ {$1 = ""; print}' "$out")
 	if [ "$s" = "$t" ]; then ok "$dn: summary equals totals"; else not_ok "$dn: summary '$s' totals '$t'"; fi
+	# read back by profconv, scaled events come back in their units
+	# (metrics in the same order; names become event names)
+	rm -rf "$tmp/back.d"
+	"$PROFCONV" check --values "$d" | awk -F'\t' '$1 == "total" {print $3}' >"$tmp/dbv"
+	"$PROFCONV" convert -q -o "$tmp/back.d" "$out" &&
+		"$PROFCONV" check --values "$tmp/back.d" | awk -F'\t' '$1 == "total" && $2 != "Calls" {print $3}' >"$tmp/bkv"
+	if [ "$(wc -l <"$tmp/dbv")" = "$(wc -l <"$tmp/bkv")" ] && paste "$tmp/dbv" "$tmp/bkv" | awk -F'\t' '
+		{d = $1 - $2; if (d < 0) d = -d; if (d > 1e-6 * ($1 < 0 ? -$1 : $1) + 1e-9) bad = 1}
+		END {exit bad}'; then
+		ok "$dn: read back, $(wc -l <"$tmp/dbv") metrics total as in the database (scales divided out)"
+	else
+		not_ok "$dn: read back totals differ"; paste "$tmp/dbv" "$tmp/bkv" | head -5 | sed 's/^/# /'
+	fi
 done
 
 # DCPI samples (instruction positions, no call graph)
