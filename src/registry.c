@@ -6,6 +6,7 @@
 extern const struct pc_importer pc_import_callgrind;
 extern const struct pc_importer pc_import_hpctoolkit;
 extern const struct pc_importer pc_import_dcpi;
+extern const struct pc_importer pc_import_ovni;
 extern const struct pc_exporter pc_export_hpctoolkit;
 extern const struct pc_exporter pc_export_callgrind;
 
@@ -14,6 +15,7 @@ const struct pc_importer *const pc_importers[] = {
 	&pc_import_callgrind,
 	&pc_import_hpctoolkit,
 	&pc_import_dcpi,
+	&pc_import_ovni,
 	NULL,
 };
 

@@ -1,0 +1,1474 @@
+/* ovni runtime traces (the ovni/ directory of a task-based program run
+ * with libovni): all four directory layouts, metadata versions 1-3,
+ * streams of either byte order, jumbo events, clock-offsets.txt.
+ *
+ * Mapping (doc/formats.md "ovni", doc/design.md): one profile per thread
+ * (NODE = loom host, RANK = metadata rank or process ordinal, THREAD =
+ * thread ordinal with the TID as physical id); enter/exit pairs, task
+ * bodies (named by their type label), typed regions and marks push and
+ * pop frames on the thread's stack; time while the thread runs is charged
+ * to the innermost frame, time paused, cooling, warming or off the CPU to
+ * a synthetic child of it; every push counts an entry; every change of
+ * the innermost context is a trace sample.
+ *
+ * Streams are read one thread after another, never all in memory. Only
+ * task types and task creation cross threads (a task created on one
+ * thread runs on another): a first pass over the process's streams
+ * collects those, so no global sort by clock is needed. */
+#include "pc.h"
+#include "ovni.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define OV_NMODELS 16
+#define OV_MAX_DEPTH 100000
+#define OV_JUMBO_KEEP (64u << 10) /* jumbo data kept for decoding */
+
+/* ---- the event table, indexed ---- */
+
+static int nmodels;
+static const char *model_names[OV_NMODELS];
+/* event index + 1 by (model, category, value); 0: unknown */
+static uint16_t (*ev_index)[256][256];
+
+static int model_find(const char *name)
+{
+	for (int i = 0; i < nmodels; i++)
+		if (!strcmp(model_names[i], name))
+			return i;
+	return -1;
+}
+
+static void table_init(void)
+{
+	if (ev_index)
+		return;
+	for (int i = 0; ov_models[i].name && i < OV_NMODELS; i++)
+		model_names[nmodels++] = ov_models[i].name;
+	ev_index = pc_xcalloc((size_t)nmodels, sizeof(*ev_index));
+	for (size_t i = 0; ov_events[i].model; i++) {
+		int m = model_find(ov_events[i].model);
+		const unsigned char *mcv =
+			(const unsigned char *)ov_events[i].mcv;
+		if (m >= 0)
+			ev_index[m][mcv[1]][mcv[2]] = (uint16_t)(i + 1);
+	}
+}
+
+/* ---- small helpers ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Entries of a directory, sorted; numbers after a common prefix sort
+ * numerically when both names have one. */
+static char **list_dir(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	*n = 0;
+	if (!d)
+		return NULL;
+	char **v = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			PC_GROW(v, *n, cap);
+			v[(*n)++] = pc_xstrdup(e->d_name);
+		}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* "thread.123" / "thread.123.obs": the number, or -1. */
+static long long num_after(const char *s, const char *prefix,
+			   const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(s);
+	if (n <= pl + sl || strncmp(s, prefix, pl) ||
+	    strcmp(s + n - sl, suffix))
+		return -1;
+	long long v = 0;
+	for (size_t i = pl; i < n - sl; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (1LL << 40))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* A u64 -> u64 map (open addressing; key UINT64_MAX is reserved). */
+struct u64map {
+	uint64_t *k, *v;
+	size_t n, cap;
+};
+
+static void map_put(struct u64map *m, uint64_t k, uint64_t v)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct u64map o = *m;
+		m->cap = o.cap ? 2 * o.cap : 64;
+		m->k = pc_xmalloc(m->cap * sizeof(uint64_t));
+		m->v = pc_xmalloc(m->cap * sizeof(uint64_t));
+		memset(m->k, 0xff, m->cap * sizeof(uint64_t));
+		m->n = 0;
+		for (size_t i = 0; i < o.cap; i++)
+			if (o.k[i] != UINT64_MAX)
+				map_put(m, o.k[i], o.v[i]);
+		free(o.k);
+		free(o.v);
+	}
+	size_t i = pc_hash64(k) & (m->cap - 1);
+	while (m->k[i] != UINT64_MAX && m->k[i] != k)
+		i = (i + 1) & (m->cap - 1);
+	if (m->k[i] == UINT64_MAX)
+		m->n++;
+	m->k[i] = k;
+	m->v[i] = v;
+}
+
+static int map_get(const struct u64map *m, uint64_t k, uint64_t *v)
+{
+	if (!m->cap)
+		return 0;
+	size_t i = pc_hash64(k) & (m->cap - 1);
+	while (m->k[i] != UINT64_MAX) {
+		if (m->k[i] == k) {
+			*v = m->v[i];
+			return 1;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+	return 0;
+}
+
+static void map_free(struct u64map *m)
+{
+	free(m->k);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- streams ---- */
+
+struct ev {
+	uint64_t off; /* of the event in the file */
+	uint64_t clock;
+	uint8_t flags, m, c, v;
+	uint32_t psize;
+	const uint8_t *payload;
+	uint32_t jlen;        /* jumbo data length */
+	const uint8_t *jdata; /* NULL when longer than OV_JUMBO_KEEP */
+};
+
+struct rd {
+	const char *path;
+	int fd;
+	int swap;
+	uint8_t *buf;
+	size_t cap, pos, end;
+	uint64_t base; /* file offset of buf[0] */
+	uint64_t size;
+};
+
+static uint32_t rd32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t rd64(const uint8_t *p, int swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* Makes n bytes available at buf+pos; 0 if the file has fewer. */
+static int rd_fill(struct rd *r, size_t n, struct pc_err *err)
+{
+	if (r->end - r->pos >= n)
+		return 1;
+	if (r->base + r->pos + n > r->size)
+		return 0;
+	memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+	r->base += r->pos;
+	r->end -= r->pos;
+	r->pos = 0;
+	if (n > r->cap) {
+		r->cap = n;
+		r->buf = pc_xrealloc(r->buf, r->cap, 1);
+	}
+	while (r->end < n) {
+		ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			pc_err_at_off(err, r->path, r->base + r->end,
+				      "cannot read: %s", got ? strerror(errno) :
+				      "file shrank while reading");
+			return -1;
+		}
+		r->end += (size_t)got;
+	}
+	return 1;
+}
+
+static int rd_open(struct rd *r, const char *path, struct pc_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->fd = open(path, O_RDONLY);
+	struct stat st;
+	if (r->fd < 0 || fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		pc_err_set(err, "%s: %s", path, r->fd < 0 ? strerror(errno) :
+			   "not a regular file");
+		if (r->fd >= 0)
+			close(r->fd);
+		r->fd = -1;
+		return -1;
+	}
+	r->size = (uint64_t)st.st_size;
+	r->cap = 1 << 20;
+	r->buf = pc_xmalloc(r->cap);
+	if (r->size == 0)
+		return pc_err_at_off(err, path, 0, "empty stream: no ovni "
+				     "header");
+	int f = rd_fill(r, r->size < 8 ? (size_t)r->size : 8, err);
+	if (f < 0)
+		return -1;
+	if (r->size < 8 || memcmp(r->buf, "ovni", 4))
+		return pc_err_at_off(err, path, 0, "not an ovni stream: "
+				     "the header does not start with "
+				     "\"ovni\"");
+	uint32_t ver = rd32(r->buf + 4, 0);
+	if (ver == 0x01000000)
+		r->swap = 1;
+	else if (ver != 1)
+		return pc_err_at_off(err, path, 4, "stream version %u (0x%08x)"
+				     "; only version 1 is known",
+				     (unsigned)ver, (unsigned)ver);
+	r->pos = 8;
+	return 0;
+}
+
+static void rd_close(struct rd *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	r->fd = -1;
+	r->buf = NULL;
+}
+
+/* 1: an event; 0: end of the stream; -1: error. */
+static int rd_next(struct rd *r, struct ev *e, struct pc_err *err)
+{
+	uint64_t off = r->base + r->pos;
+	if (off == r->size)
+		return 0;
+	int f = rd_fill(r, 12, err);
+	if (f < 0)
+		return -1;
+	if (!f)
+		return pc_err_at_off(err, r->path, off, "truncated event: "
+				     "%llu bytes left, an event needs 12",
+				     (unsigned long long)(r->size - off));
+	const uint8_t *p = r->buf + r->pos;
+	e->off = off;
+	e->flags = p[0] >> 4;
+	unsigned s = p[0] & 15;
+	e->psize = s ? s + 1 : 0;
+	e->m = p[1];
+	e->c = p[2];
+	e->v = p[3];
+	e->jlen = 0;
+	e->jdata = NULL;
+	if ((e->flags & 1) && s != 3)
+		return pc_err_at_off(err, r->path, off, "jumbo event %c%c%c "
+				     "with a payload of %u bytes (must be 4)",
+				     e->m, e->c, e->v, e->psize);
+	if (e->psize) {
+		f = rd_fill(r, 12 + e->psize, err);
+		if (f < 0)
+			return -1;
+		if (!f)
+			return pc_err_at_off(err, r->path, off, "event %c%c%c: "
+					     "payload of %u bytes runs past "
+					     "the end of the stream", e->m,
+					     e->c, e->v, e->psize);
+		p = r->buf + r->pos;
+	}
+	e->clock = rd64(p + 4, r->swap);
+	e->payload = p + 12;
+	size_t n = 12 + e->psize;
+	if (e->flags & 1) {
+		e->jlen = rd32(e->payload, r->swap);
+		if (off + n + e->jlen > r->size)
+			return pc_err_at_off(err, r->path, off, "jumbo event "
+					     "%c%c%c of %u bytes runs past the "
+					     "end of the stream", e->m, e->c,
+					     e->v, (unsigned)e->jlen);
+		if (e->jlen <= OV_JUMBO_KEEP) {
+			f = rd_fill(r, n + e->jlen, err);
+			if (f <= 0)
+				return -1;
+			p = r->buf + r->pos;
+			e->payload = p + 12;
+			e->jdata = p + n;
+			r->pos += n + e->jlen;
+		} else {
+			/* skip the data without keeping it */
+			uint64_t to = off + n + e->jlen;
+			if (lseek(r->fd, (off_t)to, SEEK_SET) < 0)
+				return pc_err_at_off(err, r->path, off,
+						     "cannot seek: %s",
+						     strerror(errno));
+			/* the payload must stay valid: copy it first */
+			memmove(r->buf, p, n);
+			r->base = to - n;
+			r->pos = n;
+			r->end = n;
+			e->payload = r->buf + 12;
+		}
+		return 1;
+	}
+	r->pos += n;
+	return 1;
+}
+
+/* ---- metadata ---- */
+
+struct mark_type {
+	int64_t type;
+	char *title;
+	struct json_object *labels; /* owned reference, may be NULL */
+};
+
+struct stream {
+	char *obs;  /* the event stream */
+	char *json; /* its metadata file (v2, v3), else NULL */
+	long long tid;
+};
+
+struct proc {
+	const char *loom_dir;
+	char loom[256], host[256];
+	long long pid;
+	int layout; /* 0..3 */
+	int64_t rank; /* -1: none */
+	int letter_model[256]; /* model index by letter, -1 unknown */
+	const char *lib;       /* libovni version if known */
+	struct stream *st;
+	size_t nst;
+	struct mark_type *marks;
+	size_t nmarks, capmarks;
+	char *lib_buf;
+};
+
+static int json_load(const char *path, struct json_object **out,
+		     struct pc_err *err)
+{
+	unsigned char *buf = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pc_err_set(err, "%s: %s", path, strerror(errno));
+	for (;;) {
+		PC_GROW(buf, n + 4096, cap);
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+		if (n > (64u << 20)) {
+			fclose(f);
+			free(buf);
+			return pc_err_set(err, "%s: metadata larger than 64 MB",
+					  path);
+		}
+	}
+	fclose(f);
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o =
+		json_tokener_parse_ex(tok, (const char *)buf, (int)n);
+	enum json_tokener_error je = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	int rc = 0;
+	if (!o || je != json_tokener_success) {
+		rc = pc_err_at_off(err, path, end, "metadata is not JSON (%s)",
+				   o ? "incomplete" :
+				       json_tokener_error_desc(je));
+	} else {
+		while (end < n && (buf[end] == ' ' || buf[end] == '\n' ||
+				   buf[end] == '\t' || buf[end] == '\r'))
+			end++;
+		if (end < n)
+			rc = pc_err_at_off(err, path, end, "metadata is not "
+					   "JSON: text after the object");
+		else if (!json_object_is_type(o, json_type_object))
+			rc = pc_err_at_off(err, path, 0, "metadata is not a "
+					   "JSON object");
+	}
+	free(buf);
+	if (rc) {
+		json_object_put(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* The value at a dotted path ("ovni.lib.version"), or NULL. */
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char key[128];
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = 0;
+		struct json_object *v;
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, key, &v))
+			return NULL;
+		o = v;
+		path += n + (dot ? 1 : 0);
+	}
+	return o;
+}
+
+static int jint(struct json_object *o, const char *path, int64_t *v)
+{
+	struct json_object *x = jget(o, path);
+	if (!x || !json_object_is_type(x, json_type_int))
+		return 0;
+	*v = json_object_get_int64(x);
+	return 1;
+}
+
+static int need_int(struct json_object *o, const char *file,
+		    const char *key, int64_t *v, struct pc_err *err)
+{
+	if (jint(o, key, v))
+		return 0;
+	return pc_err_set(err, "%s: metadata lacks the integer key '%s'", file,
+			  key);
+}
+
+static void proc_marks(struct proc *p, struct json_object *root)
+{
+	struct json_object *m = jget(root, "ovni.mark");
+	if (!m || !json_object_is_type(m, json_type_object))
+		return;
+	json_object_object_foreach(m, key, val)
+	{
+		char *end;
+		long long type = strtoll(key, &end, 10);
+		if (*end || !json_object_is_type(val, json_type_object))
+			continue;
+		size_t i;
+		for (i = 0; i < p->nmarks; i++)
+			if (p->marks[i].type == type)
+				break;
+		if (i == p->nmarks) {
+			PC_GROW(p->marks, p->nmarks, p->capmarks);
+			memset(&p->marks[i], 0, sizeof(p->marks[i]));
+			p->marks[i].type = type;
+			p->nmarks++;
+		}
+		struct json_object *t = jget(val, "title");
+		if (t && json_object_is_type(t, json_type_string) &&
+		    !p->marks[i].title)
+			p->marks[i].title = pc_xstrdup(json_object_get_string(t));
+		struct json_object *l = jget(val, "labels");
+		if (l && json_object_is_type(l, json_type_object)) {
+			if (!p->marks[i].labels) {
+				p->marks[i].labels = json_object_new_object();
+			}
+			json_object_object_foreach(l, lk, lv)
+			{
+				struct json_object *old;
+				if (!json_object_object_get_ex(
+					    p->marks[i].labels, lk, &old))
+					json_object_object_add(
+						p->marks[i].labels, lk,
+						json_object_get(lv));
+			}
+		}
+	}
+}
+
+/* Letters of the models in ovni 1.14; a v1 trace of libovni 1.0 (layout
+ * L0) used M for its OpenMP model, whose events are not in the table:
+ * they are reported as unknown. */
+static void proc_letters(struct proc *p)
+{
+	for (int i = 0; i < 256; i++)
+		p->letter_model[i] = -1;
+	for (int i = 0; ov_models[i].name; i++)
+		p->letter_model[(unsigned char)ov_models[i].letter] =
+			model_find(ov_models[i].name);
+	if (p->layout == 0)
+		p->letter_model['M'] = -1;
+}
+
+static void proc_free(struct proc *p)
+{
+	for (size_t i = 0; i < p->nst; i++) {
+		free(p->st[i].obs);
+		free(p->st[i].json);
+	}
+	free(p->st);
+	for (size_t i = 0; i < p->nmarks; i++) {
+		free(p->marks[i].title);
+		json_object_put(p->marks[i].labels);
+	}
+	free(p->marks);
+	free(p->lib_buf);
+	memset(p, 0, sizeof(*p));
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct stream *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *s = pc_xmalloc(n);
+	snprintf(s, n, "%s/%s", a, b);
+	return s;
+}
+
+/* Finds the streams of a process directory and reads its metadata. */
+static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
+{
+	size_t n;
+	char **names = list_dir(dir, &n);
+	size_t cap = 0;
+	int l0 = 0, l1 = 0, l3 = 0, rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		long long tid;
+		char *full = join(dir, names[i]);
+		struct stream s = { 0 };
+		if ((tid = num_after(names[i], "thread.", ".obs")) >= 0 &&
+		    is_file(full)) {
+			char js[64];
+			snprintf(js, sizeof js, "thread.%lld.json", tid);
+			char *jp = join(dir, js);
+			s = (struct stream){ pc_xstrdup(full),
+					     is_file(jp) ? jp : NULL, tid };
+			if (!s.json)
+				free(jp);
+			l1 = 1;
+		} else if ((tid = num_after(names[i], "thread.", "")) >= 0) {
+			if (is_dir(full)) {
+				s = (struct stream){ join(full, "stream.obs"),
+						     join(full, "stream.json"),
+						     tid };
+				l3 = 1;
+			} else if (is_file(full)) {
+				s = (struct stream){ pc_xstrdup(full), NULL,
+						     tid };
+				l0 = 1;
+			}
+		}
+		free(full);
+		if (s.obs) {
+			PC_GROW(p->st, p->nst, cap);
+			p->st[p->nst++] = s;
+		}
+	}
+	free_list(names, n);
+	if (p->nst)
+		qsort(p->st, p->nst, sizeof(*p->st), cmp_stream);
+	p->layout = l3 ? 3 : l1 ? 1 : l0 ? 0 : 3;
+	if (l1)
+		for (size_t i = 0; i < p->nst; i++)
+			if (p->st[i].json)
+				p->layout = 2;
+	if ((l3 && (l0 || l1)) || (l0 && l1))
+		return pc_err_set(err, "%s: streams of two layouts in one "
+				  "process directory", dir);
+	p->rank = -1;
+	proc_letters(p);
+	if (p->layout < 3) {
+		char *mp = join(dir, "metadata.json");
+		struct json_object *o = NULL;
+		int64_t v, app;
+		if (json_load(mp, &o, err) || need_int(o, mp, "version", &v, err) ||
+		    need_int(o, mp, "app_id", &app, err)) {
+			rc = -1;
+		} else if (v != 1 && v != 2) {
+			rc = pc_err_set(err, "%s: metadata version %lld with "
+					"layout L%d (1 or 2 expected)", mp,
+					(long long)v, p->layout);
+		} else if (v == 1 && p->layout == 2) {
+			rc = pc_err_set(err, "%s: metadata version 1 beside "
+					"thread.*.json files", mp);
+		} else {
+			if (jint(o, "rank", &v))
+				p->rank = v;
+			struct json_object *mv = jget(o, "model_version");
+			if (p->layout == 0 && mv &&
+			    json_object_is_type(mv, json_type_string)) {
+				/* "O1 V1 ... M1": 1.0's letters */
+				p->lib = "1.0";
+			}
+		}
+		json_object_put(o);
+		free(mp);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < p->nst && !rc; i++) {
+		if (!p->st[i].json)
+			continue;
+		struct json_object *o = NULL;
+		int64_t v, x;
+		if (p->layout == 3 && !is_file(p->st[i].json))
+			rc = pc_err_set(err, "%s: missing (every thread.TID "
+					"directory has one)", p->st[i].json);
+		else if (json_load(p->st[i].json, &o, err) ||
+			 need_int(o, p->st[i].json, "version", &v, err))
+			rc = -1;
+		else if (v != p->layout)
+			rc = pc_err_set(err, "%s: metadata version %lld in a "
+					"layout L%d trace (%d expected)",
+					p->st[i].json, (long long)v, p->layout,
+					p->layout);
+		else if (!jget(o, "ovni") ||
+			 !json_object_is_type(jget(o, "ovni"), json_type_object))
+			rc = pc_err_set(err, "%s: metadata lacks the object "
+					"'ovni'", p->st[i].json);
+		else if (v == 3 &&
+			 (need_int(o, p->st[i].json, "ovni.tid", &x, err) ||
+			  need_int(o, p->st[i].json, "ovni.pid", &x, err)))
+			rc = -1;
+		if (!rc) {
+			if (jint(o, "ovni.rank", &x))
+				p->rank = x;
+			proc_marks(p, o);
+			struct json_object *lv = jget(o, "ovni.lib.version");
+			if (lv && json_object_is_type(lv, json_type_string) &&
+			    !p->lib_buf)
+				p->lib = p->lib_buf =
+					pc_xstrdup(json_object_get_string(lv));
+		}
+		json_object_put(o);
+	}
+	return rc;
+}
+
+/* ---- the pass over task types and task creation ---- */
+
+struct tasks {
+	struct u64map type_label; /* (model, typeid) -> label id + 1 */
+	struct u64map task_type;  /* (model, taskid) -> typeid */
+	char **labels;
+	size_t nlabels, caplabels;
+};
+
+static uint64_t tkey(int model, uint32_t id)
+{
+	return ((uint64_t)model << 32) | id;
+}
+
+static const struct ov_event *lookup(const struct proc *p,
+				     const struct ev *e)
+{
+	int m = p->letter_model[e->m];
+	if (m < 0)
+		return NULL;
+	uint16_t i = ev_index[m][e->c][e->v];
+	return i ? &ov_events[i - 1] : NULL;
+}
+
+static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
+{
+	for (size_t s = 0; s < p->nst; s++) {
+		struct rd r;
+		int rc = rd_open(&r, p->st[s].obs, err);
+		struct ev e;
+		if (rc == 0)
+			rc = 1;
+		while (rc == 1 && (rc = rd_next(&r, &e, err)) == 1) {
+			if (e.c != 'Y' && e.c != 'T' && e.c != 'O' &&
+			    e.c != 'P')
+				continue;
+			const struct ov_event *d = lookup(p, &e);
+			if (!d)
+				continue;
+			int m = p->letter_model[e.m];
+			if (d->kind == OV_TYPE_DEF && e.jdata && e.jlen >= 5) {
+				uint32_t id = rd32(e.jdata, r.swap);
+				size_t l = strnlen((const char *)e.jdata + 4,
+						   e.jlen - 4);
+				char *lab = pc_xmalloc(l + 1);
+				memcpy(lab, e.jdata + 4, l);
+				lab[l] = 0;
+				PC_GROW(t->labels, t->nlabels, t->caplabels);
+				t->labels[t->nlabels++] = lab;
+				map_put(&t->type_label, tkey(m, id), t->nlabels);
+			} else if (d->kind == OV_TASK_CREATE && e.psize >= 8) {
+				map_put(&t->task_type,
+					tkey(m, rd32(e.payload, r.swap)),
+					rd32(e.payload + 4, r.swap));
+			}
+		}
+		rd_close(&r);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void tasks_free(struct tasks *t)
+{
+	map_free(&t->type_label);
+	map_free(&t->task_type);
+	for (size_t i = 0; i < t->nlabels; i++)
+		free(t->labels[i]);
+	free(t->labels);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- the model side ---- */
+
+enum { ST_RUN, ST_PAUSED, ST_COOL, ST_WARM, ST_OFFCPU, ST_N };
+static const char *const state_names[ST_N] = {
+	NULL, "[paused]", "[cooling]", "[warming]", "[off CPU]",
+};
+
+struct frame {
+	pc_id ctx;
+	uint16_t kind;  /* enum ov_kind of the push */
+	uint16_t event; /* index in ov_events of the enter event */
+	int64_t a, b;   /* task id / type id, mark value / mark type */
+};
+
+/* Everything of one conversion. */
+struct ctx {
+	struct pc_db *db;
+	struct pc_err *err;
+	pc_id m_run, m_idle, m_ent;
+	pc_id root;          /* the "[thread]" function context */
+	pc_id ovni_mod;
+	uint64_t *acc_run, *acc_idle, *acc_ent;
+	pc_id *touched;
+	size_t ntouched, capacc, captouched;
+	uint8_t *warned_unknown; /* by (letter, cat, val) */
+	struct frame *stack;
+	size_t depth, capstack;
+	/* clock offsets by host */
+	char **off_host;
+	int64_t *off_ns;
+	size_t noff;
+	uint64_t nrank; /* processes seen (ordinals for RANK) */
+	uint64_t nloom;
+};
+
+static pc_id func_ctx(struct ctx *c, pc_id parent, const char *name,
+		      const char *module)
+{
+	pc_id mod = pc_module_get(c->db, module);
+	pc_id fn = pc_function_get(c->db, name, mod, 0, PC_NONE, 0);
+	struct pc_context k = { .kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL,
+				.function = fn, .file = PC_NONE,
+				.module = PC_NONE };
+	return pc_ctx_child(c->db, parent, &k);
+}
+
+static void acc_add(struct ctx *c, pc_id ctx, int which, uint64_t v)
+{
+	if (ctx >= c->capacc) {
+		size_t old = c->capacc;
+		size_t cap = old ? old : 1024;
+		while (cap <= ctx)
+			cap *= 2;
+		c->acc_run = pc_xrealloc(c->acc_run, cap, sizeof(uint64_t));
+		c->acc_idle = pc_xrealloc(c->acc_idle, cap, sizeof(uint64_t));
+		c->acc_ent = pc_xrealloc(c->acc_ent, cap, sizeof(uint64_t));
+		memset(c->acc_run + old, 0, (cap - old) * sizeof(uint64_t));
+		memset(c->acc_idle + old, 0, (cap - old) * sizeof(uint64_t));
+		memset(c->acc_ent + old, 0, (cap - old) * sizeof(uint64_t));
+		c->capacc = cap;
+	}
+	if (!c->acc_run[ctx] && !c->acc_idle[ctx] && !c->acc_ent[ctx]) {
+		PC_GROW(c->touched, c->ntouched, c->captouched);
+		c->touched[c->ntouched++] = ctx;
+	}
+	uint64_t *a = which == 0 ? c->acc_run :
+		      which == 1 ? c->acc_idle : c->acc_ent;
+	a[ctx] += v;
+	if (!c->acc_run[ctx] && !c->acc_idle[ctx] && !c->acc_ent[ctx])
+		c->ntouched--; /* v was 0 on an untouched context */
+}
+
+static void acc_flush(struct ctx *c, pc_id profile)
+{
+	for (size_t i = 0; i < c->ntouched; i++) {
+		pc_id x = c->touched[i];
+		if (c->acc_run[x])
+			pc_value_add(c->db, profile, x, c->m_run,
+				     (double)c->acc_run[x]);
+		if (c->acc_idle[x])
+			pc_value_add(c->db, profile, x, c->m_idle,
+				     (double)c->acc_idle[x]);
+		if (c->acc_ent[x])
+			pc_value_add(c->db, profile, x, c->m_ent,
+				     (double)c->acc_ent[x]);
+		c->acc_run[x] = c->acc_idle[x] = c->acc_ent[x] = 0;
+	}
+	c->ntouched = 0;
+}
+
+/* A trace sample: consecutive samples differ in context; a later change
+ * at the same time replaces the earlier one. */
+static void sample(struct ctx *c, pc_id profile, uint64_t t, pc_id ctx)
+{
+	struct pc_trace *tr = &c->db->traces[profile];
+	if (tr->n && tr->s[tr->n - 1].time == t) {
+		tr->n--;
+		if (!tr->n || tr->s[tr->n - 1].ctx != ctx)
+			pc_trace_add(c->db, profile, t, ctx);
+		return;
+	}
+	if (tr->n && tr->s[tr->n - 1].ctx == ctx)
+		return;
+	if (!tr->n && ctx == 0)
+		return;
+	pc_trace_add(c->db, profile, t, ctx);
+}
+
+/* ---- one thread ---- */
+
+struct thr {
+	const char *path; /* for messages: the stream file */
+	struct proc *p;
+	struct tasks *t;
+	pc_id profile;
+	int alive, state, offcpu, unordered, ended;
+	uint64_t last, first;
+	int started;
+	pc_id cur; /* effective context, PC_NONE when not alive */
+	int64_t clock_off;
+};
+
+static pc_id top_ctx(struct ctx *c)
+{
+	return c->depth ? c->stack[c->depth - 1].ctx : c->root;
+}
+
+static pc_id effective(struct ctx *c, struct thr *th)
+{
+	if (!th->alive)
+		return PC_NONE;
+	pc_id base = top_ctx(c);
+	int st = th->state != ST_RUN ? th->state :
+		 th->offcpu ? ST_OFFCPU : ST_RUN;
+	if (st == ST_RUN)
+		return base;
+	return func_ctx(c, base, state_names[st], "ovni");
+}
+
+static int push(struct ctx *c, struct thr *th, const struct ev *e,
+		const char *name, const char *module, int kind, int event,
+		int64_t a, int64_t b)
+{
+	if (c->depth >= OV_MAX_DEPTH)
+		return pc_err_at_off(c->err, th->path, e->off, "more than %d "
+				     "nested frames", OV_MAX_DEPTH);
+	PC_GROW(c->stack, c->depth, c->capstack);
+	struct frame *f = &c->stack[c->depth];
+	f->ctx = func_ctx(c, top_ctx(c), name, module);
+	f->kind = (uint16_t)kind;
+	f->event = (uint16_t)event;
+	f->a = a;
+	f->b = b;
+	c->depth++;
+	acc_add(c, f->ctx, 2, 1);
+	return 0;
+}
+
+static const char *open_name(struct ctx *c)
+{
+	if (!c->depth)
+		return "no open frame";
+	static char buf[300];
+	const struct frame *f = &c->stack[c->depth - 1];
+	const char *n = "";
+	const struct pc_context *x = &c->db->contexts[f->ctx];
+	if (x->function != PC_NONE)
+		n = c->db->functions[x->function].name;
+	snprintf(buf, sizeof buf, "the open frame is '%s'", n);
+	return buf;
+}
+
+static const char *task_label(struct ctx *c, struct thr *th, int model,
+			      uint32_t typeid, char *buf, size_t n)
+{
+	uint64_t li;
+	(void)c;
+	if (map_get(&th->t->type_label, tkey(model, typeid), &li))
+		return th->t->labels[li - 1];
+	snprintf(buf, n, "%s task type %u", model_names[model],
+		 (unsigned)typeid);
+	return buf;
+}
+
+static const char *mark_label(struct thr *th, int64_t type, int64_t value,
+			      const char **title, char *buf, size_t n)
+{
+	static char tbuf[64];
+	for (size_t i = 0; i < th->p->nmarks; i++) {
+		const struct mark_type *m = &th->p->marks[i];
+		if (m->type != type)
+			continue;
+		*title = m->title ? m->title : "mark";
+		char key[32];
+		snprintf(key, sizeof key, "%lld", (long long)value);
+		struct json_object *l;
+		if (m->labels && json_object_object_get_ex(m->labels, key, &l) &&
+		    json_object_is_type(l, json_type_string))
+			return json_object_get_string(l);
+		snprintf(buf, n, "%s %lld", *title, (long long)value);
+		return buf;
+	}
+	snprintf(tbuf, sizeof tbuf, "mark type %lld", (long long)type);
+	*title = tbuf;
+	snprintf(buf, n, "mark type %lld value %lld", (long long)type,
+		 (long long)value);
+	return buf;
+}
+
+/* Applies one event of a known kind to the thread. */
+static int apply(struct ctx *c, struct thr *th, const struct ev *e,
+		 const struct ov_event *d, int swap)
+{
+	int m = th->p->letter_model[e->m];
+	const char *mod = model_names[m];
+	int idx = (int)(d - ov_events);
+	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
+	char buf[160];
+	if (d->psize > 0 && (int)e->psize < d->psize)
+		return pc_err_at_off(c->err, th->path, e->off, "event %s: "
+				     "payload of %u bytes, %d expected",
+				     d->mcv, e->psize, d->psize);
+	switch (d->kind) {
+	case OV_ENTER:
+		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0);
+	case OV_EXIT:
+		if (!top || top->kind != OV_ENTER ||
+		    strcmp(ov_events[top->event].mcv, d->arg) ||
+		    strcmp(ov_events[top->event].model, d->model))
+			return pc_err_at_off(c->err, th->path, e->off,
+					     "exit event %s does not match "
+					     "the enter %s: %s", d->mcv,
+					     d->arg, open_name(c));
+		c->depth--;
+		return 0;
+	case OV_TASK_EXEC: {
+		uint32_t id = rd32(e->payload, swap);
+		uint64_t type;
+		const char *name;
+		if (map_get(&th->t->task_type, tkey(m, id), &type))
+			name = task_label(c, th, m, (uint32_t)type, buf,
+					  sizeof buf);
+		else {
+			snprintf(buf, sizeof buf, "%s task (not created in "
+				 "the trace)", mod);
+			name = buf;
+		}
+		return push(c, th, e, name, mod, OV_TASK_EXEC, idx, id, m);
+	}
+	case OV_TASK_END:
+	case OV_TASK_PAUSE: {
+		uint32_t id = rd32(e->payload, swap);
+		if (!top || top->kind != OV_TASK_EXEC || top->a != id ||
+		    top->b != m)
+			return pc_err_at_off(c->err, th->path, e->off,
+					     "%s of %s task %u, but %s",
+					     d->kind == OV_TASK_END ? "end" :
+								      "pause",
+					     mod, (unsigned)id, open_name(c));
+		if (d->kind == OV_TASK_END) {
+			c->depth--;
+			return 0;
+		}
+		return push(c, th, e, "[task paused]", mod, OV_TASK_PAUSE,
+			    idx, id, m);
+	}
+	case OV_TASK_RESUME: {
+		uint32_t id = rd32(e->payload, swap);
+		if (!top || top->kind != OV_TASK_PAUSE || top->a != id ||
+		    top->b != m)
+			return pc_err_at_off(c->err, th->path, e->off,
+					     "resume of %s task %u, which is "
+					     "not paused on top: %s", mod,
+					     (unsigned)id, open_name(c));
+		c->depth--;
+		return 0;
+	}
+	case OV_TYPED_ENTER: {
+		uint32_t type = rd32(e->payload, swap);
+		return push(c, th, e, task_label(c, th, m, type, buf,
+						 sizeof buf),
+			    mod, OV_TYPED_ENTER, idx, type, m);
+	}
+	case OV_TYPED_EXIT: {
+		uint32_t type = rd32(e->payload, swap);
+		if (!top || top->kind != OV_TYPED_ENTER || top->a != type ||
+		    top->b != m)
+			return pc_err_at_off(c->err, th->path, e->off,
+					     "%s of type %u does not match: %s",
+					     d->mcv, (unsigned)type,
+					     open_name(c));
+		c->depth--;
+		return 0;
+	}
+	case OV_MARK_PUSH:
+	case OV_MARK_POP:
+	case OV_MARK_SET: {
+		int64_t value = (int64_t)rd64(e->payload, swap);
+		int64_t type = (int32_t)rd32(e->payload + 8, swap);
+		const char *title;
+		const char *lab = mark_label(th, type, value, &title, buf,
+					     sizeof buf);
+		if (d->kind == OV_MARK_POP) {
+			if (!top || top->kind != OV_MARK_PUSH ||
+			    top->a != value || top->b != type)
+				return pc_err_at_off(c->err, th->path, e->off,
+						     "mark pop of '%s' (type "
+						     "%lld) does not match: %s",
+						     lab, (long long)type,
+						     open_name(c));
+			c->depth--;
+			return 0;
+		}
+		if (d->kind == OV_MARK_SET) {
+			/* replaces the innermost mark of the type, if on
+			 * top; value 0 means none */
+			if (top && top->kind == OV_MARK_PUSH && top->b == type)
+				c->depth--;
+			if (!value)
+				return 0;
+		}
+		return push(c, th, e, lab, title, OV_MARK_PUSH, idx, value,
+			    type);
+	}
+	case OV_TH_EXEC:
+		if (th->alive)
+			return pc_err_at_off(c->err, th->path, e->off,
+					     "OHx: the thread is already "
+					     "running");
+		th->alive = 1;
+		th->state = ST_RUN;
+		return 0;
+	case OV_TH_END:
+		th->alive = 0;
+		th->ended = 1;
+		if (c->depth) {
+			pc_warn(c->db->diag, "%s@0x%llx: the thread ends with "
+				"%zu open frames (%s); closed here", th->path,
+				(unsigned long long)e->off, c->depth,
+				open_name(c));
+			c->depth = 0;
+		}
+		return 0;
+	case OV_TH_PAUSE:
+		th->state = ST_PAUSED;
+		return 0;
+	case OV_TH_RESUME:
+		th->state = ST_RUN;
+		return 0;
+	case OV_TH_COOL:
+		th->state = ST_COOL;
+		return 0;
+	case OV_TH_WARM:
+		th->state = ST_WARM;
+		return 0;
+	case OV_OFFCPU:
+		th->offcpu = 1;
+		return 0;
+	case OV_ONCPU:
+		th->offcpu = 0;
+		return 0;
+	case OV_UNORD_BEGIN:
+		th->unordered = 1;
+		return 0;
+	case OV_UNORD_END:
+		th->unordered = 0;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int64_t clock_offset(struct ctx *c, const char *host)
+{
+	for (size_t i = 0; i < c->noff; i++)
+		if (!strcmp(c->off_host[i], host))
+			return c->off_ns[i];
+	return 0;
+}
+
+static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
+		       size_t si, uint64_t rank, struct pc_err *err)
+{
+	struct stream *s = &p->st[si];
+	struct pc_idelem ids[3] = {
+		{ .kind = PC_ID_NODE, .logical = c->nloom,
+		  .physical = pc_hash_bytes(p->host, strlen(p->host)) &
+			      0xffffffffu },
+		{ .kind = PC_ID_RANK, .logical = rank, .physical = rank },
+		{ .kind = PC_ID_THREAD, .logical = si,
+		  .physical = (uint64_t)s->tid },
+	};
+	struct thr th = { .path = s->obs, .p = p, .t = t, .cur = PC_NONE };
+	th.clock_off = clock_offset(c, p->host);
+	struct rd r;
+	if (rd_open(&r, s->obs, err)) {
+		rd_close(&r);
+		return -1;
+	}
+	th.profile = pc_profile_add(c->db, ids, 3);
+	c->depth = 0;
+	struct ev e;
+	int rc;
+	int warned_clamp = 0;
+	while ((rc = rd_next(&r, &e, err)) == 1) {
+		uint64_t now = e.clock + (uint64_t)th.clock_off;
+		if (!th.started) {
+			th.started = 1;
+			th.last = th.first = now;
+		}
+		if (now < th.last) {
+			if (!th.unordered) {
+				rc = pc_err_at_off(err, s->obs, e.off, "clock "
+						   "goes backwards: %llu after "
+						   "%llu",
+						   (unsigned long long)now,
+						   (unsigned long long)th.last);
+				break;
+			}
+			if (!warned_clamp++)
+				pc_warn(c->db->diag, "%s@0x%llx: clock goes back "
+					"inside an unordered region; events "
+					"taken at the previous clock", s->obs,
+					(unsigned long long)e.off);
+			now = th.last;
+		}
+		if (th.cur != PC_NONE && now > th.last)
+			acc_add(c, th.cur, th.alive && th.state == ST_RUN &&
+						   !th.offcpu ? 0 : 1,
+				now - th.last);
+		th.last = now;
+		const struct ov_event *d = lookup(p, &e);
+		if (!d) {
+			unsigned k = ((unsigned)e.m << 16) | ((unsigned)e.c << 8) |
+				     e.v;
+			if (!(c->warned_unknown[k >> 3] & (1u << (k & 7)))) {
+				c->warned_unknown[k >> 3] |= (uint8_t)(1u << (k & 7));
+				pc_warn(c->db->diag, "%s@0x%llx: unknown event "
+					"%c%c%c%s skipped (and any later ones)",
+					s->obs, (unsigned long long)e.off, e.m,
+					e.c, e.v,
+					p->letter_model[e.m] < 0 ?
+						" (unknown model)" : "");
+			}
+			continue;
+		}
+		if (!th.alive && !th.ended && d->kind != OV_TH_EXEC)
+			th.alive = 1; /* a stream cut at the start: running */
+		if (apply(c, &th, &e, d, r.swap)) {
+			rc = -1;
+			break;
+		}
+		pc_id now_ctx = effective(c, &th);
+		if (now_ctx != th.cur) {
+			if (now_ctx != PC_NONE && now_ctx != top_ctx(c))
+				acc_add(c, now_ctx, 2, 1); /* a state entered */
+			th.cur = now_ctx;
+			sample(c, th.profile, now, now_ctx == PC_NONE ? 0 :
+								       now_ctx);
+		}
+	}
+	if (rc == 0 && th.alive && th.started) {
+		pc_warn(c->db->diag, "%s: the stream ends while the thread runs "
+			"(no OHe) with %zu open frames%s%s; closed at its last "
+			"clock", s->obs, c->depth, c->depth ? ": " : "",
+			c->depth ? open_name(c) : "");
+		c->depth = 0;
+		sample(c, th.profile, th.last, 0);
+	}
+	rd_close(&r);
+	acc_flush(c, th.profile);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the trace directory ---- */
+
+static int read_offsets(struct ctx *c, const char *root, struct pc_err *err)
+{
+	char *path = join(root, "clock-offsets.txt");
+	if (!is_file(path)) {
+		free(path);
+		return 0;
+	}
+	struct pc_lines in;
+	int rc = pc_lines_open(&in, path, c->db->diag, err);
+	char *line;
+	size_t len;
+	int r;
+	while (!rc && (r = pc_lines_next(&in, &line, &len, err)) == 1) {
+		if (in.lineno == 1 || !len)
+			continue; /* the header */
+		char host[256];
+		long long rank;
+		double median, mean, sd;
+		if (sscanf(line, "%lld %255s %lf %lf %lf", &rank, host, &median,
+			   &mean, &sd) != 5 || !isfinite(median)) {
+			rc = pc_err_at_line(err, path, in.lineno, "expected "
+					    "'rank hostname median mean std'");
+			break;
+		}
+		c->off_host = pc_xrealloc(c->off_host, c->noff + 1,
+					  sizeof(char *));
+		c->off_ns = pc_xrealloc(c->off_ns, c->noff + 1,
+					sizeof(int64_t));
+		c->off_host[c->noff] = pc_xstrdup(host);
+		c->off_ns[c->noff++] = (int64_t)llround(median);
+	}
+	if (!rc && r < 0)
+		rc = -1;
+	if (!rc || in.path)
+		pc_lines_close(&in);
+	free(path);
+	return rc;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	long long x = num_after(*(char *const *)a, "proc.", "");
+	long long y = num_after(*(char *const *)b, "proc.", "");
+	return (x > y) - (x < y);
+}
+
+static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
+{
+	const char *base = strrchr(dir, '/');
+	base = base ? base + 1 : dir;
+	size_t n;
+	char **names = list_dir(dir, &n);
+	size_t np = 0;
+	for (size_t i = 0; i < n; i++)
+		if (num_after(names[i], "proc.", "") >= 0)
+			names[np++] = names[i];
+		else
+			free(names[i]);
+	if (np)
+		qsort(names, np, sizeof(*names), cmp_proc);
+	int rc = 0;
+	size_t nstreams = 0;
+	for (size_t i = 0; i < np && !rc; i++) {
+		char *pd = join(dir, names[i]);
+		struct proc p = { 0 };
+		p.pid = num_after(names[i], "proc.", "");
+		snprintf(p.loom, sizeof p.loom, "%s", base + 5);
+		snprintf(p.host, sizeof p.host, "%s", p.loom);
+		char *dot = strchr(p.host, '.');
+		if (dot)
+			*dot = 0;
+		if (is_dir(pd) && !(rc = proc_open(&p, pd, err)) && p.nst) {
+			struct tasks t = { 0 };
+			uint64_t rank = p.rank >= 0 ? (uint64_t)p.rank : c->nrank;
+			rc = prepass(&p, &t, err);
+			for (size_t s = 0; s < p.nst && !rc; s++)
+				rc = read_thread(c, &p, &t, s, rank, err);
+			nstreams += p.nst;
+			c->nrank++;
+			tasks_free(&t);
+		}
+		proc_free(&p);
+		free(pd);
+	}
+	free_list(names, np);
+	if (!rc && !nstreams)
+		rc = pc_err_set(err, "%s: a loom with no streams (no "
+				"proc.PID/thread.TID inside)", dir);
+	c->nloom++;
+	return rc;
+}
+
+/* The directory holding the loom.* directories, or the loom itself. */
+static int trace_looms(const char *path, char **root, char ***looms,
+		       size_t *n)
+{
+	*looms = NULL;
+	*n = 0;
+	char *sub = join(path, "ovni");
+	if (is_dir(sub)) {
+		*root = sub;
+	} else {
+		free(sub);
+		if (pc_basename_starts(path, "loom.")) {
+			/* one loom: clock-offsets.txt lives beside it */
+			*root = NULL;
+			*looms = pc_xmalloc(sizeof(char *));
+			(*looms)[(*n)++] = pc_xstrdup(path);
+			return 0;
+		}
+		*root = pc_xstrdup(path);
+	}
+	size_t k;
+	char **names = list_dir(*root, &k);
+	size_t cap = 0;
+	for (size_t i = 0; i < k; i++) {
+		char *full = join(*root, names[i]);
+		if (!strncmp(names[i], "loom.", 5) && is_dir(full)) {
+			PC_GROW(*looms, *n, cap);
+			(*looms)[(*n)++] = full;
+		} else {
+			free(full);
+		}
+	}
+	free_list(names, k);
+	return 0;
+}
+
+static int ovni_read(struct pc_db *db, const char *path,
+		     const struct pc_import_opts *opts, struct pc_err *err)
+{
+	(void)opts;
+	table_init();
+	struct ctx c = { .db = db, .err = err };
+	char *root;
+	char **looms;
+	size_t nl;
+	int rc = 0;
+	if (path == pc_stdin_path || !is_dir(path))
+		return pc_err_set(err, "%s: an ovni trace is a directory "
+				  "(ovni/, its parent or a loom.* directory)",
+				  path == pc_stdin_path ? "-" : path);
+	trace_looms(path, &root, &looms, &nl);
+	if (!nl)
+		rc = pc_err_set(err, "%s: no loom.* directories", root ? root :
+				path);
+	if (!rc && root)
+		rc = read_offsets(&c, root, err);
+	if (!rc) {
+		c.m_run = pc_metric_get(db, "time running", "ovni: time the "
+					"thread runs (ns), at the innermost "
+					"frame", "ns");
+		c.m_idle = pc_metric_get(db, "time not running", "ovni: time "
+					 "the thread is paused, cooling, "
+					 "warming or off the CPU (ns), at "
+					 "the [state] child of the innermost "
+					 "frame", "ns");
+		c.m_ent = pc_metric_get(db, "entries", "ovni: times a frame "
+					"was entered", "");
+		c.root = func_ctx(&c, pc_ctx_entry(db, PC_ENTRY_APP_THREAD),
+				  "[thread]", "ovni");
+		c.warned_unknown = pc_xcalloc(1, 1u << 21);
+		if (!db->title) {
+			char title[4200];
+			snprintf(title, sizeof title, "ovni trace %s", path);
+			db->title = pc_intern_cstr(db, title);
+		}
+	}
+	for (size_t i = 0; i < nl && !rc; i++)
+		rc = read_loom(&c, looms[i], err);
+	free_list(looms, nl);
+	free(root);
+	for (size_t i = 0; i < c.noff; i++)
+		free(c.off_host[i]);
+	free(c.off_host);
+	free(c.off_ns);
+	free(c.acc_run);
+	free(c.acc_idle);
+	free(c.acc_ent);
+	free(c.touched);
+	free(c.stack);
+	free(c.warned_unknown);
+	if (rc)
+		pc_err_context(err, "reading an ovni trace");
+	return rc;
+}
+
+static int ovni_probe(const struct pc_probe *pr)
+{
+	if (!pr->is_dir)
+		return 0;
+	if (pc_basename_starts(pr->path, "loom.")) {
+		for (size_t i = 0; i < pr->nnames; i++)
+			if (!strncmp(pr->names[i], "proc.", 5))
+				return 90;
+		return 40;
+	}
+	for (size_t i = 0; i < pr->nnames; i++) {
+		if (!strncmp(pr->names[i], "loom.", 5))
+			return 90;
+		if (!strcmp(pr->names[i], "ovni")) {
+			char *sub = join(pr->path, "ovni");
+			size_t n;
+			char **names = list_dir(sub, &n);
+			int hit = 0;
+			for (size_t k = 0; k < n; k++)
+				if (!strncmp(names[k], "loom.", 5))
+					hit = 1;
+			free_list(names, n);
+			free(sub);
+			if (hit)
+				return 85;
+		}
+	}
+	return 0;
+}
+
+const struct pc_importer pc_import_ovni = {
+	.name = "ovni",
+	.description = "ovni runtime traces (nOS-V, nanos6, OpenMP, MPI, "
+		       "...): trace directories of every layout (libovni "
+		       "1.0 to 1.14)",
+	.is_dir = 1,
+	.probe = ovni_probe,
+	.read = ovni_read,
+};
