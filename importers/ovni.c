@@ -429,8 +429,9 @@ static int json_load(const char *path, struct json_object **out,
 	int rc = 0;
 	if (!o || je != json_tokener_success) {
 		rc = pc_err_at_off(err, path, end, "metadata is not JSON (%s)",
-				   o ? "incomplete" :
-				       json_tokener_error_desc(je));
+				   je == json_tokener_continue || o ?
+					   "it ends inside a value" :
+					   json_tokener_error_desc(je));
 	} else {
 		while (end < n && (buf[end] == ' ' || buf[end] == '\n' ||
 				   buf[end] == '\t' || buf[end] == '\r'))

@@ -1,0 +1,94 @@
+#!/usr/bin/perl
+# Writes the hand-made ovni traces of testdata/ovni (see README there):
+#   cd testdata/ovni && perl make-fixtures.pl
+# Every trace is layout L3 (loom.L/proc.PID/thread.TID/stream.{obs,json}),
+# little-endian, events built field by field as libovni writes them.
+use strict;
+use warnings;
+use File::Path qw(make_path remove_tree);
+
+# an event: MCV, clock, payload bytes, jumbo data (optional)
+sub ev {
+	my ($mcv, $t, $pl, $jumbo) = @_;
+	$pl //= '';
+	my $n = length $pl;
+	die "payload of 1 byte" if $n == 1;
+	my $flags = defined $jumbo ? 0x10 : 0;
+	# a jumbo event's payload is the length of its data, unless given
+	$pl = pack('V', length $jumbo) if defined $jumbo && $pl eq '';
+	$n = length $pl;
+	return pack('C', $flags | ($n ? $n - 1 : 0)) . $mcv . pack('Q<', $t) .
+	       $pl . ($jumbo // '');
+}
+sub hdr { "ovni" . pack('V', 1) }
+sub ohx { ev('OHx', $_[0], pack('l<l<Q<', 0, -1, 0)) }
+sub json {
+	my ($tid, $extra) = @_;
+	$extra //= '';
+	return qq({"version": 3, "ovni": {"lib": {"version": "1.14.0"}, ) .
+	       qq("part": "thread", "tid": $tid, "pid": 100, "loom": "host.fix", ) .
+	       qq("app_id": 1, "require": {"ovni": "1.1.0", "mpi": "1.0.0", ) .
+	       qq("nosv": "2.0.0"}$extra, "finished": 1}}\n);
+}
+sub trace {
+	my ($dir, %threads) = @_;
+	remove_tree($dir);
+	for my $tid (sort keys %threads) {
+		my $d = "$dir/loom.host.fix/proc.100/thread.$tid";
+		make_path($d);
+		my ($obs, $js) = @{$threads{$tid}};
+		open my $f, '>:raw', "$d/stream.obs" or die;
+		print $f $obs;
+		close $f;
+		open $f, '>', "$d/stream.json" or die;
+		print $f $js // json($tid);
+		close $f;
+	}
+}
+my $marks = qq(, "mark": {"7": {"title": "Step", "chan_type": "stack", ) .
+	    qq("labels": {"1": "init", "2": "compute"}}});
+# good: two threads, MPI inside marks, a nosv task type (jumbo) created
+# on thread 11 and executed on thread 12, a pause of the thread
+trace('good',
+	11 => [hdr() . ohx(1000) .
+	       ev('VYc', 1100, '', pack('V', 7) . "my_task\0") .
+	       ev('OM[', 1200, pack('q<l<', 1, 7)) .
+	       ev('VTc', 1300, pack('VV', 5, 7)) .
+	       ev('MUi', 1400) . ev('MUI', 1700) .
+	       ev('OM]', 2000, pack('q<l<', 1, 7)) .
+	       ev('OM[', 2000, pack('q<l<', 2, 7)) .
+	       ev('OHp', 2500) . ev('OHr', 3000) .
+	       ev('OM]', 3500, pack('q<l<', 2, 7)) . ev('OHe', 4000),
+	       json(11, $marks)],
+	12 => [hdr() . ohx(1500) . ev('VHw', 1600) .
+	       ev('VTx', 1800, pack('VV', 5, 0)) .
+	       ev('MS[', 2100) . ev('MS]', 2400) .
+	       ev('VTe', 2600, pack('VV', 5, 0)) .
+	       ev('VHW', 2900) . ev('OHe', 3100)]);
+# cut: the stream ends inside MPI_Recv (no OHe): closed with a warning
+trace('cut', 21 => [hdr() . ohx(100) . ev('MR[', 150) . ev('OB.', 400)]);
+# the damaged ones
+make_path('bad');
+trace('bad/truncated-event', 1 => [hdr() . ohx(10) . substr(ev('MUi', 20), 0, 7)]);
+trace('bad/wrong-magic', 1 => ["ovnj" . pack('V', 1) . ohx(10)]);
+trace('bad/wrong-version', 1 => ["ovni" . pack('V', 2) . ohx(10)]);
+trace('bad/payload-past-end', 1 => [hdr() . ohx(10) .
+	substr(ev('OM[', 20, pack('q<l<', 1, 0)), 0, 16)]);
+trace('bad/metadata-not-json', 1 => [hdr() . ohx(10),
+	qq({"version": 3, "ovni": {"tid": 1, "pid": 100,\n)]);
+trace('bad/metadata-no-tid', 1 => [hdr() . ohx(10),
+	qq({"version": 3, "ovni": {"pid": 100, "app_id": 1}}\n)]);
+trace('bad/clock-backwards', 1 => [hdr() . ohx(1000) . ev('MUi', 1500) .
+	ev('MUI', 1400) . ev('OHe', 2000)]);
+trace('bad/jumbo-4gb', 1 => [hdr() . ohx(10) .
+	ev('VYc', 20, pack('V', 0xffffffff), pack('V', 1) . "t\0")]);
+trace('bad/empty-stream', 1 => ['']);
+trace('bad/mismatched-exit', 1 => [hdr() . ohx(10) . ev('MUi', 20) .
+	ev('MCB', 30) . ev('OHe', 40)]);
+# a loom whose process directory holds no stream (git keeps no empty
+# directories: a stray file stands in)
+remove_tree('bad/no-streams');
+make_path('bad/no-streams/loom.host.fix/proc.100');
+open my $f, '>', 'bad/no-streams/loom.host.fix/proc.100/notes.txt' or die;
+print $f "no thread.TID here\n";
+close $f;

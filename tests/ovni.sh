@@ -1,0 +1,155 @@
+#!/bin/bash
+# ovni runtime traces: the hand-made traces of testdata/ovni (values
+# worked out by hand, see its README), one clear error per damaged trace,
+# and, with ../shared/ovni-data, every real sample layout (L0-L3) judged
+# against ovniemu's own Paraver output: the time of each thread in each
+# state of each channel (tests/ovni_prv.awk on thread.prv) equals what
+# the written v4 database says (tests/ovni_db.awk on its dump), to the ns.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+D="$TD/ovni"
+OD="$SHARED/ovni-data"
+
+# --- hand-made: values by hand (1000..4000 ns, see make-fixtures.pl) ---
+"$PROFCONV" dump -q "$D/good" >"$tmp/good.dump"
+ctx() { # name: the context id of the function named so
+	f=$(sed -n "s/^f\([0-9]*\) \"$1\" .*/\1/p" "$tmp/good.dump")
+	sed -n "s/^c\([0-9]*\) .* fn=f$f\$/\1/p" "$tmp/good.dump"
+}
+check "thread 11: 300 ns in MPI_Init() under the mark 'init'" grep -q "^p0 c$(ctx 'MPI_Init()') m0 300$" "$tmp/good.dump"
+check "thread 11: 500 ns paused (OHp..OHr) under 'compute'" grep -q "^p0 c$(ctx '\[paused\]') m1 500$" "$tmp/good.dump"
+check "thread 11: 1000 ns running in 'compute'" grep -q "^p0 c$(ctx compute) m0 1000$" "$tmp/good.dump"
+check "thread 12: the task created on thread 11 is named by its type label (jumbo VYc)" \
+	grep -q "^p1 c$(ctx my_task) m0 500$" "$tmp/good.dump"
+check "thread 12: MPI_Send() inside the task, 300 ns" grep -q "^p1 c$(ctx 'MPI_Send()') m0 300$" "$tmp/good.dump"
+check "thread 11 trace: the mark, MPI_Init(), back, ..., ctx 0 at OHe" \
+	sh -c "sed -n '/^trace p0/,/^trace p1/p' '$tmp/good.dump' | tr '\n' ' ' | grep -q 'trace p0 9 1000 c2 1200 c$(ctx init) 1400 c$(ctx 'MPI_Init()') 1700 c$(ctx init) 2000 c$(ctx compute) 2500 c$(ctx '\[paused\]') 3000 c$(ctx compute) 3500 c2 4000 c0'"
+# a stream cut inside MPI_Recv: closed at its last clock, with a warning
+"$PROFCONV" dump "$D/cut" >"$tmp/cut.dump" 2>"$tmp/cut.err"
+check "cut stream: a warning names the thread's stream and the open frame" \
+	grep -q "thread.21/stream.obs: the stream ends .*'MPI_Recv()'" "$tmp/cut.err"
+check "cut stream: MPI_Recv() runs to the last clock (250 ns)" grep -q ' m0 250$' "$tmp/cut.dump"
+# the loom directory itself, and clock-offsets.txt beside the looms
+mkdir -p "$tmp/off/ovni"
+ln -s "$(cd "$D/good" && pwd)/loom.host.fix" "$tmp/off/ovni/loom.host.fix"
+printf 'rank hostname offset_median offset_mean offset_std\n0 host 1000.4 1000.4 0.0\n' >"$tmp/off/ovni/clock-offsets.txt"
+"$PROFCONV" dump -q "$tmp/off" >"$tmp/off.dump"
+check "clock-offsets.txt: every clock of host 'host' moves by the median (1000)" \
+	sh -c "sed -n '/^trace p0/{n;p}' '$tmp/off.dump' | grep -q '^2000 c2$'"
+grep -v '^title\|^[0-9]* c' "$tmp/off.dump" >"$tmp/a"; grep -v '^title\|^[0-9]* c' "$tmp/good.dump" >"$tmp/b"
+check "clock offsets change times only" cmp "$tmp/a" "$tmp/b"
+"$PROFCONV" dump -q "$D/good/loom.host.fix" | grep -v '^title' >"$tmp/a"
+grep -v '^title' "$tmp/good.dump" >"$tmp/b"
+check "a loom.* directory reads as the whole trace" cmp "$tmp/a" "$tmp/b"
+"$PROFCONV" identify "$D/good" >"$tmp/id"
+check "identify: ovni" grep -q -- '-> ovni$' "$tmp/id"
+
+# --- damaged traces: one line with the file and offset, exit 1, nothing
+# written ---
+while read -r f want; do
+	"$PROFCONV" convert "$D/bad/$f" -o "$tmp/bad.d" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/bad.d" ] &&
+		! ls "$tmp" | grep -q 'bad.d.tmp'; then
+		ok "$f: $(sed 's/.*bad\///' "$tmp/err")"
+	else
+		not_ok "$f: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+done <<'LIST'
+truncated-event stream.obs@0x24: truncated event: 7 bytes left
+wrong-magic stream.obs@0x0: not an ovni stream
+wrong-version stream.obs@0x4: stream version 2
+payload-past-end stream.obs@0x24: event OM\[: payload of 12 bytes runs past the end
+metadata-not-json stream.json@0x2e: metadata is not JSON
+metadata-no-tid stream.json: metadata lacks the integer key 'ovni.tid'
+clock-backwards stream.obs@0x30: clock goes backwards: 1400 after 1500
+jumbo-4gb stream.obs@0x24: jumbo event VYc of 4294967295 bytes runs past the end
+empty-stream stream.obs@0x0: empty stream
+no-streams loom.host.fix: a loom with no streams
+mismatched-exit stream.obs@0x30: exit event MCB does not match the enter MCb: the open frame is 'MPI_Init()'
+LIST
+
+# --- the real samples of every layout ---
+if [ ! -d "$OD" ]; then
+	skip "needs ../shared/ovni-data (real ovni traces beside the project)"
+	done_testing; exit
+fi
+for s in "$OD"/v*/; do
+	s=${s%/}; sn=$(basename "$s")
+	emu=$(ls -d "$s"/ovniemu-*)
+	if ! "$PROFCONV" convert -q "$s" -o "$tmp/$sn.d" 2>"$tmp/err"; then
+		not_ok "$sn converts"; sed 's/^/# /' "$tmp/err"; continue
+	fi
+	check "$sn: check --strict passes (with trace.db)" sh -c "'$PROFCONV' check --strict '$tmp/$sn.d' && test -s '$tmp/$sn.d/trace.db'"
+	awk -f "$top_srcdir/tests/ovni_prv.awk" "$emu/thread.pcf" "$emu/thread.prv" | sort >"$tmp/$sn.prv"
+	"$PROFCONV" dump -q "$tmp/$sn.d" >"$tmp/$sn.dump"
+	awk -f "$top_srcdir/tests/ovni_db.awk" "$tmp/$sn.dump" | sort >"$tmp/$sn.db"
+	if [ -s "$tmp/$sn.prv" ] && cmp -s "$tmp/$sn.prv" "$tmp/$sn.db"; then
+		ok "$sn: $(wc -l <"$tmp/$sn.prv") (thread, channel, state) times from ovniemu's thread.prv = the database's, to the ns ($(cut -f2 "$tmp/$sn.prv" | sort -u | tr '\n' ' '))"
+	else
+		not_ok "$sn: times differ from ovniemu's (< prv, > db)"
+		diff "$tmp/$sn.prv" "$tmp/$sn.db" | head -10 | sed 's/^/# /'
+	fi
+	# trace.db: samples in time order, never two 0s in a row, and the
+	# time between samples per context = the profile's values there
+	if awk '
+		/^values/ { inv = 1; next }
+		/^traces/ { inv = 0; next }
+		inv && / m[01] / { p = $1; c = $2; val[p, c] += $4; next }
+		/^trace p/ { p = $2; havelast = 0; next }
+		/^[0-9]+ c[0-9]+$/ {
+			if (havelast && $1 < last) { print "time goes back at " $1; bad = 1 }
+			if (havelast && lastc == "c0" && $2 == "c0") { print "two 0 samples"; bad = 1 }
+			if (havelast && lastc != "c0") tr[p, lastc] += $1 - last
+			last = $1; lastc = $2; havelast = 1
+		}
+		END {
+			for (k in val) if (val[k] != tr[k]) { split(k, a, SUBSEP); print a[1], a[2], val[k], tr[k]; bad = 1 }
+			for (k in tr) if (!(k in val)) { split(k, a, SUBSEP); print a[1], a[2], "trace only", tr[k]; bad = 1 }
+			exit bad
+		}' "$tmp/$sn.dump" >"$tmp/tr.out"; then
+		ok "$sn: trace.db in time order; time per context from the samples = the profile's values"
+	else
+		not_ok "$sn: trace.db and profile disagree"; head -5 "$tmp/tr.out" | sed 's/^/# /'
+	fi
+done
+# the same forms of input
+"$PROFCONV" dump -q "$OD/v3-mark-mpi-2t/ovni" | grep -v '^title' >"$tmp/a"
+"$PROFCONV" dump -q "$OD/v3-mark-mpi-2t" | grep -v '^title' >"$tmp/b"
+check "the ovni/ directory and its parent read the same" cmp "$tmp/a" "$tmp/b"
+# the same program in layouts L2 and L3: the same tree (paths of names)
+paths() { awk '
+	/^M[0-9]+ "/ { m[substr($1, 2)] = $2 }
+	/^f[0-9]+ "/ { x = $0; sub(/^f[0-9]+ /, "", x); sub(/ offset=.*/, "", x); f[substr($1, 2)] = x }
+	/^c[0-9]+ parent=/ { id = substr($1, 2); p = $2; sub(/parent=c/, "", p); par[id] = p
+		n = $0; sub(/.* fn=f/, "", n); nm[id] = (n ~ /^[0-9]+$/) ? f[n] : "entry" }
+	END { for (c in par) { s = ""; for (x = c; x != 0; x = par[x]) s = nm[x] "/" s; print s } }' "$1" | sort; }
+paths "$tmp/v2-mark-mpi-2t.dump" >"$tmp/a"; paths "$tmp/v3-mark-mpi-2t.dump" >"$tmp/b"
+check "layouts L2 and L3 of the same program: the same tree ($(wc -l <"$tmp/a") contexts)" cmp "$tmp/a" "$tmp/b"
+# byte order: the L3 nosv sample rewritten as a big-endian machine writes
+mkdir -p "$tmp/swap/ovni"
+cp -r "$OD/v3-nosv-2t/ovni/loom.vm.nosv" "$tmp/swap/ovni/"
+chmod -R u+w "$tmp/swap"
+for f in "$tmp"/swap/ovni/loom.*/proc.*/thread.*/stream.obs; do
+	perl "$top_srcdir/tests/ovni_swap.pl" "$OD/ovnievents-1.14.0.tsv" "$f" "$f.x" && mv "$f.x" "$f"
+done
+"$PROFCONV" dump -q "$tmp/swap" | grep -v '^title' >"$tmp/a"
+"$PROFCONV" dump -q "$OD/v3-nosv-2t" | grep -v '^title' >"$tmp/b"
+if ! cmp -s "$tmp/swap/ovni/loom.vm.nosv/proc.32631/thread.32632/stream.obs" \
+	"$OD/v3-nosv-2t/ovni/loom.vm.nosv/proc.32631/thread.32632/stream.obs" && cmp -s "$tmp/a" "$tmp/b"; then
+	ok "streams of the other byte order (jumbo and payloads swapped) read the same"
+else
+	not_ok "byte-swapped streams differ"
+fi
+# ovni -> Callgrind: KCachegrind loads it without a message
+"$PROFCONV" convert -q "$OD/v3-nosv-2t" -o "$tmp/callgrind.out.nosv"
+check "Callgrind output: inclusive time of outer_task in thread 1" grep -q 'fn=.*outer_task' "$tmp/callgrind.out.nosv"
+if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
+	msgs=$(HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
+		kcachegrind -platform offscreen "$tmp/callgrind.out.nosv" 2>&1 | grep '^Loading ' || true)
+	if [ -z "$msgs" ]; then ok "KCachegrind loads the ovni Callgrind file cleanly"
+	else not_ok "KCachegrind: $msgs"; fi
+else
+	skip "kcachegrind not installed"
+fi
+done_testing
