@@ -9,6 +9,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * importer on its /proc/self/fd path; the result is dumped to /dev/null
  * and discarded. */
 int pc_fuzz_import(const char *format, const uint8_t *data, size_t size);
+/* Runs the named importer on a path; the result is dumped to /dev/null. */
+void pc_fuzz_run(const char *format, const char *path);
 
 /* Directory formats: the input is the files of the directory, in the
  * order of pc_fuzz_dir_files, separated by PC_FUZZ_SEP. The replay

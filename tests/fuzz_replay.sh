@@ -30,4 +30,19 @@ replay check fuzz_check "$@"
 # DCPI: v0 binary files and dcpicat text (the content picks the parser)
 replay DCPI fuzz_dcpi "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
 	"$TD"/fuzz/dcpi/*
+# ovni: one thread's stream.json + separator + stream.obs, built from the
+# hand-made traces (good and damaged) and, with ../shared, the L3 samples
+mkdir -p "$tmp/ovni"
+set --
+for t in "$TD"/ovni/*/loom.*/proc.*/thread.* "$TD"/ovni/bad/*/loom.*/proc.*/thread.*; do
+	k=$(($# + 1))
+	{ cat "$t/stream.json"; printf '\n=PCFUZZ=\n'; cat "$t/stream.obs"; } >"$tmp/ovni/$k"
+	set -- "$@" "$tmp/ovni/$k"
+done
+have_shared && [ -d "$SHARED/ovni-data" ] && for t in "$SHARED"/ovni-data/v3-*/ovni/loom.*/proc.*/thread.*; do
+	k=$(($# + 1))
+	{ cat "$t/stream.json"; printf '\n=PCFUZZ=\n'; cat "$t/stream.obs"; } >"$tmp/ovni/$k"
+	set -- "$@" "$tmp/ovni/$k"
+done
+replay ovni fuzz_ovni "$@" "$TD"/fuzz/ovni/*
 done_testing

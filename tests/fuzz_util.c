@@ -15,7 +15,7 @@ const char *const pc_fuzz_dir_files[] = {
 	NULL,
 };
 
-static void run(const char *format, const char *path)
+void pc_fuzz_run(const char *format, const char *path)
 {
 	struct pc_diag diag = { .quiet = 1 };
 	struct pc_db *db = pc_db_new(&diag);
@@ -57,7 +57,7 @@ int pc_fuzz_import(const char *format, const uint8_t *data, size_t size)
 {
 	char path[64];
 	int fd = mem_file(data, size, path, sizeof path);
-	run(format, path);
+	pc_fuzz_run(format, path);
 	close(fd);
 	return 0;
 }
@@ -106,7 +106,7 @@ int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size)
 {
 	char dir[64];
 	to_dir(data, size, dir);
-	run(format, dir);
+	pc_fuzz_run(format, dir);
 	remove_dir(dir);
 	return 0;
 }
