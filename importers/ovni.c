@@ -261,7 +261,7 @@ static int rd_open(struct rd *r, const char *path, struct pc_err *err)
 		return -1;
 	}
 	r->size = (uint64_t)st.st_size;
-	r->cap = 1 << 20;
+	r->cap = r->size < (1 << 20) ? (size_t)r->size + 64 : 1 << 20;
 	r->buf = pc_xmalloc(r->cap);
 	if (r->size == 0)
 		return pc_err_at_off(err, path, 0, "empty stream: no ovni "
@@ -1206,6 +1206,8 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 		if (!d) {
 			unsigned k = ((unsigned)e.m << 16) | ((unsigned)e.c << 8) |
 				     e.v;
+			if (!c->warned_unknown)
+				c->warned_unknown = pc_xcalloc(1, 1u << 21);
 			if (!(c->warned_unknown[k >> 3] & (1u << (k & 7)))) {
 				c->warned_unknown[k >> 3] |= (uint8_t)(1u << (k & 7));
 				pc_warn(c->db->diag, "%s@0x%llx: unknown event "
@@ -1408,7 +1410,6 @@ static int ovni_read(struct pc_db *db, const char *path,
 					"was entered", "");
 		c.root = func_ctx(&c, pc_ctx_entry(db, PC_ENTRY_APP_THREAD),
 				  "[thread]", "ovni");
-		c.warned_unknown = pc_xcalloc(1, 1u << 21);
 		if (!db->title) {
 			char title[4200];
 			snprintf(title, sizeof title, "ovni trace %s", path);
