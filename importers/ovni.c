@@ -802,9 +802,57 @@ struct ctx {
 	char **off_host;
 	int64_t *off_ns;
 	size_t noff;
+	/* (parent, what) -> context, so a push costs no string hashing */
+	struct ckey *cache;
+	size_t ncache, capcache;
 	uint64_t nrank; /* processes seen (ordinals for RANK) */
 	uint64_t nloom;
 };
+
+struct ckey {
+	pc_id parent; /* PC_NONE: empty slot */
+	uint32_t what; /* event index, or 0xffff0000 + state */
+	int64_t a, b;
+	pc_id ctx;
+};
+
+static uint64_t ckey_hash(pc_id parent, uint32_t what, int64_t a, int64_t b)
+{
+	return pc_hash64(((uint64_t)parent << 32 | what) ^
+			 pc_hash64((uint64_t)a * 31 + (uint64_t)b));
+}
+
+static struct ckey *cache_slot(struct ctx *c, pc_id parent, uint32_t what,
+			       int64_t a, int64_t b)
+{
+	if (2 * (c->ncache + 1) > c->capcache) {
+		struct ckey *old = c->cache;
+		size_t oc = c->capcache;
+		c->capcache = oc ? 2 * oc : 1024;
+		c->cache = pc_xmalloc(c->capcache * sizeof(*c->cache));
+		for (size_t i = 0; i < c->capcache; i++)
+			c->cache[i].parent = PC_NONE;
+		c->ncache = 0;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].parent != PC_NONE) {
+				struct ckey *k = cache_slot(c, old[i].parent,
+							    old[i].what,
+							    old[i].a, old[i].b);
+				*k = old[i];
+				c->ncache++;
+			}
+		free(old);
+	}
+	size_t i = ckey_hash(parent, what, a, b) & (c->capcache - 1);
+	for (;;) {
+		struct ckey *k = &c->cache[i];
+		if (k->parent == PC_NONE ||
+		    (k->parent == parent && k->what == what && k->a == a &&
+		     k->b == b))
+			return k;
+		i = (i + 1) & (c->capcache - 1);
+	}
+}
 
 static pc_id func_ctx(struct ctx *c, pc_id parent, const char *name,
 		      const char *module)
@@ -907,19 +955,35 @@ static pc_id effective(struct ctx *c, struct thr *th)
 		 th->offcpu ? ST_OFFCPU : ST_RUN;
 	if (st == ST_RUN)
 		return base;
-	return func_ctx(c, base, state_names[st], "ovni");
+	struct ckey *k = cache_slot(c, base, 0xffff0000u + (uint32_t)st, 0, 0);
+	if (k->parent == PC_NONE) {
+		pc_id x = func_ctx(c, base, state_names[st], "ovni");
+		k = cache_slot(c, base, 0xffff0000u + (uint32_t)st, 0, 0);
+		*k = (struct ckey){ base, 0xffff0000u + (uint32_t)st, 0, 0, x };
+		c->ncache++;
+	}
+	return k->ctx;
 }
 
 static int push(struct ctx *c, struct thr *th, const struct ev *e,
 		const char *name, const char *module, int kind, int event,
-		int64_t a, int64_t b)
+		int64_t a, int64_t b, int64_t ka, int64_t kb)
 {
 	if (c->depth >= OV_MAX_DEPTH)
 		return pc_err_at_off(c->err, th->path, e->off, "more than %d "
 				     "nested frames", OV_MAX_DEPTH);
 	PC_GROW(c->stack, c->depth, c->capstack);
+	pc_id parent = top_ctx(c);
+	/* the name is a function of (event, ka, kb): see the callers */
+	struct ckey *k = cache_slot(c, parent, (uint32_t)event, ka, kb);
+	if (k->parent == PC_NONE) {
+		pc_id x = func_ctx(c, parent, name, module);
+		k = cache_slot(c, parent, (uint32_t)event, ka, kb);
+		*k = (struct ckey){ parent, (uint32_t)event, ka, kb, x };
+		c->ncache++;
+	}
 	struct frame *f = &c->stack[c->depth];
-	f->ctx = func_ctx(c, top_ctx(c), name, module);
+	f->ctx = k->ctx;
 	f->kind = (uint16_t)kind;
 	f->event = (uint16_t)event;
 	f->a = a;
@@ -995,7 +1059,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 				     d->mcv, e->psize, d->psize);
 	switch (d->kind) {
 	case OV_ENTER:
-		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0);
+		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0, 0, 0);
 	case OV_EXIT:
 		if (!top || top->kind != OV_ENTER ||
 		    strcmp(ov_events[top->event].mcv, d->arg) ||
@@ -1010,15 +1074,18 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		uint32_t id = rd32(e->payload, swap);
 		uint64_t type;
 		const char *name;
-		if (map_get(&th->t->task_type, tkey(m, id), &type))
+		int64_t ka = -1;
+		if (map_get(&th->t->task_type, tkey(m, id), &type)) {
 			name = task_label(c, th, m, (uint32_t)type, buf,
 					  sizeof buf);
-		else {
+			ka = (int64_t)type;
+		} else {
 			snprintf(buf, sizeof buf, "%s task (not created in "
 				 "the trace)", mod);
 			name = buf;
 		}
-		return push(c, th, e, name, mod, OV_TASK_EXEC, idx, id, m);
+		return push(c, th, e, name, mod, OV_TASK_EXEC, idx, id, m, ka,
+			    0);
 	}
 	case OV_TASK_END:
 	case OV_TASK_PAUSE: {
@@ -1035,7 +1102,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 			return 0;
 		}
 		return push(c, th, e, "[task paused]", mod, OV_TASK_PAUSE,
-			    idx, id, m);
+			    idx, id, m, 0, 0);
 	}
 	case OV_TASK_RESUME: {
 		uint32_t id = rd32(e->payload, swap);
@@ -1052,7 +1119,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		uint32_t type = rd32(e->payload, swap);
 		return push(c, th, e, task_label(c, th, m, type, buf,
 						 sizeof buf),
-			    mod, OV_TYPED_ENTER, idx, type, m);
+			    mod, OV_TYPED_ENTER, idx, type, m, type, 0);
 	}
 	case OV_TYPED_EXIT: {
 		uint32_t type = rd32(e->payload, swap);
@@ -1092,8 +1159,9 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 			if (!value)
 				return 0;
 		}
-		return push(c, th, e, lab, title, OV_MARK_PUSH, idx, value,
-			    type);
+		/* OM[ and OM= of a (type, value) name the same frame */
+		return push(c, th, e, lab, title, OV_MARK_PUSH, 0xfffe, value,
+			    type, value, type);
 	}
 	case OV_TH_EXEC:
 		if (th->alive)
@@ -1322,6 +1390,10 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 			*dot = 0;
 		if (is_dir(pd) && !(rc = proc_open(&p, pd, err)) && p.nst) {
 			struct tasks t = { 0 };
+			/* labels of task types and marks are per process */
+			for (size_t k = 0; k < c->capcache; k++)
+				c->cache[k].parent = PC_NONE;
+			c->ncache = 0;
 			uint64_t rank = p.rank >= 0 ? (uint64_t)p.rank : c->nrank;
 			rc = prepass(&p, &t, err);
 			for (size_t s = 0; s < p.nst && !rc; s++)
@@ -1429,6 +1501,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 	free(c.acc_ent);
 	free(c.touched);
 	free(c.stack);
+	free(c.cache);
 	free(c.warned_unknown);
 	if (rc)
 		pc_err_context(err, "reading an ovni trace");

@@ -1,0 +1,29 @@
+#!/bin/sh
+# ovni benchmark: a generated trace of NTHREADS threads x NEVENTS events
+# each (default 64 x 10^6; bench/gen_ovni.c: marks, nosv and MPI regions
+# nested four deep) converted to a v4 database with trace.db, against
+# `cat` of the same bytes. Usage: sh bench/ovni.sh [BUILD_DIR] [NTHREADS]
+# [NEVENTS]. Needs cc and GNU time.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+nth=${2:-64}
+nev=${3:-1000000}
+work=${BENCH_DIR:-/tmp/profconv-bench-ovni}
+tr="$work/trace-$nth-$nev"
+mkdir -p "$work"
+if [ ! -d "$tr" ]; then
+	cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
+	"$work/gen_ovni" "$tr" "$nth" "$nev"
+fi
+bytes=$(cat "$tr"/loom.*/proc.*/thread.*/stream.obs | wc -c)
+events=$((nth * nev))
+echo "input: $nth threads x $nev events, $(echo "$bytes" | awk '{printf "%.1f", $1 / 1e6}') MB"
+t() { /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
+	{ cat "$work/err"; exit 1; }; cat "$work/time"; }
+set -- $(t sh -c "cat '$tr'/loom.*/proc.*/thread.*/stream.obs >/dev/null"); cat_s=$1
+set -- $(t "$build/profconv" convert -q --force "$tr" -o "$work/out.d"); v4_s=$1; v4_kb=$4
+awk -v b="$bytes" -v e="$events" -v c="$cat_s" -v v="$v4_s" -v k="$v4_kb" 'BEGIN {
+	printf "cat:          %6.2f s wall\n", c
+	printf "ovni -> v4:   %6.2f s wall  %6.1f M events/s  %6.1f MB/s  %.1f x cat  peak %d MB\n", v, e / 1e6 / (v ? v : 0.01), b / 1e6 / (v ? v : 0.01), v / (c ? c : 0.01), k / 1024
+}'
