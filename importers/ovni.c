@@ -38,6 +38,8 @@ static int nmodels;
 static const char *model_names[OV_NMODELS];
 /* event index + 1 by (model, category, value); 0: unknown */
 static uint16_t (*ev_index)[256][256];
+/* for an EXIT event, the index of its ENTER event */
+static uint16_t *enter_of;
 
 static int model_find(const char *name)
 {
@@ -60,6 +62,20 @@ static void table_init(void)
 			(const unsigned char *)ov_events[i].mcv;
 		if (m >= 0)
 			ev_index[m][mcv[1]][mcv[2]] = (uint16_t)(i + 1);
+	}
+	size_t n = 0;
+	while (ov_events[n].model)
+		n++;
+	enter_of = pc_xcalloc(n + 1, sizeof(*enter_of));
+	for (size_t i = 0; i < n; i++) {
+		enter_of[i] = UINT16_MAX;
+		if (ov_events[i].kind != OV_EXIT)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (ov_events[j].kind == OV_ENTER &&
+			    !strcmp(ov_events[j].model, ov_events[i].model) &&
+			    !strcmp(ov_events[j].mcv, ov_events[i].arg))
+				enter_of[i] = (uint16_t)j;
 	}
 }
 
@@ -1062,8 +1078,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0, 0, 0);
 	case OV_EXIT:
 		if (!top || top->kind != OV_ENTER ||
-		    strcmp(ov_events[top->event].mcv, d->arg) ||
-		    strcmp(ov_events[top->event].model, d->model))
+		    top->event != enter_of[idx])
 			return pc_err_at_off(c->err, th->path, e->off,
 					     "exit event %s does not match "
 					     "the enter %s: %s", d->mcv,
@@ -1137,17 +1152,18 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 	case OV_MARK_SET: {
 		int64_t value = (int64_t)rd64(e->payload, swap);
 		int64_t type = (int32_t)rd32(e->payload + 8, swap);
-		const char *title;
-		const char *lab = mark_label(th, type, value, &title, buf,
-					     sizeof buf);
+		const char *title = NULL, *lab = NULL;
 		if (d->kind == OV_MARK_POP) {
 			if (!top || top->kind != OV_MARK_PUSH ||
-			    top->a != value || top->b != type)
+			    top->a != value || top->b != type) {
+				lab = mark_label(th, type, value, &title, buf,
+						 sizeof buf);
 				return pc_err_at_off(c->err, th->path, e->off,
 						     "mark pop of '%s' (type "
 						     "%lld) does not match: %s",
 						     lab, (long long)type,
 						     open_name(c));
+			}
 			c->depth--;
 			return 0;
 		}
@@ -1159,7 +1175,12 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 			if (!value)
 				return 0;
 		}
-		/* OM[ and OM= of a (type, value) name the same frame */
+		/* OM[ and OM= of a (type, value) name the same frame; the
+		 * label is looked up only for a context not seen yet */
+		if (cache_slot(c, top_ctx(c), 0xfffe, value, type)->parent ==
+		    PC_NONE)
+			lab = mark_label(th, type, value, &title, buf,
+					 sizeof buf);
 		return push(c, th, e, lab, title, OV_MARK_PUSH, 0xfffe, value,
 			    type, value, type);
 	}
