@@ -11,9 +11,10 @@ OD="$SHARED/ovni-data"
 
 # --- hand-made: values by hand (1000..4000 ns, see make-fixtures.pl) ---
 "$PROFCONV" dump -q "$D/good" >"$tmp/good.dump"
-ctx() { # name: the context id of the function named so
-	f=$(sed -n "s/^f\([0-9]*\) \"$1\" .*/\1/p" "$tmp/good.dump")
-	sed -n "s/^c\([0-9]*\) .* fn=f$f\$/\1/p" "$tmp/good.dump"
+DUMP="$tmp/good.dump"
+ctx() { # name: the context id of the function named so in $DUMP
+	f=$(sed -n "s/^f\([0-9]*\) \"$1\" .*/\1/p" "$DUMP")
+	sed -n "s/^c\([0-9]*\) .* fn=f$f\$/\1/p" "$DUMP"
 }
 check "thread 11: 300 ns in MPI_Init() under the mark 'init'" grep -q "^p0 c$(ctx 'MPI_Init()') m0 300$" "$tmp/good.dump"
 check "thread 11: 500 ns paused (OHp..OHr) under 'compute'" grep -q "^p0 c$(ctx '\[paused\]') m1 500$" "$tmp/good.dump"
@@ -23,6 +24,19 @@ check "thread 12: the task created on thread 11 is named by its type label (jumb
 check "thread 12: MPI_Send() inside the task, 300 ns" grep -q "^p1 c$(ctx 'MPI_Send()') m0 300$" "$tmp/good.dump"
 check "thread 11 trace: the mark, MPI_Init(), back, ..., ctx 0 at OHe" \
 	sh -c "sed -n '/^trace p0/,/^trace p1/p' '$tmp/good.dump' | tr '\n' ' ' | grep -q 'trace p0 9 1000 c2 1200 c$(ctx init) 1400 c$(ctx 'MPI_Init()') 1700 c$(ctx init) 2000 c$(ctx compute) 2500 c$(ctx '\[paused\]') 3000 c$(ctx compute) 3500 c2 4000 c0'"
+# the other kinds of events (testdata/ovni/README, "more")
+"$PROFCONV" dump "$D/more" >"$tmp/more.dump" 2>"$tmp/more.err"
+DUMP="$tmp/more.dump"
+check "nanos6 task named by its 6Yc type label: 150 ns running" grep -q "^p0 c$(ctx solver) m0 150$" "$tmp/more.dump"
+check "nanos6 6Tp..6Tr: 50 ns in [task paused]" grep -q "^p0 c$(ctx '\[task paused\]') m0 50$" "$tmp/more.dump"
+check "OpenMP worksharing named by its POc type label: 100 ns" grep -q "^p0 c$(ctx loop_a) m0 100$" "$tmp/more.dump"
+check "OM= sets the mark: init 100 ns, compute 100 ns" sh -c "grep -q '^p0 c$(ctx init) m0 100$' '$tmp/more.dump' && grep -q '^p0 c$(ctx compute) m0 100$' '$tmp/more.dump'"
+check "cooling 50, paused 100, warming 50, off CPU 200 ns (time not running)" sh -c "
+	grep -q '^p0 c$(ctx '\[cooling\]') m1 50$' '$tmp/more.dump' && grep -q '^p0 c$(ctx '\[paused\]') m1 100$' '$tmp/more.dump' &&
+	grep -q '^p0 c$(ctx '\[warming\]') m1 50$' '$tmp/more.dump' && grep -q '^p0 c$(ctx '\[off CPU\]') m1 200$' '$tmp/more.dump'"
+check "[thread] 500 ns: the unordered region's backward clock costs nothing" grep -q "^p0 c2 m0 500$" "$tmp/more.dump"
+check "a warning for the clock going back inside OU[..OU]" grep -q 'stream.obs@0x176: clock goes back inside an unordered region' "$tmp/more.err"
+check "an unknown event is warned about (once) and skipped" grep -q 'stream.obs@0x18e: unknown event Zzz (unknown model) skipped' "$tmp/more.err"
 # a stream cut inside MPI_Recv: closed at its last clock, with a warning
 "$PROFCONV" dump "$D/cut" >"$tmp/cut.dump" 2>"$tmp/cut.err"
 check "cut stream: a warning names the thread's stream and the open frame" \
@@ -145,9 +159,16 @@ fi
 "$PROFCONV" convert -q "$OD/v3-nosv-2t" -o "$tmp/callgrind.out.nosv"
 check "Callgrind output: inclusive time of outer_task in thread 1" grep -q 'fn=.*outer_task' "$tmp/callgrind.out.nosv"
 if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
-	msgs=$(HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
-		kcachegrind -platform offscreen "$tmp/callgrind.out.nosv" 2>&1 | grep '^Loading ' || true)
-	if [ -z "$msgs" ]; then ok "KCachegrind loads the ovni Callgrind file cleanly"
+	kc() { # file: prints KCachegrind's load messages
+		HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
+			kcachegrind -platform offscreen "$1" 2>&1 | grep '^Loading ' || true
+	}
+	# a control: the harness sees a load problem when there is one
+	printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 10\nnot a line\n' >"$tmp/callgrind.out.broken"
+	msgs=$(kc "$tmp/callgrind.out.nosv")
+	if ! kc "$tmp/callgrind.out.broken" | grep -q 'Invalid line'; then
+		not_ok "KCachegrind harness does not see load problems"
+	elif [ -z "$msgs" ]; then ok "KCachegrind loads the ovni Callgrind file cleanly (and reports a broken control)"
 	else not_ok "KCachegrind: $msgs"; fi
 else
 	skip "kcachegrind not installed"

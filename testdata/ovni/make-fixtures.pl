@@ -28,7 +28,7 @@ sub json {
 	return qq({"version": 3, "ovni": {"lib": {"version": "1.14.0"}, ) .
 	       qq("part": "thread", "tid": $tid, "pid": 100, "loom": "host.fix", ) .
 	       qq("app_id": 1, "require": {"ovni": "1.1.0", "mpi": "1.0.0", ) .
-	       qq("nosv": "2.0.0"}$extra, "finished": 1}}\n);
+	       qq("nosv": "2.0.0", "nanos6": "1.0.0", "openmp": "1.1.0"}$extra, "finished": 1}}\n);
 }
 sub trace {
 	my ($dir, %threads) = @_;
@@ -65,6 +65,24 @@ trace('good',
 	       ev('MS[', 2100) . ev('MS]', 2400) .
 	       ev('VTe', 2600, pack('VV', 5, 0)) .
 	       ev('VHW', 2900) . ev('OHe', 3100)]);
+# more: the other kinds of events on one thread (values in README):
+# nanos6 task types and pause/resume, OpenMP worksharing named by a
+# type, OM= (set mark), cooling/warming, off-CPU, an unordered region
+# whose clock goes back, and an event of an unknown model letter
+trace('more', 31 => [hdr() . ohx(100) .
+	ev('6Yc', 100, '', pack('V', 3) . "solver\0") .
+	ev('6Tc', 110, pack('VV', 9, 3)) .
+	ev('6Tx', 200, pack('V', 9)) .
+	ev('6Tp', 300, pack('V', 9)) . ev('6Tr', 350, pack('V', 9)) .
+	ev('6Te', 400, pack('V', 9)) .
+	ev('POc', 400, '', pack('V', 4) . "loop_a\0") .
+	ev('PQx', 500, pack('V', 4)) . ev('PQe', 600, pack('V', 4)) .
+	ev('OM=', 600, pack('q<l<', 1, 7)) . ev('OM=', 700, pack('q<l<', 2, 7)) .
+	ev('OM=', 800, pack('q<l<', 0, 7)) .
+	ev('OHc', 800) . ev('OHp', 850) . ev('OHw', 950) . ev('OHr', 1000) .
+	ev('KCO', 1100) . ev('KCI', 1300) .
+	ev('OU[', 1300) . ev('MUi', 1400) . ev('MUI', 1350) . ev('OU]', 1400) .
+	ev('Zzz', 1450) . ev('OHe', 1500), json(31, $marks)]);
 # cut: the stream ends inside MPI_Recv (no OHe): closed with a warning
 trace('cut', 21 => [hdr() . ohx(100) . ev('MR[', 150) . ev('OB.', 400)]);
 # the damaged ones
