@@ -157,7 +157,9 @@ else
 fi
 # ovni -> Callgrind: KCachegrind loads it without a message
 "$PROFCONV" convert -q "$OD/v3-nosv-2t" -o "$tmp/callgrind.out.nosv"
-check "Callgrind output: inclusive time of outer_task in thread 1" grep -q 'fn=.*outer_task' "$tmp/callgrind.out.nosv"
+run=$(awk -F'\t' '$2 == "state" && $3 == "Running" { s += $4 } END { print s }' "$tmp/v3-nosv-2t.prv")
+check "Callgrind: summary time_running = ovniemu's Running time of both threads ($run ns)" \
+	grep -q "^summary: $run 0 [0-9]" "$tmp/callgrind.out.nosv"
 if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
 	kc() { # file: prints KCachegrind's load messages
 		HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
