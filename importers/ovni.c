@@ -285,6 +285,13 @@ static int rd_open(struct rd *r, const char *path, struct pc_err *err)
 	int f = rd_fill(r, r->size < 8 ? (size_t)r->size : 8, err);
 	if (f < 0)
 		return -1;
+	if (r->size >= 12 && memcmp(r->buf, "ovni", 4) &&
+	    r->buf[0] == 0x0f && !memcmp(r->buf + 1, "OHx", 3)) {
+		/* the draft specification's streams have no header and
+		 * start with the thread's OHx event (16-byte payload) */
+		r->pos = 0;
+		return 0;
+	}
 	if (r->size < 8 || memcmp(r->buf, "ovni", 4))
 		return pc_err_at_off(err, path, 0, "not an ovni stream: "
 				     "the header does not start with "

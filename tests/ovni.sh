@@ -37,6 +37,10 @@ check "cooling 50, paused 100, warming 50, off CPU 200 ns (time not running)" sh
 check "[thread] 500 ns: the unordered region's backward clock costs nothing" grep -q "^p0 c2 m0 500$" "$tmp/more.dump"
 check "a warning for the clock going back inside OU[..OU]" grep -q 'stream.obs@0x176: clock goes back inside an unordered region' "$tmp/more.err"
 check "an unknown event is warned about (once) and skipped" grep -q 'stream.obs@0x18e: unknown event Zzz (unknown model) skipped' "$tmp/more.err"
+# a stream of the draft specification: no header
+"$PROFCONV" dump -q "$D/draft" >"$tmp/draft.dump"
+DUMP="$tmp/draft.dump"
+check "a header-less stream (the draft's form) reads: MPI_Init() 100 ns" grep -q "^p0 c$(ctx 'MPI_Init()') m0 100$" "$tmp/draft.dump"
 # a stream cut inside MPI_Recv: closed at its last clock, with a warning
 "$PROFCONV" dump "$D/cut" >"$tmp/cut.dump" 2>"$tmp/cut.err"
 check "cut stream: a warning names the thread's stream and the open frame" \

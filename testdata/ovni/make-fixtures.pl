@@ -83,6 +83,9 @@ trace('more', 31 => [hdr() . ohx(100) .
 	ev('KCO', 1100) . ev('KCI', 1300) .
 	ev('OU[', 1300) . ev('MUi', 1400) . ev('MUI', 1350) . ev('OU]', 1400) .
 	ev('Zzz', 1450) . ev('OHe', 1500), json(31, $marks)]);
+# draft: a stream as the draft specification shows them, without the
+# "ovni" header: it starts with the OHx event
+trace('draft', 41 => [ohx(100) . ev('MUi', 200) . ev('MUI', 300) . ev('OHe', 400)]);
 # cut: the stream ends inside MPI_Recv (no OHe): closed with a warning
 trace('cut', 21 => [hdr() . ohx(100) . ev('MR[', 150) . ev('OB.', 400)]);
 # the damaged ones
