@@ -65,19 +65,30 @@ int main(int argc, char **argv)
 		snprintf(f, sizeof f, "%s/stream.json", path);
 		FILE *j = fopen(f, "w");
 		fprintf(j, "{\"version\": 3, \"ovni\": {\"lib\": {\"version\": "
-			"\"1.14.0\"}, \"part\": \"thread\", \"tid\": %d, \"pid\": "
+			"\"1.14.0\", \"commit\": \"bench\"}, \"part\": \"thread\", \"tid\": %d, \"pid\": "
 			"1000, \"loom\": \"bench.0\", \"app_id\": 1, \"require\": "
 			"{\"ovni\": \"1.1.0\", \"mpi\": \"1.0.0\", \"nosv\": "
 			"\"2.0.0\"}, \"mark\": {\"0\": {\"title\": \"Phase\", "
 			"\"chan_type\": \"stack\", \"labels\": {\"1\": \"init\", "
-			"\"2\": \"solve\", \"3\": \"io\"}}}, \"finished\": 1}}\n",
-			1001 + th);
+			"\"2\": \"solve\", \"3\": \"io\"}}}, ", 1001 + th);
+		/* one stream of the loom lists its CPUs (ovniemu needs them) */
+		if (th == 0) {
+			fprintf(j, "\"loom_cpus\": [");
+			for (int k = 0; k < nth; k++)
+				fprintf(j, "%s{\"index\": %d, \"phyid\": %d}",
+					k ? ", " : "", k, k);
+			fprintf(j, "], ");
+		}
+		fprintf(j, "\"finished\": 1}}\n");
 		fclose(j);
 		snprintf(f, sizeof f, "%s/stream.obs", path);
 		out = fopen(f, "wb");
 		fwrite("ovni\1\0\0\0", 1, 8, out);
 		uint64_t t = 1000000 + (uint64_t)th * 100;
 		unsigned char ohx[16] = { 0 };
+		int32_t cpu = th, tid = -1;
+		memcpy(ohx, &cpu, 4);
+		memcpy(ohx + 4, &tid, 4);
 		ev("OHx", t, ohx, 16);
 		ev("VHw", t += 50, NULL, 0);
 		long long n = 3;

@@ -3,7 +3,7 @@
 # each (default 64 x 10^6; bench/gen_ovni.c: marks, nosv and MPI regions
 # nested four deep) converted to a v4 database with trace.db, against
 # `cat` of the same bytes. Usage: sh bench/ovni.sh [BUILD_DIR] [NTHREADS]
-# [NEVENTS]. Needs cc and GNU time.
+# [NEVENTS]. Needs cc and GNU time. OVNIEMU=PATH: compare with ovniemu.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
@@ -27,3 +27,21 @@ awk -v b="$bytes" -v e="$events" -v c="$cat_s" -v v="$v4_s" -v k="$v4_kb" 'BEGIN
 	printf "cat:          %6.2f s wall\n", c
 	printf "ovni -> v4:   %6.2f s wall  %6.1f M events/s  %6.1f MB/s  %.1f x cat  peak %d MB\n", v, e / 1e6 / (v ? v : 0.01), b / 1e6 / (v ? v : 0.01), v / (c ? c : 0.01), k / 1024
 }'
+# OVNIEMU=/path/to/ovniemu (built from ovni's public source; not a
+# dependency): the same trace through ovniemu (on a copy: it writes its
+# Paraver files into the trace), timed, and the per-thread state times of
+# its thread.prv compared with the database's (tests/ovni_*.awk)
+if [ -n "${OVNIEMU:-}" ]; then
+	rm -rf "$work/emu" && cp -r "$tr" "$work/emu"
+	set -- $(t "$OVNIEMU" "$work/emu"); emu_s=$1; emu_kb=$4
+	awk -v e="$events" -v v="$v4_s" -v m="$emu_s" -v k="$emu_kb" 'BEGIN {
+		printf "ovniemu:      %6.2f s wall  %6.1f M events/s  peak %d MB; profconv is %.1f x faster\n", m, e / 1e6 / (m ? m : 0.01), k / 1024, m / (v ? v : 0.01)
+	}'
+	awk -f "$top/tests/ovni_prv.awk" "$work/emu/thread.pcf" "$work/emu/thread.prv" | sort >"$work/prv.tsv"
+	"$build/profconv" dump -q "$work/out.d" | awk -f "$top/tests/ovni_db.awk" | sort >"$work/db.tsv"
+	if cmp -s "$work/prv.tsv" "$work/db.tsv"; then
+		echo "state times: $(wc -l <"$work/prv.tsv") (thread, channel, state) equal ovniemu's to the ns"
+	else
+		echo "state times DIFFER from ovniemu's: diff $work/prv.tsv $work/db.tsv"
+	fi
+fi
