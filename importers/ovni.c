@@ -724,6 +724,7 @@ static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 /* ---- the pass over task types and task creation ---- */
 
 struct tasks {
+	int full; /* every stream of the process scanned */
 	struct u64map type_label; /* (model, typeid) -> label id + 1 */
 	struct u64map task_type;  /* (model, taskid) -> typeid */
 	char **labels;
@@ -745,8 +746,35 @@ static const struct ov_event *lookup(const struct proc *p,
 	return i ? &ov_events[i - 1] : NULL;
 }
 
+/* Notes a task type definition or a task creation. */
+static void tasks_note(struct tasks *t, int m, const struct ov_event *d,
+		       const struct ev *e, int swap)
+{
+	if (d->kind == OV_TYPE_DEF && e->jdata && e->jlen >= 5) {
+		uint32_t id = rd32(e->jdata, swap);
+		uint64_t old;
+		if (map_get(&t->type_label, tkey(m, id), &old))
+			return; /* the first definition holds */
+		size_t l = strnlen((const char *)e->jdata + 4, e->jlen - 4);
+		char *lab = pc_xmalloc(l + 1);
+		memcpy(lab, e->jdata + 4, l);
+		lab[l] = 0;
+		PC_GROW(t->labels, t->nlabels, t->caplabels);
+		t->labels[t->nlabels++] = lab;
+		map_put(&t->type_label, tkey(m, id), t->nlabels);
+	} else if (d->kind == OV_TASK_CREATE && e->psize >= 8) {
+		map_put(&t->task_type, tkey(m, rd32(e->payload, swap)),
+			rd32(e->payload + 4, swap));
+	}
+}
+
+/* Reads the type and creation events of every stream of the process:
+ * run the first time a task or type is not known yet (it may come from
+ * a thread read later), so traces whose tasks run where they were
+ * created are read once. */
 static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 {
+	t->full = 1;
 	for (size_t s = 0; s < p->nst; s++) {
 		struct rd r;
 		int rc = rd_open(&r, p->st[s].obs, err);
@@ -758,24 +786,9 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 			    e.c != 'P')
 				continue;
 			const struct ov_event *d = lookup(p, &e);
-			if (!d)
-				continue;
-			int m = p->letter_model[e.m];
-			if (d->kind == OV_TYPE_DEF && e.jdata && e.jlen >= 5) {
-				uint32_t id = rd32(e.jdata, r.swap);
-				size_t l = strnlen((const char *)e.jdata + 4,
-						   e.jlen - 4);
-				char *lab = pc_xmalloc(l + 1);
-				memcpy(lab, e.jdata + 4, l);
-				lab[l] = 0;
-				PC_GROW(t->labels, t->nlabels, t->caplabels);
-				t->labels[t->nlabels++] = lab;
-				map_put(&t->type_label, tkey(m, id), t->nlabels);
-			} else if (d->kind == OV_TASK_CREATE && e.psize >= 8) {
-				map_put(&t->task_type,
-					tkey(m, rd32(e.payload, r.swap)),
-					rd32(e.payload + 4, r.swap));
-			}
+			if (d)
+				tasks_note(t, p->letter_model[e.m], d, &e,
+					   r.swap);
 		}
 		rd_close(&r);
 		if (rc < 0)
@@ -1030,13 +1043,18 @@ static const char *open_name(struct ctx *c)
 	return buf;
 }
 
+/* NULL on an error of the scan of the other streams. */
 static const char *task_label(struct ctx *c, struct thr *th, int model,
 			      uint32_t typeid, char *buf, size_t n)
 {
 	uint64_t li;
-	(void)c;
 	if (map_get(&th->t->type_label, tkey(model, typeid), &li))
 		return th->t->labels[li - 1];
+	if (!th->t->full) {
+		if (prepass(th->p, th->t, c->err))
+			return NULL;
+		return task_label(c, th, model, typeid, buf, n);
+	}
 	snprintf(buf, n, "%s task type %u", model_names[model],
 		 (unsigned)typeid);
 	return buf;
@@ -1081,6 +1099,10 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 				     "payload of %u bytes, %d expected",
 				     d->mcv, e->psize, d->psize);
 	switch (d->kind) {
+	case OV_TYPE_DEF:
+	case OV_TASK_CREATE:
+		tasks_note(th->t, m, d, e, swap);
+		return 0;
 	case OV_ENTER:
 		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0, 0, 0);
 	case OV_EXIT:
@@ -1097,9 +1119,14 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		uint64_t type;
 		const char *name;
 		int64_t ka = -1;
+		if (!map_get(&th->t->task_type, tkey(m, id), &type) &&
+		    !th->t->full && prepass(th->p, th->t, c->err))
+			return -1;
 		if (map_get(&th->t->task_type, tkey(m, id), &type)) {
 			name = task_label(c, th, m, (uint32_t)type, buf,
 					  sizeof buf);
+			if (!name)
+				return -1;
 			ka = (int64_t)type;
 		} else {
 			snprintf(buf, sizeof buf, "%s task (not created in "
@@ -1139,9 +1166,11 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 	}
 	case OV_TYPED_ENTER: {
 		uint32_t type = rd32(e->payload, swap);
-		return push(c, th, e, task_label(c, th, m, type, buf,
-						 sizeof buf),
-			    mod, OV_TYPED_ENTER, idx, type, m, type, 0);
+		const char *name = task_label(c, th, m, type, buf, sizeof buf);
+		if (!name)
+			return -1;
+		return push(c, th, e, name, mod, OV_TYPED_ENTER, idx, type, m,
+			    type, 0);
 	}
 	case OV_TYPED_EXIT: {
 		uint32_t type = rd32(e->payload, swap);
@@ -1423,7 +1452,6 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 				c->cache[k].parent = PC_NONE;
 			c->ncache = 0;
 			uint64_t rank = p.rank >= 0 ? (uint64_t)p.rank : c->nrank;
-			rc = prepass(&p, &t, err);
 			for (size_t s = 0; s < p.nst && !rc; s++)
 				rc = read_thread(c, &p, &t, s, rank, err);
 			nstreams += p.nst;
