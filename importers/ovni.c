@@ -1523,8 +1523,24 @@ static int ovni_read(struct pc_db *db, const char *path,
 	if (!nl)
 		rc = pc_err_set(err, "%s: no loom.* directories", root ? root :
 				path);
-	if (!rc && root)
+	if (!rc && root) {
 		rc = read_offsets(&c, root, err);
+	} else if (!rc) {
+		/* one loom: clock-offsets.txt would be beside it */
+		char *parent = pc_xstrdup(path);
+		size_t n = strlen(parent);
+		while (n > 1 && parent[n - 1] == '/')
+			parent[--n] = 0;
+		char *slash = strrchr(parent, '/');
+		if (slash == parent)
+			slash[1] = 0;
+		else if (slash)
+			*slash = 0;
+		else
+			strcpy(parent, ".");
+		rc = read_offsets(&c, parent, err);
+		free(parent);
+	}
 	if (!rc) {
 		c.m_run = pc_metric_get(db, "time running", "ovni: time the "
 					"thread runs (ns), at the innermost "

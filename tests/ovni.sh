@@ -53,6 +53,8 @@ printf 'rank hostname offset_median offset_mean offset_std\n0 host 1000.4 1000.4
 "$PROFCONV" dump -q "$tmp/off" >"$tmp/off.dump"
 check "clock-offsets.txt: every clock of host 'host' moves by the median (1000)" \
 	sh -c "sed -n '/^trace p0/{n;p}' '$tmp/off.dump' | grep -q '^2000 c2$'"
+check "clock-offsets.txt beside a loom given alone applies too" \
+	sh -c "'$PROFCONV' dump -q '$tmp/off/ovni/loom.host.fix' | sed -n '/^trace p0/{n;p}' | grep -q '^2000 c2$'"
 grep -v '^title\|^[0-9]* c' "$tmp/off.dump" >"$tmp/a"; grep -v '^title\|^[0-9]* c' "$tmp/good.dump" >"$tmp/b"
 check "clock offsets change times only" cmp "$tmp/a" "$tmp/b"
 "$PROFCONV" dump -q "$D/good/loom.host.fix" | grep -v '^title' >"$tmp/a"
