@@ -35,6 +35,7 @@ replay DCPI fuzz_dcpi "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
 mkdir -p "$tmp/ovni"
 set --
 for t in "$TD"/ovni/*/loom.*/proc.*/thread.* "$TD"/ovni/bad/*/loom.*/proc.*/thread.*; do
+	[ -d "$t" ] || continue # layouts L0-L2 have no stream.json
 	k=$(($# + 1))
 	{ cat "$t/stream.json"; printf '\n=PCFUZZ=\n'; cat "$t/stream.obs"; } >"$tmp/ovni/$k"
 	set -- "$@" "$tmp/ovni/$k"

@@ -86,6 +86,22 @@ trace('more', 31 => [hdr() . ohx(100) .
 # draft: a stream as the draft specification shows them, without the
 # "ovni" header: it starts with the OHx event
 trace('draft', 41 => [ohx(100) . ev('MUi', 200) . ev('MUI', 300) . ev('OHe', 400)]);
+# l0/ and l1/: the same stream in layouts L0 (thread.TID, libovni 1.0)
+# and L1 (thread.TID.obs), metadata.json v1 with 1.0's model_version
+# string; M is 1.0's OpenMP model in L0 (not decoded: a warning) and MPI
+# in L1 (MPI_Init 200..300)
+for my $l (0, 1) {
+	my $d = "l$l/loom.host.fix/proc.100";
+	remove_tree("l$l");
+	make_path($d);
+	open my $f, '>', "$d/metadata.json" or die;
+	print $f qq({"version": 1, "model_version": "O1 V1 T1 M1 D1 K1 61", ) .
+		 qq("app_id": 1, "cpus": [{"index": 0, "phyid": 0}]}\n);
+	close $f;
+	open $f, '>:raw', "$d/thread.51" . ($l ? '.obs' : '') or die;
+	print $f hdr() . ohx(100) . ev('MUi', 200) . ev('MUI', 300) . ev('OHe', 400);
+	close $f;
+}
 # cut: the stream ends inside MPI_Recv (no OHe): closed with a warning
 trace('cut', 21 => [hdr() . ohx(100) . ev('MR[', 150) . ev('OB.', 400)]);
 # the damaged ones
