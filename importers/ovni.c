@@ -1339,6 +1339,9 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 					"%c%c%c%s skipped (and any later ones)",
 					s->obs, (unsigned long long)e.off, e.m,
 					e.c, e.v,
+					p->layout == 0 && e.m == 'M' ?
+						" (M is libovni 1.0's OpenMP "
+						"model, not decoded)" :
 					p->letter_model[e.m] < 0 ?
 						" (unknown model)" : "");
 			}

@@ -47,7 +47,7 @@ DUMP="$tmp/l1.dump"
 check "layout L1: M is MPI (MPI_Init() 100 ns, no warning)" sh -c "grep -q '^p0 c$(ctx 'MPI_Init()') m0 100$' '$tmp/l1.dump' && ! test -s '$tmp/l1.err'"
 "$PROFCONV" dump "$D/l0" >"$tmp/l0.dump" 2>"$tmp/l0.err"
 check "layout L0: M is 1.0's OpenMP, warned about once per event and skipped" sh -c "
-	grep -q 'thread.51@0x24: unknown event MUi (unknown model) skipped' '$tmp/l0.err' && test \$(wc -l <'$tmp/l0.err') -eq 2 &&
+	grep -q 'thread.51@0x24: unknown event MUi (M is libovni 1.0.s OpenMP model, not decoded) skipped' '$tmp/l0.err' && test \$(wc -l <'$tmp/l0.err') -eq 2 &&
 	! grep -q MPI_Init '$tmp/l0.dump' && grep -q '^p0 c2 m0 300$' '$tmp/l0.dump'"
 # a stream cut inside MPI_Recv: closed at its last clock, with a warning
 "$PROFCONV" dump "$D/cut" >"$tmp/cut.dump" 2>"$tmp/cut.err"
