@@ -583,43 +583,10 @@ static int is_epoch(const char *s)
 	return all_digits(s, 10) || all_digits(s, 12) || all_digits(s, 14);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted entries of a directory (not . or ..). */
-static char **list_dir(const char *dir, size_t *n)
-{
-	DIR *d = opendir(dir);
-	*n = 0;
-	if (!d)
-		return NULL;
-	char **v = NULL;
-	size_t cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			PC_GROW(v, *n, cap);
-			v[(*n)++] = pc_xstrdup(e->d_name);
-		}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_str);
-	return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int read_db(struct pc_db *db, const char *dir, struct pc_err *err)
 {
 	size_t ne, nfiles = 0;
-	char **epochs = list_dir(dir, &ne);
+	char **epochs = pc_list_dir(dir, &ne);
 	int rc = 0;
 	for (size_t i = 0; i < ne && !rc; i++) {
 		if (!is_epoch(epochs[i]))
@@ -627,12 +594,12 @@ static int read_db(struct pc_db *db, const char *dir, struct pc_err *err)
 		char ep[4200];
 		snprintf(ep, sizeof ep, "%s/%s", dir, epochs[i]);
 		size_t np;
-		char **plats = list_dir(ep, &np);
+		char **plats = pc_list_dir(ep, &np);
 		for (size_t j = 0; j < np && !rc; j++) {
 			char pl[4400];
 			snprintf(pl, sizeof pl, "%s/%s", ep, plats[j]);
 			size_t nf;
-			char **files = list_dir(pl, &nf);
+			char **files = pc_list_dir(pl, &nf);
 			for (size_t k = 0; k < nf && !rc; k++) {
 				char f[4700];
 				snprintf(f, sizeof f, "%s/%s", pl, files[k]);
@@ -642,11 +609,11 @@ static int read_db(struct pc_db *db, const char *dir, struct pc_err *err)
 				rc = read_v0(db, f, err);
 				nfiles++;
 			}
-			free_list(files, nf);
+			pc_free_list(files, nf);
 		}
-		free_list(plats, np);
+		pc_free_list(plats, np);
 	}
-	free_list(epochs, ne);
+	pc_free_list(epochs, ne);
 	if (!rc && !nfiles)
 		rc = pc_err_set(err, "%s: no profile files under "
 				"EPOCH/PLATFORM/", dir);

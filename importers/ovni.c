@@ -81,40 +81,6 @@ static void table_init(void)
 
 /* ---- small helpers ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Entries of a directory, sorted; numbers after a common prefix sort
- * numerically when both names have one. */
-static char **list_dir(const char *dir, size_t *n)
-{
-	DIR *d = opendir(dir);
-	*n = 0;
-	if (!d)
-		return NULL;
-	char **v = NULL;
-	size_t cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			PC_GROW(v, *n, cap);
-			v[(*n)++] = pc_xstrdup(e->d_name);
-		}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_str);
-	return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int is_dir(const char *p)
 {
 	struct stat st;
@@ -605,7 +571,7 @@ static char *join(const char *a, const char *b)
 static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 {
 	size_t n;
-	char **names = list_dir(dir, &n);
+	char **names = pc_list_dir(dir, &n);
 	size_t cap = 0;
 	int l0 = 0, l1 = 0, l3 = 0, rc = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -640,7 +606,7 @@ static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 			p->st[p->nst++] = s;
 		}
 	}
-	free_list(names, n);
+	pc_free_list(names, n);
 	if (p->nst)
 		qsort(p->st, p->nst, sizeof(*p->st), cmp_stream);
 	p->layout = l3 ? 3 : l1 ? 1 : l0 ? 0 : 3;
@@ -1428,7 +1394,7 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 	const char *base = strrchr(dir, '/');
 	base = base ? base + 1 : dir;
 	size_t n;
-	char **names = list_dir(dir, &n);
+	char **names = pc_list_dir(dir, &n);
 	size_t np = 0;
 	for (size_t i = 0; i < n; i++)
 		if (num_after(names[i], "proc.", "") >= 0)
@@ -1464,7 +1430,7 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 		proc_free(&p);
 		free(pd);
 	}
-	free_list(names, np);
+	pc_free_list(names, np);
 	if (!rc && !nstreams)
 		rc = pc_err_set(err, "%s: a loom with no streams (no "
 				"proc.PID/thread.TID inside)", dir);
@@ -1493,7 +1459,7 @@ static int trace_looms(const char *path, char **root, char ***looms,
 		*root = pc_xstrdup(path);
 	}
 	size_t k;
-	char **names = list_dir(*root, &k);
+	char **names = pc_list_dir(*root, &k);
 	size_t cap = 0;
 	for (size_t i = 0; i < k; i++) {
 		char *full = join(*root, names[i]);
@@ -1504,7 +1470,7 @@ static int trace_looms(const char *path, char **root, char ***looms,
 			free(full);
 		}
 	}
-	free_list(names, k);
+	pc_free_list(names, k);
 	return 0;
 }
 
@@ -1565,7 +1531,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 	}
 	for (size_t i = 0; i < nl && !rc; i++)
 		rc = read_loom(&c, looms[i], err);
-	free_list(looms, nl);
+	pc_free_list(looms, nl);
 	free(root);
 	for (size_t i = 0; i < c.noff; i++)
 		free(c.off_host[i]);
@@ -1599,12 +1565,12 @@ static int ovni_probe(const struct pc_probe *pr)
 		if (!strcmp(pr->names[i], "ovni")) {
 			char *sub = join(pr->path, "ovni");
 			size_t n;
-			char **names = list_dir(sub, &n);
+			char **names = pc_list_dir(sub, &n);
 			int hit = 0;
 			for (size_t k = 0; k < n; k++)
 				if (!strncmp(names[k], "loom.", 5))
 					hit = 1;
-			free_list(names, n);
+			pc_free_list(names, n);
 			free(sub);
 			if (hit)
 				return 85;

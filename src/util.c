@@ -2,6 +2,7 @@
 #include "pc.h"
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -479,4 +480,38 @@ void pc_progress_done(struct pc_diag *d)
 		return;
 	fputs("\r\033[K", stderr);
 	fflush(stderr);
+}
+
+/* ---- directories ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **pc_list_dir(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	*n = 0;
+	if (!d)
+		return NULL;
+	char **v = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			PC_GROW(v, *n, cap);
+			v[(*n)++] = pc_xstrdup(e->d_name);
+		}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+void pc_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }

@@ -56,17 +56,7 @@ fi
 
 # damaged files: one line with file and line or offset, exit 1, nothing
 # written
-while read -r f want; do
-	"$PROFCONV" convert "$D/bad/$f" -o "$tmp/bad.d" 2>"$tmp/err"
-	rc=$?
-	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
-		grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/bad.d" ] &&
-		! ls "$tmp" | grep -q 'bad.d.tmp'; then
-		ok "$f: $(cat "$tmp/err")"
-	else
-		not_ok "$f: exit $rc"; sed 's/^/# /' "$tmp/err"
-	fi
-done <<'LIST'
+bad_inputs "$D/bad" <<'LIST'
 footer-sum.dcpi footer-sum.dcpi@0x[0-9a-f]*: footer says 6 addresses and 162 samples
 truncated-chunk.dcpi truncated-chunk.dcpi@0x[0-9a-f]*: truncated chunk
 offsets-down.dcpi offsets-down.dcpi@0x[0-9a-f]*: chunk offset 0x[0-9a-f]* goes down

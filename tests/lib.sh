@@ -31,3 +31,19 @@ if [ -n "${PC_VALGRIND:-}" ]; then
 	chmod +x "$tmp/profconv"
 	PROFCONV="$tmp/profconv"
 fi
+
+# bad_inputs DIR < "FILE EXPECTED" lines: each damaged input gives exit
+# 1, one error line matching EXPECTED (grep), and no output left behind
+bad_inputs() {
+	while read -r f want; do
+		"$PROFCONV" convert "$1/$f" -o "$tmp/bad.d" 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+			grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/bad.d" ] &&
+			! ls "$tmp" | grep -q 'bad.d.tmp'; then
+			ok "$f: $(sed 's/.*bad\///' "$tmp/err")"
+		else
+			not_ok "$f: exit $rc"; sed 's/^/# /' "$tmp/err"
+		fi
+	done
+}

@@ -73,17 +73,7 @@ check "identify: ovni" grep -q -- '-> ovni$' "$tmp/id"
 
 # --- damaged traces: one line with the file and offset, exit 1, nothing
 # written ---
-while read -r f want; do
-	"$PROFCONV" convert "$D/bad/$f" -o "$tmp/bad.d" 2>"$tmp/err"
-	rc=$?
-	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
-		grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/bad.d" ] &&
-		! ls "$tmp" | grep -q 'bad.d.tmp'; then
-		ok "$f: $(sed 's/.*bad\///' "$tmp/err")"
-	else
-		not_ok "$f: exit $rc"; sed 's/^/# /' "$tmp/err"
-	fi
-done <<'LIST'
+bad_inputs "$D/bad" <<'LIST'
 truncated-event stream.obs@0x24: truncated event: 7 bytes left
 wrong-magic stream.obs@0x0: not an ovni stream
 wrong-version stream.obs@0x4: stream version 2
