@@ -26,24 +26,17 @@
 
 #include <errno.h>
 #include <math.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct blob {
-	char path[4200];
-	const unsigned char *p;
-	uint64_t n;
-};
 
 struct reader {
 	struct pc_db *db;
 	const char *dir;
 	struct pc_err *err;
-	struct blob meta, prof, trace;
+	struct pc_blob meta, prof, trace;
 	/* meta.db tables, by element index */
 	uint64_t mod_base, mod_n, mod_stride;
 	uint64_t file_base, file_n, file_stride;
@@ -83,9 +76,9 @@ static uint64_t le(const unsigned char *p, int n)
 	return v;
 }
 
-static int fail_at(struct reader *r, const struct blob *b, uint64_t off,
+static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail_at(struct reader *r, const struct blob *b, uint64_t off,
+static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
 		   const char *fmt, ...)
 {
 	char msg[1024];
@@ -97,7 +90,7 @@ static int fail_at(struct reader *r, const struct blob *b, uint64_t off,
 }
 
 /* Is [off, off+len) inside the file? */
-static int ok_range(const struct blob *b, uint64_t off, uint64_t len)
+static int ok_range(const struct pc_blob *b, uint64_t off, uint64_t len)
 {
 	return off <= b->n && len <= b->n - off;
 }
@@ -109,7 +102,7 @@ static int ok_range(const struct blob *b, uint64_t off, uint64_t len)
 				       "end of the file", (what));           \
 	} while (0)
 
-static const char *cstr(struct reader *r, const struct blob *b, uint64_t off)
+static const char *cstr(struct reader *r, const struct pc_blob *b, uint64_t off)
 {
 	if (!off || off >= b->n || !memchr(b->p + off, 0, b->n - off)) {
 		fail_at(r, b, off, "string not terminated inside the file");
@@ -118,45 +111,19 @@ static const char *cstr(struct reader *r, const struct blob *b, uint64_t off)
 	return (const char *)b->p + off;
 }
 
-static int map_file(struct reader *r, struct blob *b, const char *name,
+static int map_file(struct reader *r, struct pc_blob *b, const char *name,
 		    int optional)
 {
-	if (pc_path_join(b->path, sizeof b->path, r->dir, name))
-		return pc_err_set(r->err, "%s: path too long", r->dir);
-	int fd = open(b->path, O_RDONLY);
-	if (fd < 0) {
-		if (optional && errno == ENOENT)
-			return 1;
-		return pc_err_set(r->err, "%s: %s", b->path, strerror(errno));
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return pc_err_set(r->err, "%s: not a regular file", b->path);
-	}
-	b->n = (uint64_t)st.st_size;
-	if (b->n) {
-		void *m = mmap(NULL, b->n, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			close(fd);
-			return pc_err_set(r->err, "%s: %s", b->path,
-					  strerror(errno));
-		}
-		b->p = m;
-	}
-	close(fd);
-	return 0;
+	return pc_blob_map(b, r->dir, name, optional, r->err);
 }
 
-static void unmap(struct blob *b)
+static void unmap(struct pc_blob *b)
 {
-	if (b->p)
-		munmap((void *)b->p, b->n);
-	b->p = NULL;
+	pc_blob_unmap(b);
 }
 
 /* The common header: magic, format, major version 4, and the footer. */
-static int file_header(struct reader *r, const struct blob *b, const char *fmt,
+static int file_header(struct reader *r, const struct pc_blob *b, const char *fmt,
 		       const char *footer, unsigned nsec)
 {
 	if (b->n < 0x10 + 16 * (uint64_t)nsec + 8)
@@ -172,11 +139,11 @@ static int file_header(struct reader *r, const struct blob *b, const char *fmt,
 	return 0;
 }
 
-static uint64_t sec_ptr(const struct blob *b, unsigned i)
+static uint64_t sec_ptr(const struct pc_blob *b, unsigned i)
 {
 	return le(b->p + 0x18 + 16 * i, 8);
 }
-static uint64_t sec_size(const struct blob *b, unsigned i)
+static uint64_t sec_size(const struct pc_blob *b, unsigned i)
 {
 	return le(b->p + 0x10 + 16 * i, 8);
 }
@@ -193,7 +160,7 @@ static int read_table(struct reader *r, unsigned sec, const char *what,
 		      uint64_t minsz, uint64_t *base, uint64_t *n,
 		      uint64_t *stride)
 {
-	const struct blob *b = &r->meta;
+	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, sec);
 	NEED(r, b, s, 0xe, what);
 	*base = le(b->p + s, 8);
@@ -232,7 +199,7 @@ static int scope_of(unsigned type, unsigned index, const char *name)
 
 static int read_metrics(struct reader *r)
 {
-	const struct blob *b = &r->meta;
+	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 2);
 	NEED(r, b, s, 0x1b, "Metrics section header");
 	uint64_t pm = le(b->p + s, 8), nm = le(b->p + s + 8, 4);
@@ -299,7 +266,7 @@ static pc_id ctx_lookup(const struct reader *r, uint32_t id)
 	return i == PC_NONE ? PC_NONE : r->ids[i].ctx;
 }
 
-static int ctx_bind(struct reader *r, const struct blob *b, uint64_t at,
+static int ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
 		    uint32_t id, pc_id ctx)
 {
 	if (ctx_lookup(r, id) != PC_NONE)
@@ -340,7 +307,7 @@ struct pending {
 
 static int read_tree(struct reader *r)
 {
-	const struct blob *b = &r->meta;
+	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 3), ssz = sec_size(b, 3);
 	NEED(r, b, s, 0xb, "Context section header");
 	uint64_t pe = le(b->p + s, 8), ne = le(b->p + s + 8, 2);
@@ -482,7 +449,7 @@ static int read_tree(struct reader *r)
 
 static int read_meta(struct reader *r)
 {
-	struct blob *b = &r->meta;
+	struct pc_blob *b = &r->meta;
 	if (map_file(r, b, "meta.db", 0))
 		return -1;
 	if (file_header(r, b, "meta", "_meta.db", 8))
@@ -582,7 +549,7 @@ static int read_meta(struct reader *r)
 
 /* The first section of profile.db and trace.db starts with the same
  * fields: a pointer to an array, its length (u32) and stride (u8). */
-static int array_header(struct reader *r, const struct blob *b,
+static int array_header(struct reader *r, const struct pc_blob *b,
 			uint64_t hdrlen, uint64_t minstride, const char *what,
 			uint64_t *p, uint64_t *n, uint64_t *stride)
 {
@@ -678,7 +645,7 @@ static int place(struct reader *r)
 
 static int read_profiles(struct reader *r)
 {
-	struct blob *b = &r->prof;
+	struct pc_blob *b = &r->prof;
 	if (map_file(r, b, "profile.db", 0))
 		return -1;
 	if (file_header(r, b, "prof", "_prof.db", 2))
@@ -788,7 +755,7 @@ static int read_profiles(struct reader *r)
 
 static int read_traces(struct reader *r)
 {
-	struct blob *b = &r->trace;
+	struct pc_blob *b = &r->trace;
 	int rc = map_file(r, b, "trace.db", 1);
 	if (rc)
 		return rc > 0 ? 0 : -1;
@@ -837,7 +804,7 @@ static int v4_read(struct pc_db *db, const char *path,
 			"hpcprof's database); databases profconv writes have "
 			"one", path);
 	if (!rc) {
-		struct blob cct = { 0 };
+		struct pc_blob cct = { 0 };
 		int c = map_file(r, &cct, "cct.db", 1);
 		if (c < 0 || (c == 0 && file_header(r, &cct, "ctxt", "__ctx.db",
 						    1)))

@@ -186,9 +186,9 @@ static const struct pc_importer *detect(const char *path, const char *forced,
 	return best;
 }
 
-/* An HPCToolkit database of the formats before v4 (experiment.xml, with
- * metric-db files or HPCPROF-*.db) is not read yet: say so, instead of
- * "meta.db: No such file or directory". */
+/* `check` validates v4 databases: for one of the formats before v4
+ * (experiment.xml, with metric-db files or HPCPROF-*.db) say so,
+ * instead of "meta.db: No such file or directory". */
 static int old_hpctoolkit(const char *path, struct pc_err *err)
 {
 	char p[4200];
@@ -200,9 +200,9 @@ static int old_hpctoolkit(const char *path, struct pc_err *err)
 	if (stat(p, &st) == 0)
 		return 0;
 	pc_err_set(err, "%s: an HPCToolkit experiment.xml database (the "
-		   "formats before v4): this version of profconv cannot "
-		   "read it yet; support is coming in the next release "
-		   "(see README, 'Old HPCToolkit databases')", path);
+		   "formats before v4): check validates v4 databases; "
+		   "convert it first (profconv convert %s -o NEW.d)", path,
+		   path);
 	return 1;
 }
 
@@ -233,10 +233,6 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			pc_err_set(err, "%s: not a regular file: its format "
 				   "cannot be detected without reading it; "
 				   "give it with -f FORMAT", inputs[i]);
-			pc_db_free(db);
-			return NULL;
-		}
-		if (old_hpctoolkit(inputs[i], err)) {
 			pc_db_free(db);
 			return NULL;
 		}

@@ -48,6 +48,17 @@ char *pc_xstrdup(const char *s);
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);
 void pc_free_list(char **v, size_t n);
+/* A whole file mapped read-only (p NULL if it is empty). */
+struct pc_blob {
+	char path[4200];
+	const unsigned char *p;
+	uint64_t n;
+};
+/* Maps dir/name (name NULL: the path dir itself). 0, or 1 if optional
+ * and the file does not exist, or -1 with err set. */
+int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
+		int optional, struct pc_err *err);
+void pc_blob_unmap(struct pc_blob *b);
 #define PC_GROW(ptr, n, cap)                                                 \
 	do {                                                                 \
 		if ((n) >= (cap)) {                                          \

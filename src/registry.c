@@ -5,6 +5,7 @@
 
 extern const struct pc_importer pc_import_callgrind;
 extern const struct pc_importer pc_import_hpctoolkit;
+extern const struct pc_importer pc_import_hpctoolkit_legacy;
 extern const struct pc_importer pc_import_dcpi;
 extern const struct pc_importer pc_import_ovni;
 extern const struct pc_exporter pc_export_hpctoolkit;
@@ -14,6 +15,7 @@ extern const struct pc_exporter pc_export_callgrind;
 const struct pc_importer *const pc_importers[] = {
 	&pc_import_callgrind,
 	&pc_import_hpctoolkit,
+	&pc_import_hpctoolkit_legacy,
 	&pc_import_dcpi,
 	&pc_import_ovni,
 	NULL,

@@ -7,7 +7,9 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void oom(void)
@@ -514,4 +516,46 @@ void pc_free_list(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
+		int optional, struct pc_err *err)
+{
+	b->p = NULL;
+	b->n = 0;
+	if (name ? pc_path_join(b->path, sizeof b->path, dir, name) :
+		   (strlen(dir) >= sizeof b->path))
+		return pc_err_set(err, "%s: path too long", dir);
+	if (!name)
+		strcpy(b->path, dir);
+	int fd = open(b->path, O_RDONLY);
+	if (fd < 0) {
+		if (optional && errno == ENOENT)
+			return 1;
+		return pc_err_set(err, "%s: %s", b->path, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pc_err_set(err, "%s: not a regular file", b->path);
+	}
+	b->n = (uint64_t)st.st_size;
+	if (b->n) {
+		void *m = mmap(NULL, b->n, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			close(fd);
+			return pc_err_set(err, "%s: %s", b->path,
+					  strerror(errno));
+		}
+		b->p = m;
+	}
+	close(fd);
+	return 0;
+}
+
+void pc_blob_unmap(struct pc_blob *b)
+{
+	if (b->p)
+		munmap((void *)b->p, b->n);
+	b->p = NULL;
 }

@@ -24,10 +24,10 @@ expect_rc 2 "bad --max-contexts" "$PROFCONV" dump --max-contexts=0 x
 expect_rc 1 "missing input" "$PROFCONV" dump "$tmp/nonexistent"
 check "missing input error names the file" grep -q "nonexistent: No such file" "$tmp/err"
 expect_rc 0 "identify a callgrind file" "$PROFCONV" identify "$CG/prog.default.out"
-check "identify shows the score" grep -q 'callgrind=100 hpctoolkit=0 dcpi=0 ovni=0 -> callgrind' "$tmp/out"
+check "identify shows the score" grep -q 'callgrind=100 hpctoolkit=0 hpctoolkit-legacy=0 dcpi=0 ovni=0 -> callgrind' "$tmp/out"
 "$PROFCONV" convert -q -o "$tmp/own.d" "$CG/small.main.out"
 expect_rc 0 "identify a v4 database" "$PROFCONV" identify "$tmp/own.d"
-check "v4 database detected" grep -q 'hpctoolkit=100 dcpi=0 ovni=0 -> hpctoolkit' "$tmp/out"
+check "v4 database detected" grep -q 'hpctoolkit=100 hpctoolkit-legacy=0 dcpi=0 ovni=0 -> hpctoolkit' "$tmp/out"
 expect_rc 0 "identify a gzipped file" "$PROFCONV" identify "$CG/prog.default.out.gz"
 check "gzip probed on its content" grep -q 'callgrind=100' "$tmp/out"
 expect_rc 0 "identify a cachegrind file" "$PROFCONV" identify "$CG/prog.cachegrind.out"
@@ -93,12 +93,13 @@ check "the same bytes as to a file" cmp "$tmp/stdout.cg" "$tmp/callgrind.out.fil
 expect_rc 1 "a database format from standard input" "$PROFCONV" dump -f hpctoolkit - </dev/null
 check "says it is a directory format" grep -q "<stdin>: hpctoolkit input is a directory" "$tmp/err"
 
-# old HPCToolkit databases are named, not "meta.db: No such file"
+# an old HPCToolkit database without data: nothing to convert; `check`
+# says it validates v4 databases, not "meta.db: No such file"
 mkdir "$tmp/old-db" && echo '<?xml version="1.0"?><HPCToolkitExperiment version="2.2"/>' >"$tmp/old-db/experiment.xml"
-expect_rc 1 "an experiment.xml database" "$PROFCONV" convert "$tmp/old-db" -o "$tmp/o.d"
-check "is named as such" grep -q "an HPCToolkit experiment.xml database" "$tmp/err"
+expect_rc 1 "an empty experiment.xml database" "$PROFCONV" convert "$tmp/old-db" -o "$tmp/o.d"
+check "has nothing to convert" grep -q "old-db: nothing to convert" "$tmp/err"
 expect_rc 1 "check of an experiment.xml database" "$PROFCONV" check "$tmp/old-db"
-check "is named as such too" grep -q "experiment.xml database" "$tmp/err"
+check "says to convert it first" grep -q "experiment.xml database.*convert it first" "$tmp/err"
 
 # numbers and counts as users read them
 "$PROFCONV" check --values "$tmp/own.d" >"$tmp/v"

@@ -18,6 +18,11 @@ void pc_fuzz_run(const char *format, const char *path);
 #define PC_FUZZ_SEP "\n=PCFUZZ=\n"
 extern const char *const pc_fuzz_dir_files[];
 int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size);
+/* Old HPCToolkit databases: the same, with these files (parts left
+ * empty are not written); with xml (a path), the parts are the files
+ * after experiment.xml, which is a copy of that file. */
+extern const char *const pc_fuzz_legacy_files[];
+int pc_fuzz_import_legacy(const char *xml, const uint8_t *data, size_t size);
 /* `check` (strict, and with --values) on such a directory. */
 int pc_fuzz_check(const uint8_t *data, size_t size);
 /* Callgrind bytes through the writers and back (fuzz_util.c): via_v4

@@ -46,4 +46,27 @@ have_shared && [ -d "$SHARED/ovni-data" ] && for t in "$SHARED"/ovni-data/v3-*/o
 	set -- "$@" "$tmp/ovni/$k"
 done
 replay ovni fuzz_ovni "$@" "$TD"/fuzz/ovni/*
+# old HPCToolkit databases: the binary files of each fixture (good and
+# damaged) after a byte that picks its flavour's experiment.xml (see
+# tests/fuzz_legacy_bin.c), and each experiment.xml alone
+mkdir -p "$tmp/legacy" "$tmp/legacy-xml"
+set --
+for d in "$TD"/hpctoolkit-legacy/tiny-* "$TD"/hpctoolkit-legacy/bad/*; do
+	k=$(($# + 1))
+	mdb=$(ls "$d"/*.metric-db 2>/dev/null)
+	{
+		if [ -n "$mdb" ]; then printf 1; else printf 0; fi
+		for f in profile.db cct.db trace.db \
+			"$(echo "$mdb" | sed -n 1p)" "$(echo "$mdb" | sed -n 2p)" \
+			"$(ls "$d"/*.hpctrace 2>/dev/null | sed -n 1p)" experiment-1.mdb experiment.mt; do
+			case $f in /*) ;; ?*) f="$d/$f" ;; esac
+			[ -f "$f" ] && cat "$f"
+			printf '\n=PCFUZZ=\n'
+		done
+	} >"$tmp/legacy/$k"
+	cp "$d/experiment.xml" "$tmp/legacy-xml/$k"
+	set -- "$@" "$tmp/legacy/$k"
+done
+replay "old HPCToolkit binaries" fuzz_legacy_bin "$@" "$TD"/fuzz/legacy-bin/*
+replay "old HPCToolkit XML" fuzz_legacy_xml "$tmp"/legacy-xml/* "$TD"/fuzz/legacy-xml/*
 done_testing

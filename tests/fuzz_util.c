@@ -14,6 +14,14 @@ const char *const pc_fuzz_dir_files[] = {
 	"meta.db", "profile.db", "cct.db", "trace.db", "metrics/default.yaml",
 	NULL,
 };
+/* Old HPCToolkit databases: both flavours' files (an empty part is not
+ * written, so one input holds one flavour). */
+const char *const pc_fuzz_legacy_files[] = {
+	"experiment.xml", "profile.db", "cct.db", "trace.db",
+	"1.p-000000-000-0-1-0.metric-db", "1.p-000000-001-0-2-0.metric-db",
+	"p-000000-000-0-1-0.hpctrace", "experiment-1.mdb", "experiment.mt",
+	NULL,
+};
 
 void pc_fuzz_run(const char *format, const char *path)
 {
@@ -63,7 +71,8 @@ int pc_fuzz_import(const char *format, const uint8_t *data, size_t size)
 }
 
 /* Lays the parts of data out as the files of a fresh directory. */
-static void to_dir(const uint8_t *data, size_t size, char *dir)
+static void to_dir_files(const uint8_t *data, size_t size, char *dir,
+			 const char *const *files, int skip_empty)
 {
 	strcpy(dir, "/tmp/pcfuzz-XXXXXX");
 	if (!mkdtemp(dir))
@@ -73,11 +82,17 @@ static void to_dir(const uint8_t *data, size_t size, char *dir)
 	snprintf(path, sizeof path, "%s/metrics", dir);
 	mkdir(path, 0755);
 	size_t off = 0;
-	for (int i = 0; pc_fuzz_dir_files[i] && off <= size; i++) {
+	for (int i = 0; files[i] && off <= size; i++) {
 		const uint8_t *end =
 			memmem(data + off, size - off, PC_FUZZ_SEP, seplen);
 		size_t n = end ? (size_t)(end - (data + off)) : size - off;
-		snprintf(path, sizeof path, "%s/%s", dir, pc_fuzz_dir_files[i]);
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		if (skip_empty && !n) {
+			off += n + seplen;
+			if (!end)
+				break;
+			continue;
+		}
 		FILE *f = fopen(path, "wb");
 		if (!f)
 			abort();
@@ -90,13 +105,20 @@ static void to_dir(const uint8_t *data, size_t size, char *dir)
 	}
 }
 
+static void to_dir(const uint8_t *data, size_t size, char *dir)
+{
+	to_dir_files(data, size, dir, pc_fuzz_dir_files, 0);
+}
+
 static void remove_dir(const char *dir)
 {
 	char path[256];
-	for (int i = 0; pc_fuzz_dir_files[i]; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, pc_fuzz_dir_files[i]);
-		unlink(path);
-	}
+	const char *const *lists[] = { pc_fuzz_dir_files, pc_fuzz_legacy_files };
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; lists[k][i]; i++) {
+			snprintf(path, sizeof path, "%s/%s", dir, lists[k][i]);
+			unlink(path);
+		}
 	snprintf(path, sizeof path, "%s/metrics", dir);
 	rmdir(path);
 	rmdir(dir);
@@ -107,6 +129,29 @@ int pc_fuzz_import_dir(const char *format, const uint8_t *data, size_t size)
 	char dir[64];
 	to_dir(data, size, dir);
 	pc_fuzz_run(format, dir);
+	remove_dir(dir);
+	return 0;
+}
+
+int pc_fuzz_import_legacy(const char *xml, const uint8_t *data, size_t size)
+{
+	char dir[64];
+	to_dir_files(data, size, dir, pc_fuzz_legacy_files + !!xml, 1);
+	if (xml) {
+		char path[256];
+		snprintf(path, sizeof path, "%s/experiment.xml", dir);
+		FILE *in = fopen(xml, "rb"), *out = fopen(path, "wb");
+		if (!in || !out)
+			abort();
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+			if (fwrite(buf, 1, n, out) != n)
+				abort();
+		fclose(in);
+		fclose(out);
+	}
+	pc_fuzz_run("hpctoolkit-legacy", dir);
 	remove_dir(dir);
 	return 0;
 }

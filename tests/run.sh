@@ -33,7 +33,7 @@ sed -n '/^# TOTAL/,/^# ERROR/p' check.log
 trs=$(find "$top/build-check/tests" -name '*.trs')
 if command -v valgrind >/dev/null; then
 	memcheck_tests="tests/cli.sh tests/callgrind_bad.sh tests/reliability.sh
-		tests/hpctoolkit_roundtrip.sh tests/ovni.sh"
+		tests/hpctoolkit_roundtrip.sh tests/ovni.sh tests/hpctoolkit_legacy.sh"
 	cd "$top" && rm -rf build-memcheck && mkdir build-memcheck &&
 		cd build-memcheck || exit 1
 	if ../configure -q CFLAGS='-O1 -g' && make -j2 >build.log 2>&1; then

@@ -12,8 +12,12 @@
  * id tuples, so two databases of the same data print the same lines
  * whatever their ids; lines of sibling twins (equal paths) are summed.
  * Tests compare two outputs with a relative tolerance
- * (tests/scopes_cmp.awk). Minimal checking: the databases are assumed
- * valid (profconv check runs on them separately). */
+ * (tests/scopes_cmp.awk). With -t it prints the trace samples instead:
+ *
+ *     PROFILE <tab> TIME (ns) <tab> CONTEXT PATH
+ *
+ * Minimal checking: the databases are assumed valid (profconv check runs
+ * on them separately). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,30 +223,73 @@ static const char *const kinds[] = {
 	"GPUSTREAM", "CORE",
 };
 
+/* A profile named by its id tuple ("summary" for summaries). */
+static void who_of(const struct file *f, uint64_t e, char *who, size_t n)
+{
+	snprintf(who, n, "summary");
+	uint64_t t = get(f, e + 0x20, 8);
+	if (!(get(f, e + 0x28, 4) & 1) && t) {
+		int k = 0;
+		unsigned nid = (unsigned)get(f, t, 2);
+		who[0] = 0;
+		for (unsigned j = 0; j < nid && k < 900; j++) {
+			const unsigned char *x = f->p + t + 8 + 16 * j;
+			k += snprintf(who + k, n - k, "%s%s:%u", j ? "/" : "",
+				      kinds[x[0] % 8],
+				      (unsigned)get(f, t + 8 + 16 * j + 4, 4));
+		}
+	}
+}
+
+/* -t: every trace sample, PROFILE <tab> TIME <tab> CONTEXT PATH. */
+static void traces(const char *dir, const struct file *f, uint64_t pp,
+		   unsigned szp)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/trace.db", dir);
+	FILE *probe = fopen(path, "rb");
+	if (!probe)
+		return; /* no samples */
+	fclose(probe);
+	struct file t = slurp(dir, "trace.db");
+	uint64_t s = get(&t, 0x18, 8);
+	uint64_t pt = get(&t, s, 8), nt = get(&t, s + 8, 4);
+	unsigned szt = t.p[s + 0xc];
+	for (uint64_t i = 0; i < nt; i++) {
+		uint64_t e = pt + i * szt;
+		char who[1024];
+		who_of(f, pp + get(&t, e, 4) * szp, who, sizeof who);
+		for (uint64_t x = get(&t, e + 8, 8); x < get(&t, e + 16, 8);
+		     x += 12) {
+			const struct ctx *cx = ctx_of((uint32_t)get(&t, x + 8, 4));
+			printf("%s\t%llu\t%s\n", who,
+			       (unsigned long long)get(&t, x, 8),
+			       cx ? cx->path : "?");
+		}
+	}
+	free(t.p);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2)
-		die("usage: v4_scopes DB");
-	read_meta(argv[1]);
+	int trace = argc == 3 && !strcmp(argv[1], "-t");
+	if (argc != 2 + trace)
+		die("usage: v4_scopes [-t] DB");
+	const char *dir = argv[1 + trace];
+	read_meta(dir);
 	qsort(ctxs, nctx, sizeof(*ctxs), cmp_ctx);
-	struct file f = slurp(argv[1], "profile.db");
+	struct file f = slurp(dir, "profile.db");
 	uint64_t s = get(&f, 0x18, 8);
 	uint64_t pp = get(&f, s, 8), np = get(&f, s + 8, 4);
 	unsigned szp = f.p[s + 0xc];
+	if (trace) {
+		traces(dir, &f, pp, szp);
+		np = 0;
+	}
 	for (uint64_t i = 0; i < np; i++) {
 		uint64_t e = pp + i * szp;
-		char who[1024] = "summary";
-		uint64_t t = get(&f, e + 0x20, 8);
-		if (!(get(&f, e + 0x28, 4) & 1) && t) {
-			int k = 0;
-			unsigned n = (unsigned)get(&f, t, 2);
-			for (unsigned j = 0; j < n && k < 900; j++) {
-				const unsigned char *x = f.p + t + 8 + 16 * j;
-				k += snprintf(who + k, sizeof who - k, "%s%s:%u",
-					      j ? "/" : "", kinds[x[0] % 8],
-					      (unsigned)get(&f, t + 8 + 16 * j + 4, 4));
-			}
-		}
+		char who[1024];
+		who_of(&f, e, who, sizeof who);
 		uint64_t nv = get(&f, e, 8), pv = get(&f, e + 8, 8);
 		uint64_t nc = get(&f, e + 0x10, 4), pc = get(&f, e + 0x18, 8);
 		for (uint64_t k = 0; k < nc; k++) {
