@@ -150,6 +150,16 @@ done
 "$PROFCONV" convert -q -o "$tmp/callgrind.out.dcpi" "$TD/dcpi/db" &&
 	written="$written $tmp/callgrind.out.dcpi"
 
+# old HPCToolkit databases, through a v4 database (old -> v4 -> Callgrind)
+set -- "$TD"/hpctoolkit-legacy/tiny-4.0 "$TD"/hpctoolkit-legacy/tiny-2.0
+have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/legacy-* "$SHARED"/hpctoolkit-data/old-xml2-*
+for old in "$@"; do
+	b=$(basename "$old")
+	"$PROFCONV" convert -q -o "$tmp/old-$b.d" "$old" 2>/dev/null &&
+		"$PROFCONV" convert -q -o "$tmp/callgrind.out.old-$b" "$tmp/old-$b.d" &&
+		written="$written $tmp/callgrind.out.old-$b"
+done
+
 # KCachegrind, headless: every file we wrote loads without a message
 if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
 	kc() { # file: prints KCachegrind's load messages
