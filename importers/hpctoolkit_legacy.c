@@ -94,7 +94,6 @@ struct mcol {
 struct proc {
 	const char *name;
 	uint64_t offset;
-	int placeholder; /* f="1" */
 };
 
 /* A context of the XML with a positive id (values can be stored at
@@ -137,7 +136,7 @@ struct legacy {
 	/* MetricTable metrics (i -> name, t) and MetricDB columns */
 	struct xmetric {
 		uint32_t id;
-		const char *name, *md;
+		const char *name;
 		uint8_t scope;
 		uint8_t derived; /* v="derived" or a finalize formula */
 		uint8_t hidden;  /* show="4" */
@@ -218,11 +217,11 @@ static void xml_error(void *arg, xmlErrorPtr e)
 /* Attributes of the current element, copied out of the reader.       */
 
 enum {
-	A_I, A_N, A_S, A_L, A_LM, A_F, A_V, A_IT, A_T, A_MD, A_SHOW,
+	A_I, A_N, A_L, A_LM, A_F, A_V, A_IT, A_T, A_SHOW,
 	A_DBID, A_FRM, A_A, A_U, A_NATTR
 };
 static const char *const attr_names[A_NATTR] = {
-	"i", "n", "s", "l", "lm", "f", "v", "it", "t", "md", "show",
+	"i", "n", "l", "lm", "f", "v", "it", "t", "show",
 	"db-id", "frm", "a", "u",
 };
 
@@ -412,7 +411,6 @@ static int header_element(struct legacy *r, const char *el,
 			.name = pc_intern_cstr(r->db, a->val[A_N] ? a->val[A_N]
 								 : ""),
 			.offset = get_hex(a),
-			.placeholder = a->val[A_F] && !strcmp(a->val[A_F], "1"),
 		};
 		idtab_add(&r->proc_t, id, (uint32_t)r->nprocs++);
 	} else if (!strcmp(el, "Identifier")) {
@@ -432,8 +430,6 @@ static int header_element(struct legacy *r, const char *el,
 		r->xm[r->nxm] = (struct xmetric){
 			.id = id,
 			.name = pc_intern_cstr(r->db, a->val[A_N]),
-			.md = a->val[A_MD] ? pc_intern_cstr(r->db, a->val[A_MD])
-					   : NULL,
 			.scope = scope_of(a->val[A_N], a->val[A_T]),
 			.derived = a->val[A_V] && !strcmp(a->val[A_V], "derived"),
 			.hidden = a->val[A_SHOW] && !strcmp(a->val[A_SHOW], "4"),
@@ -940,6 +936,7 @@ static void put_points(struct legacy *r, pc_id prof)
 
 static void note_scopes(struct legacy *r)
 {
+	free(r->mscopes);
 	r->mscopes = pc_xcalloc(r->db->nmetrics + 1, 1);
 	for (size_t i = 0; i < r->ncols; i++)
 		r->mscopes[r->cols[i].metric] |= (uint8_t)(1 << r->cols[i].scope);

@@ -68,6 +68,15 @@ else
 	skip "callgrind_annotate not installed"
 fi
 
+# values only inline (no metric-db files): one profile of the sums
+mkdir "$tmp/inline" && cp "$D/tiny-2.0/experiment.xml" "$tmp/inline/"
+"$PROFCONV" convert "$tmp/inline" -o "$tmp/inline.d" 2>"$tmp/err" &&
+	grep -q "no per-thread values" "$tmp/err" && ok "inline values only: converted, with a note" ||
+	not_ok "inline values only"
+perl "$READER" "$tmp/inline" >"$tmp/a"
+"$SCOPES" "$tmp/inline.d" | grep '^summary' >"$tmp/b"
+check "inline values only: every value as the XML has it" awk -v tol=5e-6 -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/a" "$tmp/b"
+
 # experiment.xml given as a file: its directory is read
 "$PROFCONV" convert -q "$D/tiny-4.0/experiment.xml" -o "$tmp/byfile.d" &&
 	"$SCOPES" "$tmp/byfile.d" | cmp -s - "$tmp/tiny-4.0.new" &&
