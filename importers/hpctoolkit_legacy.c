@@ -1260,23 +1260,26 @@ static int metric_db(struct legacy *r, const struct pc_blob *b, uint64_t off,
 				     "version '%.5s%c' (00.10b is read)",
 				     p + 18, p[23]);
 	uint64_t nn = be(p + 24, 4), nm = be(p + 28, 4);
-	if (nn * nm * 8 != len - 32)
+	/* nodes x metrics values fill the rest exactly (each factor is
+	 * below 2^32: no overflow in the product once one is bounded) */
+	uint64_t cells = (len - 32) / 8;
+	if ((len - 32) % 8 || (nm ? nn != cells / nm || cells % nm : cells))
 		return pc_err_at_off(r->err, b->path, off + 24, "header says "
-				     "%llu nodes x %llu metrics (%llu bytes of "
-				     "values), there are %llu",
+				     "%llu nodes x %llu metrics, but %llu bytes "
+				     "of 8-byte values follow",
 				     (unsigned long long)nn,
 				     (unsigned long long)nm,
-				     (unsigned long long)(nn * nm * 8),
 				     (unsigned long long)(len - 32));
-	/* column -> MetricDB */
-	const struct mcol **col = pc_xcalloc(nm + 1, sizeof(*col));
+	/* column -> MetricDB (db-ids are below 65536) */
+	uint64_t ncol = nm < 65536 ? nm : 65536;
+	const struct mcol **col = pc_xcalloc(ncol + 1, sizeof(*col));
 	for (size_t i = 0; i < r->ncols; i++)
-		if (r->cols[i].dbid >= 0 && (uint64_t)r->cols[i].dbid < nm)
+		if (r->cols[i].dbid >= 0 && (uint64_t)r->cols[i].dbid < ncol)
 			col[r->cols[i].dbid] = &r->cols[i];
 	for (uint64_t row = 0; row < nn; row++) {
 		const unsigned char *x = p + 32 + row * nm * 8;
 		uint32_t node = PC_NONE;
-		for (uint64_t c = 0; c < nm; c++) {
+		for (uint64_t c = 0; c < ncol; c++) {
 			double v = be_f64(x + 8 * c);
 			if (v == 0 || !col[c])
 				continue;

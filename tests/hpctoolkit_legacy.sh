@@ -121,7 +121,7 @@ xml-syntax xml-syntax/experiment.xml:59: XML: Opening and ending tag mismatch
 xml-version xml-version/experiment.xml:2: experiment.xml version 3
 billion-laughs billion-laughs/experiment.xml:[0-9]*: the document declares entities
 unknown-procedure unknown-procedure/experiment.xml:54: procedure 66 is not in the procedure table
-metricdb-short metricdb-short/1.tiny-000000-000-a8c00270-4242-0.metric-db@0x18: header says 13 nodes x 2 metrics (208 bytes of values), there are 192
+metricdb-short metricdb-short/1.tiny-000000-000-a8c00270-4242-0.metric-db@0x18: header says 13 nodes x 2 metrics, but 192 bytes of 8-byte values follow
 metricdb-count-bomb metricdb-count-bomb/1.tiny-000000-000-a8c00270-4242-0.metric-db@0x18: header says 1073741824 nodes
 metricdb-magic metricdb-magic/1.tiny-000000-000-a8c00270-4242-0.metric-db@0x0: not a metric-db
 LIST
