@@ -562,32 +562,26 @@ static int tree_element(struct legacy *r, const char *el,
 		o.file = lookup_file(r, a, alien ? o.file : PC_NONE, &bad);
 		if (bad)
 			return -1;
-		pc_id fn = pc_function_get(r->db, name, o.module, offset,
-					   o.file, line);
-		struct pc_context k = { .kind = PC_CTX_FUNCTION,
-					.rel = alien ? PC_REL_INLINED
-						     : PC_REL_CALL,
-					.function = fn, .file = PC_NONE,
-					.module = PC_NONE };
+		/* a root frame named so is the entry point itself */
+		int e = -1;
 		if (!up || !up->tree) {
-			/* a root frame: the entry point it names */
-			int e = -1;
+			e = PC_ENTRY_UNKNOWN;
 			if (!strcmp(name, "<program root>"))
 				e = PC_ENTRY_MAIN;
 			else if (!strcmp(name, "<thread root>"))
 				e = PC_ENTRY_APP_THREAD;
-			else if (!strcmp(name, "<partial call paths>"))
-				e = PC_ENTRY_UNKNOWN;
-			if (e >= 0) {
-				o.ctx = pc_ctx_entry(r->db, (enum pc_entry)e);
-				o.entry = 1;
-			} else {
-				o.ctx = pc_ctx_child(
-					r->db,
-					pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN),
-					&k);
-			}
-		} else {
+			o.ctx = pc_ctx_entry(r->db, (enum pc_entry)e);
+			o.entry = e != PC_ENTRY_UNKNOWN ||
+				  !strcmp(name, "<partial call paths>");
+		}
+		if (!o.entry) {
+			struct pc_context k = {
+				.kind = PC_CTX_FUNCTION,
+				.rel = alien ? PC_REL_INLINED : PC_REL_CALL,
+				.function = pc_function_get(r->db, name, o.module,
+							    offset, o.file, line),
+				.file = PC_NONE, .module = PC_NONE,
+			};
 			o.ctx = pc_ctx_child(r->db, o.ctx, &k);
 		}
 	} else if (!strcmp(el, "C") && up && up->entry) {

@@ -10,7 +10,7 @@ use File::Path qw(make_path remove_tree);
 # (E) values follow HPCToolkit's rules: I = everything below, E of a
 # frame (PF, A) = its statements outside nested frames, E of a loop = its
 # statements, E of a statement = its cost, a call site has only I.
-my @tree = ([2, 'PF', 'n="4" f="0" l="0"', [     # <program root>
+my @tree = ([2, 'PF', 'n="4" lm="2147483647" f="0" l="0"', [     # <program root>
 	[-2, 'C', 'l="0" it="2"', [
 	[3, 'PF', 'n="5" lm="1" f="1" l="10" v="0x401120"', [     # main
 		[4, 'L', 'f="1" l="12"', [
@@ -18,7 +18,7 @@ my @tree = ([2, 'PF', 'n="4" f="0" l="0"', [     # <program root>
 			[6, 'C', 'l="14" it="6"', [
 				[7, 'PF', 'n="6" lm="1" f="1" l="30"', [     # work
 					[8, 'S', 'l="31" it="8"', []],
-					[9, 'A', 'n="7" f="2" l="5"', [     # inlined helper
+					[9, 'A', 'n="7" lm="1" f="2" l="5"', [     # inlined helper
 						[10, 'S', 'l="6" it="10"', []]]]]]]]]],
 		[11, 'S', 'l="20" it="11"', []]]]]]]]);
 # two threads; context 12 is not in the XML (an elided instruction below
@@ -255,7 +255,7 @@ EOT2
 </HPCToolkitExperiment>
 EOT3
 	# 2.x writes inlined code as an alien Pr, not as A
-	$xml =~ s{<A i="9" n="7" f="2" l="5">}{<Pr i="9" n="7" f="2" l="5" a="1">};
+	$xml =~ s{<A i="9" n="7" lm="1" f="2" l="5">}{<Pr i="9" n="7" lm="1" f="2" l="5" a="1">};
 	$xml =~ s{</A>}{</Pr>};
 	$xml = $opt{xml}->($xml) if $opt{xml};
 	put("$dir/experiment.xml", $xml);
