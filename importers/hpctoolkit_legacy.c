@@ -965,10 +965,12 @@ static int need(struct legacy *r, const struct pc_blob *b, uint64_t off,
 			     (unsigned long long)b->n);
 }
 
-/* prof2's common header: magic, version 1.0 or 4.0, count, sections. */
+/* prof2's common header: magic, version 1.0 or 4.0, a count of
+ * entries of entsize bytes in the first section, which must hold them
+ * inside the file. */
 static int prof2_header(struct legacy *r, const struct pc_blob *b,
-			const char *magic, uint64_t *count, uint64_t *ptr,
-			uint64_t *size)
+			const char *magic, uint64_t entsize, const char *what,
+			uint64_t *count, uint64_t *ptr)
 {
 	if (b->n < 0x28)
 		return pc_err_at_off(r->err, b->path, 0, "file too short for "
@@ -981,9 +983,14 @@ static int prof2_header(struct legacy *r, const struct pc_blob *b,
 		return pc_err_at_off(r->err, b->path, 16, "version %u.%u (1.0 "
 				     "and 4.0 are read)", b->p[16], b->p[17]);
 	*count = be(b->p + 18, 4);
-	*size = be(b->p + 24, 8);
+	uint64_t size = be(b->p + 24, 8);
 	*ptr = be(b->p + 32, 8);
-	return 0;
+	if (*count > size / entsize)
+		return pc_err_at_off(r->err, b->path, 18, "%llu entries in the "
+				     "%s section, which holds %llu",
+				     (unsigned long long)*count, what,
+				     (unsigned long long)(size / entsize));
+	return need(r, b, *ptr, *count * entsize, what);
 }
 
 /* The number of contexts cct.db lists (UINT64_MAX without cct.db):
@@ -996,8 +1003,9 @@ static int cct_count(struct legacy *r, uint64_t *n)
 	int rc = pc_blob_map(&b, r->dir, "cct.db", 1, r->err);
 	if (rc)
 		return rc > 0 ? 0 : -1;
-	uint64_t ptr, size;
-	rc = prof2_header(r, &b, "HPCPROF-cctdb___", n, &ptr, &size);
+	uint64_t ptr;
+	rc = prof2_header(r, &b, "HPCPROF-cctdb___", 22, "context info", n,
+			  &ptr);
 	pc_blob_unmap(&b);
 	return rc;
 }
@@ -1011,17 +1019,9 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	if (pc_blob_map(&b, r->dir, "profile.db", 0, r->err))
 		return -1;
 	int rc = -1;
-	uint64_t np, pi, pisz;
-	if (prof2_header(r, &b, "HPCPROF-profdb__", &np, &pi, &pisz))
-		goto out;
-	if (np > pisz / 52) {
-		pc_err_at_off(r->err, b.path, 18, "%llu profiles, but the "
-			      "profile info section holds %llu",
-			      (unsigned long long)np,
-			      (unsigned long long)(pisz / 52));
-		goto out;
-	}
-	if (need(r, &b, pi, np * 52, "profile info"))
+	uint64_t np, pi;
+	if (prof2_header(r, &b, "HPCPROF-profdb__", 52, "profile info", &np,
+			 &pi))
 		goto out;
 	*nprof = (uint32_t)np;
 	*prof_of = pc_xmalloc((np + 1) * sizeof(pc_id));
@@ -1139,17 +1139,9 @@ static int read_trace_db(struct legacy *r, const pc_id *prof_of,
 	if (rc)
 		return rc > 0 ? 0 : -1;
 	rc = -1;
-	uint64_t nt, hp, hsz;
-	if (prof2_header(r, &b, "HPCPROF-tracedb_", &nt, &hp, &hsz))
-		goto out;
-	if (nt > hsz / 22) {
-		pc_err_at_off(r->err, b.path, 18, "%llu traces, but the trace "
-			      "header section holds %llu",
-			      (unsigned long long)nt,
-			      (unsigned long long)(hsz / 22));
-		goto out;
-	}
-	if (need(r, &b, hp, nt * 22, "trace headers"))
+	uint64_t nt, hp;
+	if (prof2_header(r, &b, "HPCPROF-tracedb_", 22, "trace header", &nt,
+			 &hp))
 		goto out;
 	unsigned skipped = 0;
 	for (uint64_t i = 0; i < nt; i++) {

@@ -114,7 +114,7 @@ bad_inputs "$D/bad" <<'LIST'
 truncated-profile truncated-profile/profile.db@0x[0-9a-f]*: id tuple runs past the end of the file
 profile-magic profile-magic/profile.db@0x0: not a HPCPROF-profdb__ file
 profile-version profile-version/profile.db@0x10: version 7.0
-profile-count-bomb profile-count-bomb/profile.db@0x12: 1073741823 profiles, but the profile info section holds 3
+profile-count-bomb profile-count-bomb/profile.db@0x12: 1073741823 entries in the profile info section, which holds 3
 context-not-in-xml context-not-in-xml/profile.db@0x[0-9a-f]*: context id 99 is neither in experiment.xml nor among cct.db's 13 contexts
 trace-it-unknown trace-it-unknown/trace.db@0x[0-9a-f]*: trace sample names context 77, which no element
 xml-syntax xml-syntax/experiment.xml:59: XML: Opening and ending tag mismatch
