@@ -9,6 +9,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * importer on its /proc/self/fd path; the result is dumped to /dev/null
  * and discarded. */
 int pc_fuzz_import(const char *format, const uint8_t *data, size_t size);
+/* Does the DCPI importer take these bytes for a v0 binary profile file
+ * (a "version pdb-" line in the first 4096 bytes, as its probe reads
+ * them) rather than dcpicat text? */
+int pc_fuzz_dcpi_is_v0(const uint8_t *data, size_t size);
 /* Runs the named importer on a path; the result is dumped to /dev/null. */
 void pc_fuzz_run(const char *format, const char *path);
 

@@ -27,8 +27,11 @@ replay "callgrind writer" fuzz_cgwrite "$CGIN"/*.out* "$CGIN"/bad/*.out* \
 set -- "$TD"/hpctoolkit/fuzz-seeds/* "$TD"/fuzz/check/*
 have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
 replay check fuzz_check "$@"
-# DCPI: v0 binary files and dcpicat text (the content picks the parser)
-replay DCPI fuzz_dcpi "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
+# DCPI: one target per parser, v0 binary files and dcpicat text (each
+# skips the other's inputs)
+replay "DCPI v0" fuzz_dcpi "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
+	"$TD"/fuzz/dcpi/*
+replay "DCPI dcpicat" fuzz_dcpicat "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
 	"$TD"/fuzz/dcpi/*
 # ovni: one thread's stream.json + separator + stream.obs, built from the
 # hand-made traces (good and damaged) and, with ../shared, the L3 samples

@@ -61,6 +61,14 @@ static int mem_file(const uint8_t *data, size_t size, char *path, size_t n)
 	return fd;
 }
 
+int pc_fuzz_dcpi_is_v0(const uint8_t *data, size_t size)
+{
+	/* the probe's buffer: at most 4096 bytes, read as a C string */
+	size_t n = strnlen((const char *)data, size < 4096 ? size : 4096);
+	return (n >= 12 && !memcmp(data, "version pdb-", 12)) ||
+	       memmem(data, n, "\nversion pdb-", 13);
+}
+
 int pc_fuzz_import(const char *format, const uint8_t *data, size_t size)
 {
 	char path[64];
