@@ -1262,7 +1262,9 @@ static int metric_db(struct legacy *r, const struct pc_blob *b, uint64_t off,
 	for (size_t i = 0; i < r->ncols; i++)
 		if (r->cols[i].dbid >= 0 && (uint64_t)r->cols[i].dbid < ncol)
 			col[r->cols[i].dbid] = &r->cols[i];
-	for (uint64_t row = 0; row < nn; row++) {
+	/* no metrics, no values: then a row count says nothing (up to
+	 * 2^32 - 1 empty rows in a 32-byte file: a fuzzing finding) */
+	for (uint64_t row = 0; nm && row < nn; row++) {
 		const unsigned char *x = p + 32 + row * nm * 8;
 		uint32_t node = PC_NONE;
 		for (uint64_t c = 0; c < ncol; c++) {
