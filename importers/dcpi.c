@@ -257,8 +257,9 @@ static size_t v0_header(const char *path, const unsigned char *b, size_t n,
 			if (copyv(h->version, sizeof h->version, v) ||
 			    strncmp(v, "pdb-", 4) || !(v[4] >= '0' && v[4] <= '9'))
 				bad = 1;
-			else
-				h->major = atoi(v + 4);
+			else /* not atoi: pdb-4294967296 must not wrap to 0 */
+				h->major = (int)(strtoul(v + 4, NULL, 10) > 1000 ?
+						 1000 : strtoul(v + 4, NULL, 10));
 			break;
 		case R_IMAGE: bad = copyv(h->image, sizeof h->image, v); break;
 		case R_EPOCH: bad = copyv(h->epoch, sizeof h->epoch, v); break;
@@ -516,13 +517,14 @@ static int read_dcpicat(struct pc_db *db, const char *path,
 						    line, cap - 1);
 				break;
 			}
-		}		else if (!strcmp(line, "text_start") || !strcmp(line, "text_size")) {
+		} else if (!strcmp(line, "text_start") ||
+			   !strcmp(line, "text_size")) {
 			if (strncmp(v, "0x", 2) || parse_u64(v + 2, 16, &x)) {
 				rc = pc_err_at_line(err, path, in.lineno,
 						    "bad %s '%s'", line, v);
 				break;
 			}
-			if (line[5] == 's')
+			if (!strcmp(line, "text_start"))
 				h.tstart = x;
 			else
 				h.tsize = x;

@@ -65,6 +65,7 @@ past-text-size.dcpi past-text-size.dcpi@0x[0-9a-f]*: .*runs past the text size
 no-samples-line.dcpi no-samples-line.dcpi:[0-9]*: no 'samples' line
 unknown-version.dcpi unknown-version.dcpi:1: DCPI profile version pdb-7.2: the binary layout of major version 7 is not documented
 version-1.dcpi version-1.dcpi:1: DCPI profile version pdb-1.01: .*dcpicat
+version-wrap.dcpi version-wrap.dcpi:1: DCPI profile version pdb-4294967296.07: .*not documented
 big-endian.dcpi big-endian.dcpi@0x[0-9a-f]*: .*only when read big-endian
 non-hex-pc.dcpicat non-hex-pc.dcpicat:18: bad address '0x00012zz6cbb8'
 fewer-counts.dcpicat fewer-counts.dcpicat:18: 1 count for 2 events
