@@ -200,6 +200,22 @@ static int xml_fail(struct legacy *r, const char *fmt, ...)
 	return pc_err_at_line(r->err, r->xml, (uint64_t)line, "%s", msg);
 }
 
+/* libxml2's errors that bypass the reader's handler (encoding and I/O
+ * errors of the input layer): the first line is kept for the message. */
+static void xml_generic_error(void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void xml_generic_error(void *arg, const char *fmt, ...)
+{
+	struct legacy *r = arg;
+	if (r->xml_err[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->xml_err, sizeof r->xml_err, fmt, ap);
+	va_end(ap);
+	r->xml_err[strcspn(r->xml_err, "\n")] = 0;
+}
+
 static void xml_error(void *arg, xmlErrorPtr e)
 {
 	struct legacy *r = arg;
@@ -703,10 +719,14 @@ static int read_xml(struct legacy *r)
 	 * read as UTF-8 whatever the declaration says (so the check
 	 * above sees the bytes the parser sees); huge documents (deep
 	 * trees, long names) are legal */
+	xmlSetGenericErrorFunc(r, xml_generic_error);
+	xmlSetStructuredErrorFunc(r, xml_error);
 	r->xr = xmlReaderForIO(xin_read, NULL, &in, r->xml, "UTF-8",
 			       XML_PARSE_NONET | XML_PARSE_HUGE |
 				       XML_PARSE_NOCDATA);
 	if (!r->xr) {
+		xmlSetGenericErrorFunc(NULL, NULL);
+		xmlSetStructuredErrorFunc(NULL, NULL);
 		fclose(in.f);
 		return pc_err_set(r->err, "%s: cannot be read", r->xml);
 	}
@@ -802,6 +822,8 @@ static int read_xml(struct legacy *r)
 			r->depth--;
 	}
 	free(a.buf);
+	xmlSetGenericErrorFunc(NULL, NULL);
+	xmlSetStructuredErrorFunc(NULL, NULL);
 	pc_progress_done(r->db->diag);
 	fclose(in.f);
 	if (fail)
@@ -1073,8 +1095,15 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 		uint64_t e = pi + 52 * i;
 		uint64_t nv = be(b.p + e + 32, 8), nc = be(b.p + e + 40, 4);
 		uint64_t off = be(b.p + e + 44, 8);
-		if (nv > b.n / 10 || nc > b.n / 12 ||
-		    need(r, &b, off, nv * 10 + (nc + 1) * 12, "value block"))
+		if (nv > b.n / 10 || nc > b.n / 12) {
+			pc_err_at_off(r->err, b.path, e + 32, "profile %llu: "
+				      "%llu values at %llu contexts, more than "
+				      "the file can hold", (unsigned long long)i,
+				      (unsigned long long)nv,
+				      (unsigned long long)nc);
+			goto out;
+		}
+		if (need(r, &b, off, nv * 10 + (nc + 1) * 12, "value block"))
 			goto out;
 		const unsigned char *cx = b.p + off + nv * 10;
 		for (uint64_t k = 0; k < nc; k++) {
@@ -1160,7 +1189,14 @@ static int read_trace_db(struct legacy *r, const pc_id *prof_of,
 		}
 		if (z == a)
 			continue; /* an empty trace: its pointers are padded */
-		if (z < a || (z - a) % 12 || need(r, &b, a, z - a, "trace line"))
+		if (z < a || (z - a) % 12) {
+			pc_err_at_off(r->err, b.path, hp + 22 * i + 6, "trace "
+				      "line [%llu, %llu) is not whole 12-byte "
+				      "samples", (unsigned long long)a,
+				      (unsigned long long)z);
+			goto out;
+		}
+		if (need(r, &b, a, z - a, "trace line"))
 			goto out;
 		for (uint64_t x = a; x < z; x += 12) {
 			uint32_t it = (uint32_t)be(b.p + x + 8, 4), ctx;

@@ -297,6 +297,7 @@ write_v4('bad/billion-laughs', xml => sub ($x) {
 	$x =~ s/(<\?xml[^>]*>\n)/$1$dtd/;
 	$x =~ s/<Header n="tiny">/<Header n="&j;">/;
 	$x });
+write_v4('bad/xml-encoding', xml => sub ($x) { "<\0\0\0\xff" });
 write_v4('bad/unknown-procedure', xml => sub ($x) { $x =~ s/n="6" lm="1"/n="66" lm="1"/; $x });
 write_v2('bad/metricdb-short', mdb => sub ($b) { substr $b, 0, length($b) - 16 });
 write_v2('bad/metricdb-count-bomb', mdb => sub ($b) { substr($b, 24, 4) = pack 'N', 0x40000000; $b });
