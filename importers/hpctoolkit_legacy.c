@@ -85,7 +85,6 @@ enum { SC_NONE, SC_INCL, SC_EXCL };
 /* A metric column of the measured values (MetricDB, or Metric when
  * the values are only inline). */
 struct mcol {
-	uint32_t id;     /* its i */
 	pc_id metric;    /* model metric */
 	uint8_t scope;   /* SC_* */
 	int32_t dbid;    /* column in metric-db files, -1 if none */
@@ -388,7 +387,6 @@ static int add_column(struct legacy *r, uint32_t id, const char *name,
 {
 	PC_GROW(r->cols, r->ncols, r->capcols);
 	struct mcol *c = &r->cols[r->ncols];
-	c->id = id;
 	c->scope = scope_of(name, t);
 	c->metric = pc_metric_get(r->db, base_name(r, name), NULL, NULL);
 	c->dbid = dbid;
@@ -579,9 +577,8 @@ static int tree_element(struct legacy *r, const char *el,
 		if (bad)
 			return -1;
 		/* a root frame named so is the entry point itself */
-		int e = -1;
 		if (!up || !up->tree) {
-			e = PC_ENTRY_UNKNOWN;
+			int e = PC_ENTRY_UNKNOWN;
 			if (!strcmp(name, "<program root>"))
 				e = PC_ENTRY_MAIN;
 			else if (!strcmp(name, "<thread root>"))
