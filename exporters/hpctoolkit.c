@@ -1,10 +1,10 @@
 /* HPCToolkit v4 database: the driver, the propagation of point values
  * into hpcprof's four scopes, profile.db, cct.db and trace.db.
  *
- * Memory: the model's point values, plus one array of the propagated
- * values of every thread (needed context-major for cct.db and for the
- * summary statistics), sorted in place once. profile.db is written
- * thread by thread while that array fills. */
+ * Memory: the model's values and one thread's propagation scratch.
+ * profile.db is written thread by thread; cct.db (context-major) and
+ * the summary's statistics come from a merge of those blocks read back
+ * from the file, so no copy of all propagated values is ever held. */
 #include "hpctoolkit.h"
 
 #include <errno.h>
@@ -41,9 +41,15 @@ struct writer {
 	double *acc; /* per touched context: nmetrics x 4 accumulators */
 	size_t capacc;
 
-	/* propagated values of all threads: (profile index, ctx, id) */
-	struct pc_value *all;
-	size_t nall, capall;
+	/* the value block being written */
+	struct blk {
+		uint64_t pvalues, n;
+		struct blk_ctx {
+			uint32_t ctx;
+			uint64_t first;
+		} *idx;
+		size_t nidx, capidx;
+	} blk;
 
 	/* value blocks of profile.db, by profile index (0 = summary) */
 	unsigned char (*block)[0x20];
@@ -88,40 +94,52 @@ static int start_file(struct writer *w, struct pc_out *o, const char *name,
 	return 0;
 }
 
-/* Writes one {PSVB} value block (values sorted by ctx then metric id)
- * at the end of the file and records its header. */
-static void write_block(struct pc_out *o, const struct pc_value *v, size_t n,
-			unsigned char hdr[0x20])
+/* A {PSVB} value block being written: its values go out as they come
+ * (by context, then metric id, ascending), its context index (context,
+ * first value) is kept until blk_end writes it after them. */
+static void blk_begin(struct pc_out *o, struct blk *b)
+{
+	pc_out_align(o, 8);
+	b->pvalues = o->pos;
+	b->n = 0;
+	b->nidx = 0;
+}
+
+static void blk_put(struct pc_out *o, struct blk *b, pc_id ctx,
+		    uint16_t metric, double v)
+{
+	if (!b->nidx || b->idx[b->nidx - 1].ctx != ctx) {
+		PC_GROW(b->idx, b->nidx, b->capidx);
+		b->idx[b->nidx++] = (struct blk_ctx){ ctx, b->n };
+	}
+	unsigned char rec[10];
+	pc_le16(rec, metric);
+	pc_lef64(rec + 2, v);
+	pc_out_write(o, rec, 10);
+	b->n++;
+}
+
+/* Writes the index and fills in the block's header (profile info). */
+static void blk_end(struct pc_out *o, struct blk *b, unsigned char hdr[0x20])
 {
 	unsigned char rec[12];
-	pc_out_align(o, 8);
-	uint64_t pvalues = o->pos;
-	uint32_t nctx = 0;
-	for (size_t i = 0; i < n; i++) {
-		pc_le16(rec, (uint16_t)v[i].metric);
-		pc_lef64(rec + 2, v[i].value);
-		pc_out_write(o, rec, 10);
-		nctx += i == 0 || v[i].ctx != v[i - 1].ctx;
-	}
 	pc_out_align(o, 4);
 	uint64_t pidx = o->pos;
-	for (size_t i = 0; i < n; i++) {
-		if (i && v[i].ctx == v[i - 1].ctx)
-			continue;
-		pc_le32(rec, v[i].ctx);
-		pc_le64(rec + 4, i);
+	for (size_t i = 0; i < b->nidx; i++) {
+		pc_le32(rec, b->idx[i].ctx);
+		pc_le64(rec + 4, b->idx[i].first);
 		pc_out_write(o, rec, 12);
 	}
 	memset(hdr, 0, 0x20);
-	pc_le64(hdr, n);
-	pc_le64(hdr + 8, n ? pvalues : 0);
-	pc_le32(hdr + 0x10, nctx);
-	pc_le64(hdr + 0x18, nctx ? pidx : 0);
+	pc_le64(hdr, b->n);
+	pc_le64(hdr + 8, b->n ? b->pvalues : 0);
+	pc_le32(hdr + 0x10, (uint32_t)b->nidx);
+	pc_le64(hdr + 0x18, b->nidx ? pidx : 0);
 }
 
 /* Propagates one thread's point values v[0..n) (sorted by ctx), takes
- * the scopes its metrics have stored from sv[0..sn), writes its
- * profile.db block and appends the result to w->all. */
+ * the scopes its metrics have stored from sv[0..sn) and writes the
+ * result as its profile.db block. */
 static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			   const struct pc_value *v, size_t n,
 			   const struct pc_value *sv, size_t sn)
@@ -130,8 +148,9 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	/* per metric: 4 derived accumulators, then 4 stored values */
 	size_t nm = w->l.nmetrics, row = nm * 8;
 	w->ntouched = 0;
+	blk_begin(o, &w->blk);
 	if (!n && !sn) {
-		write_block(o, NULL, 0, w->block[prof + 1]);
+		blk_end(o, &w->blk, w->block[prof + 1]);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -183,7 +202,6 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		}
 	}
 	/* emit in ascending ctx order, metric ids ascending */
-	size_t first = w->nall;
 	for (size_t i = w->ntouched; i-- > 0;) {
 		pc_id c = w->touched[i];
 		const double *a = acc + i * row;
@@ -201,74 +219,330 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 				 * execution scope only */
 				if (sc[k] == 0 || (c == 0 && k != HPC_EXECUTION))
 					continue;
-				PC_GROW(w->all, w->nall, w->capall);
-				w->all[w->nall++] = (struct pc_value){
-					prof + 1, c, hpc_prop_id(&w->l, m, k),
-					sc[k] };
+				blk_put(o, &w->blk, c, hpc_prop_id(&w->l, m, k),
+					sc[k]);
 			}
 		}
 	}
-	write_block(o, w->all + first, w->nall - first, w->block[prof + 1]);
+	blk_end(o, &w->blk, w->block[prof + 1]);
 	for (size_t i = 0; i < w->ntouched; i++)
 		w->slot[w->touched[i]] = PC_NONE;
 }
 
-static int cmp_metric(const void *a, const void *b)
+/* Reading profile.db back: a buffered stream over a byte range. */
+struct rd {
+	uint64_t off, end; /* the part of the range not read yet */
+	unsigned char *buf;
+	size_t cap, pos, len;
+};
+
+/* The stream's next n bytes (n <= cap); NULL if the file ends first or
+ * cannot be read. */
+static const unsigned char *rd_next(int fd, struct rd *r, size_t n)
 {
-	const struct pc_value *x = a, *y = b;
+	if (r->len - r->pos < n) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+		uint64_t want = r->cap - r->len;
+		if (want > r->end - r->off)
+			want = r->end - r->off;
+		while (want) {
+			ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
+					  (off_t)r->off);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			r->len += (size_t)k;
+			r->off += (uint64_t)k;
+			want -= (uint64_t)k;
+		}
+		if (r->len < n)
+			return NULL;
+	}
+	const unsigned char *p = r->buf + r->pos;
+	r->pos += n;
+	return p;
+}
+
+/* One thread's block read back context by context: the current
+ * context, its values [first, next), and the entries of the index left
+ * after the one read ahead. */
+struct cur {
+	struct rd idx, val;
+	uint64_t nvalues, left;
+	uint32_t ctx, nextctx;
+	uint64_t first, next;
+	pc_id prof;
+};
+
+/* Reads the index entry after the current one (or the end). */
+static int cur_ahead(int fd, struct cur *k)
+{
+	if (!k->left) {
+		k->next = k->nvalues;
+		return 0;
+	}
+	const unsigned char *e = rd_next(fd, &k->idx, 12);
+	if (!e)
+		return -1;
+	k->left--;
+	k->nextctx = (uint32_t)pc_getle(e, 4);
+	k->next = pc_getle(e + 4, 8);
+	return k->next < k->first || k->next > k->nvalues ? -1 : 0;
+}
+
+/* Moves to the next context; 1 at the end of the block, -1 on error. */
+static int cur_step(int fd, struct cur *k)
+{
+	if (k->next >= k->nvalues)
+		return 1;
+	k->ctx = k->nextctx;
+	k->first = k->next;
+	return cur_ahead(fd, k);
+}
+
+static int cur_less(const struct cur *a, const struct cur *b)
+{
+	return a->ctx != b->ctx ? a->ctx < b->ctx : a->prof < b->prof;
+}
+
+/* Restores the min-heap h[0..n) by (ctx, profile) below position i. */
+static void sift(struct cur **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && cur_less(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && cur_less(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cur *t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* One value of a context, as cct.db orders them. */
+struct gv {
+	uint32_t prof;
+	uint16_t metric;
+	double v;
+};
+
+static int cmp_stat(const void *a, const void *b)
+{
+	const struct gv *x = a, *y = b;
 	return x->metric < y->metric ? -1 : x->metric > y->metric;
 }
 
-/* The summary profile from the context-major propagated values: per
- * (ctx, prop id) run over threads, the statistics of hpc_partials. */
-static void summary_profile(struct writer *w, struct pc_out *o)
+static int cmp_u16(const void *a, const void *b)
 {
-	struct pc_value *sum = NULL;
-	size_t nsum = 0, capsum = 0;
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* State of the pass over all threads' blocks by context. */
+struct merge {
+	struct gv *g, *out, *sum;
+	size_t ng, capg, capout, nsum, capsum;
+	uint32_t *cnt; /* per metric id */
+	uint16_t *ids; /* the ids of the context, distinct */
+};
+
+/* Writes context c's values m->g[0..ng) (profiles ascending) as its
+ * cct.db block, metric-major, and their statistics to the summary. */
+static void context_out(struct writer *w, struct merge *m, pc_id c,
+			struct pc_out *po, struct pc_out *co,
+			unsigned char *ci)
+{
 	const struct hpc_layout *l = &w->l;
-	for (size_t i = 0; i < w->nall;) {
+	size_t n = m->ng, nids = 0;
+	/* a stable counting sort by metric id */
+	for (size_t i = 0; i < n; i++)
+		if (!m->cnt[m->g[i].metric]++)
+			m->ids[nids++] = m->g[i].metric;
+	qsort(m->ids, nids, sizeof(*m->ids), cmp_u16);
+	uint32_t at = 0;
+	for (size_t d = 0; d < nids; d++) {
+		uint32_t k = m->cnt[m->ids[d]];
+		m->cnt[m->ids[d]] = at;
+		at += k;
+	}
+	if (m->capout < n) {
+		m->capout = n;
+		m->out = pc_xrealloc(m->out, n, sizeof(*m->out));
+	}
+	for (size_t i = 0; i < n; i++)
+		m->out[m->cnt[m->g[i].metric]++] = m->g[i];
+	for (size_t d = 0; d < nids; d++)
+		m->cnt[m->ids[d]] = 0;
+	const struct gv *v = m->out;
+
+	unsigned char rec[12];
+	pc_out_align(co, 8);
+	uint64_t pv = co->pos;
+	for (size_t i = 0; i < n; i++) {
+		pc_le32(rec, v[i].prof);
+		pc_lef64(rec + 4, v[i].v);
+		pc_out_write(co, rec, 12);
+	}
+	pc_out_align(co, 2);
+	uint64_t pm = co->pos;
+	m->nsum = 0;
+	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		double s = 0, sq = 0, mn = w->all[i].value, mx = mn;
-		while (j < w->nall && w->all[j].ctx == w->all[i].ctx &&
-		       w->all[j].metric == w->all[i].metric) {
-			double v = w->all[j].value;
-			s += v;
-			sq += v * v;
-			mn = v < mn ? v : mn;
-			mx = v > mx ? v : mx;
-			j++;
+		double s = 0, sq = 0, mn = v[i].v, mx = mn;
+		for (; j < n && v[j].metric == v[i].metric; j++) {
+			s += v[j].v;
+			sq += v[j].v * v[j].v;
+			mn = v[j].v < mn ? v[j].v : mn;
+			mx = v[j].v > mx ? v[j].v : mx;
 		}
-		unsigned per = l->npartials * HPC_NSCOPES;
-		size_t m = w->all[i].metric / per;
-		unsigned scope = w->all[i].metric % HPC_NSCOPES;
+		pc_le16(rec, v[i].metric);
+		pc_le64(rec + 2, i);
+		pc_out_write(co, rec, 10);
+		/* the summary: hpc_partials' statistics over the threads */
+		size_t met = v[i].metric / (l->npartials * HPC_NSCOPES);
+		unsigned scope = v[i].metric % HPC_NSCOPES;
 		double stat[5] = { s, (double)(j - i), sq, mn, mx };
 		for (unsigned k = 0; k < l->npartials; k++) {
 			if (stat[k] == 0)
 				continue;
-			PC_GROW(sum, nsum, capsum);
-			sum[nsum++] = (struct pc_value){
-				0, w->all[i].ctx, hpc_stat_id(l, m, k, scope),
-				stat[k] };
+			PC_GROW(m->sum, m->nsum, m->capsum);
+			m->sum[m->nsum++] = (struct gv){
+				0, hpc_stat_id(l, met, k, scope), stat[k] };
 		}
 		i = j;
 	}
-	/* within a context, statistic ids interleave: sort by id */
-	for (size_t i = 0; i < nsum;) {
-		size_t j = i;
-		while (j < nsum && sum[j].ctx == sum[i].ctx)
-			j++;
-		qsort(sum + i, j - i, sizeof(*sum), cmp_metric);
-		i = j;
-	}
-	write_block(o, sum, nsum, w->block[0]);
-	free(sum);
+	unsigned char *e = ci + 0x10 + (size_t)SZ_CI * c;
+	pc_le64(e, n);
+	pc_le64(e + 8, pv);
+	pc_le16(e + 0x10, (uint16_t)nids);
+	pc_le64(e + 0x18, pm);
+	/* with several statistics, their ids interleave over scopes */
+	if (l->npartials > 1)
+		qsort(m->sum, m->nsum, sizeof(*m->sum), cmp_stat);
+	for (size_t i = 0; i < m->nsum; i++)
+		blk_put(po, &w->blk, c, m->sum[i].metric, m->sum[i].v);
 }
 
-static int write_profile_db(struct writer *w)
+/* cct.db and the summary profile, from the threads' blocks of
+ * profile.db read back (fd) in a merge by context: no second copy of
+ * the values in memory. The summary block goes to the end of po. */
+static int by_context(struct writer *w, int fd, struct pc_out *po,
+		      struct pc_out *co, unsigned char *ci)
 {
 	const struct pc_db *db = w->db;
-	struct pc_out o;
-	unsigned char hdr[PROF_HEADER];
+	size_t np = db->nprofiles;
+	/* stream buffers: 64 MiB in all, at least 64 bytes each */
+	size_t cap = ((size_t)64 << 20) / (2 * (np ? np : 1));
+	cap = cap > ((size_t)1 << 20) ? (size_t)1 << 20 : cap < 64 ? 64 : cap;
+	struct cur *k = pc_xcalloc(np ? np : 1, sizeof(*k));
+	struct cur **h = pc_xcalloc(np ? np : 1, sizeof(*h));
+	unsigned char *bufs = pc_xmalloc(2 * cap * (np ? np : 1));
+	size_t nh = 0;
+	int rc = 0;
+	errno = 0;
+	for (size_t p = 0; p < np && !rc; p++) {
+		const unsigned char *b = w->block[p + 1];
+		struct cur *x = &k[p];
+		x->prof = (pc_id)(p + 1);
+		x->nvalues = pc_getle(b, 8);
+		x->left = pc_getle(b + 0x10, 4);
+		uint64_t pidx = pc_getle(b + 0x18, 8);
+		x->idx = (struct rd){ pidx, pidx + 12 * x->left,
+				      bufs + 2 * cap * p, cap, 0, 0 };
+		x->val = (struct rd){ pc_getle(b + 8, 8),
+				      pc_getle(b + 8, 8) + 10 * x->nvalues,
+				      bufs + 2 * cap * p + cap, cap, 0, 0 };
+		if (!x->left)
+			continue;
+		x->next = 0;
+		rc = cur_ahead(fd, x) || cur_step(fd, x);
+		h[nh++] = x;
+	}
+	for (size_t i = nh / 2; i-- > 0;)
+		sift(h, nh, i);
+	struct merge m = { 0 };
+	m.cnt = pc_xcalloc(65536, sizeof(*m.cnt));
+	m.ids = pc_xmalloc(65536 * sizeof(*m.ids));
+	size_t done = 0;
+	while (nh && !rc) {
+		pc_id c = h[0]->ctx;
+		m.ng = 0;
+		while (nh && h[0]->ctx == c && !rc) {
+			struct cur *x = h[0];
+			for (uint64_t i = x->first; i < x->next; i++) {
+				const unsigned char *y = rd_next(fd, &x->val, 10);
+				if (!y) {
+					rc = -1;
+					break;
+				}
+				PC_GROW(m.g, m.ng, m.capg);
+				m.g[m.ng++] = (struct gv){
+					x->prof, (uint16_t)pc_getle(y, 2),
+					pc_getlef64(y + 2) };
+			}
+			int r = rc ? -1 : cur_step(fd, x);
+			if (r < 0)
+				rc = -1;
+			else if (r > 0)
+				h[0] = h[--nh];
+			sift(h, nh, 0);
+		}
+		if (rc)
+			break;
+		context_out(w, &m, c, po, co, ci);
+		if ((++done & 4095) == 0)
+			pc_progress(db->diag, "writing the database: cct.db",
+				    c, db->ncontexts, co->pos);
+	}
+	free(m.g);
+	free(m.out);
+	free(m.sum);
+	free(m.cnt);
+	free(m.ids);
+	free(bufs);
+	free(h);
+	free(k);
+	if (rc)
+		return pc_err_set(w->err, "%s/profile.db: cannot read back "
+				  "what was written: %s", w->dir,
+				  errno ? strerror(errno) : "short or wrong");
+	return 0;
+}
+
+/* The end of a file with one section written ahead as a placeholder:
+ * the footer, then the header (its first section entry) and the section
+ * itself rewritten with their final contents. */
+static int finish_file(struct writer *w, struct pc_out *o, const char *name,
+		       const char *footer, unsigned char *hdr, size_t hdrsize,
+		       uint64_t sec, const unsigned char *secbuf,
+		       uint64_t secsize)
+{
+	pc_out_align(o, 8);
+	pc_out_write(o, footer, 8);
+	pc_le64(hdr + 0x10, secsize);
+	pc_le64(hdr + 0x18, sec);
+	pc_out_patch(o, 0, hdr, hdrsize);
+	pc_out_patch(o, sec, secbuf, secsize);
+	if (pc_out_close(o))
+		return io_error(w, name);
+	return 0;
+}
+
+/* profile.db and cct.db. The threads' blocks are written one by one as
+ * they are propagated; then a pass over them by context writes cct.db
+ * and the summary block (the last block of profile.db). */
+static int write_profile_cct(struct writer *w)
+{
+	const struct pc_db *db = w->db;
+	struct pc_out o, co;
+	unsigned char hdr[PROF_HEADER], chdr[CCT_HEADER];
 	if (start_file(w, &o, "profile.db", "prof", hdr, sizeof hdr))
 		return -1;
 	w->block = pc_xcalloc(db->nprofiles + 1, sizeof(*w->block));
@@ -291,16 +565,42 @@ static int write_profile_db(struct writer *w)
 			pc_progress(db->diag, "writing the database: "
 				    "profile.db", p, db->nprofiles, o.pos);
 	}
-	static const size_t order[3] = {
-		offsetof(struct pc_value, ctx),
-		offsetof(struct pc_value, metric),
-		offsetof(struct pc_value, profile),
-	};
-	/* one thread's values are already context-major */
-	if (db->nprofiles > 1)
-		pc_values_sort(w->all, w->nall, order);
-	summary_profile(w, &o);
-
+	/* what the blocks need to be read back */
+	pc_out_flush(&o);
+	if (o.failed || fflush(o.f)) {
+		pc_out_close(&o);
+		return io_error(w, "profile.db");
+	}
+	if (start_file(w, &co, "cct.db", "ctxt", chdr, sizeof chdr)) {
+		pc_out_close(&o);
+		return -1;
+	}
+	/* cct.db's section: header and one {CI} per context id, filled as
+	 * the contexts' blocks are written */
+	size_t nctx = db->ncontexts;
+	uint64_t sec = co.pos;
+	uint64_t sec_size = 0x10 + (uint64_t)SZ_CI * nctx;
+	unsigned char *ci = pc_xcalloc(sec_size, 1);
+	pc_le64(ci, sec + 0x10);
+	pc_le32(ci + 8, (uint32_t)nctx);
+	ci[0xc] = SZ_CI;
+	pc_out_write(&co, ci, sec_size);
+	blk_begin(&o, &w->blk);
+	int rc = by_context(w, fileno(o.f), &o, &co, ci);
+	blk_end(&o, &w->blk, w->block[0]);
+	if (rc) {
+		pc_out_close(&co);
+		pc_out_close(&o);
+		free(ci);
+		return -1;
+	}
+	rc = finish_file(w, &co, "cct.db", "__ctx.db", chdr, sizeof chdr, sec,
+			 ci, sec_size);
+	free(ci);
+	if (rc) {
+		pc_out_close(&o);
+		return -1;
+	}
 	/* id tuples */
 	pc_out_align(&o, 8);
 	uint64_t tuples = o.pos;
@@ -352,80 +652,6 @@ static int write_profile_db(struct writer *w)
 	if (pc_out_close(&o))
 		return io_error(w, "profile.db");
 	return 0;
-}
-
-/* The end of a file with one section written ahead as a placeholder:
- * the footer, then the header (its first section entry) and the section
- * itself rewritten with their final contents. */
-static int finish_file(struct writer *w, struct pc_out *o, const char *name,
-		       const char *footer, unsigned char *hdr, size_t hdrsize,
-		       uint64_t sec, const unsigned char *secbuf,
-		       uint64_t secsize)
-{
-	pc_out_align(o, 8);
-	pc_out_write(o, footer, 8);
-	pc_le64(hdr + 0x10, secsize);
-	pc_le64(hdr + 0x18, sec);
-	pc_out_patch(o, 0, hdr, hdrsize);
-	pc_out_patch(o, sec, secbuf, secsize);
-	if (pc_out_close(o))
-		return io_error(w, name);
-	return 0;
-}
-
-static int write_cct_db(struct writer *w)
-{
-	const struct pc_db *db = w->db;
-	size_t nctx = db->ncontexts;
-	struct pc_out o;
-	unsigned char hdr[CCT_HEADER];
-	if (start_file(w, &o, "cct.db", "ctxt", hdr, sizeof hdr))
-		return -1;
-	/* the section: header and one {CI} per context id, filled once the
-	 * blocks' places are known */
-	uint64_t sec = o.pos;
-	uint64_t sec_size = 0x10 + (uint64_t)SZ_CI * nctx;
-	unsigned char *ci = pc_xcalloc(sec_size, 1);
-	pc_le64(ci, sec + 0x10);
-	pc_le32(ci + 8, (uint32_t)nctx);
-	ci[0xc] = SZ_CI;
-	pc_out_write(&o, ci, sec_size);
-	unsigned char rec[12];
-	for (size_t i = 0; i < w->nall;) {
-		pc_id c = w->all[i].ctx;
-		size_t j = i;
-		uint16_t nmet = 0;
-		while (j < w->nall && w->all[j].ctx == c) {
-			nmet += j == i || w->all[j].metric != w->all[j - 1].metric;
-			j++;
-		}
-		pc_out_align(&o, 8);
-		uint64_t pv = o.pos;
-		for (size_t k = i; k < j; k++) {
-			pc_le32(rec, w->all[k].profile);
-			pc_lef64(rec + 4, w->all[k].value);
-			pc_out_write(&o, rec, 12);
-		}
-		pc_out_align(&o, 2);
-		uint64_t pm = o.pos;
-		for (size_t k = i; k < j; k++) {
-			if (k > i && w->all[k].metric == w->all[k - 1].metric)
-				continue;
-			pc_le16(rec, (uint16_t)w->all[k].metric);
-			pc_le64(rec + 2, k - i);
-			pc_out_write(&o, rec, 10);
-		}
-		unsigned char *e = ci + 0x10 + (size_t)SZ_CI * c;
-		pc_le64(e, j - i);
-		pc_le64(e + 8, pv);
-		pc_le16(e + 0x10, nmet);
-		pc_le64(e + 0x18, pm);
-		i = j;
-	}
-	int rc = finish_file(w, &o, "cct.db", "__ctx.db", hdr, sizeof hdr, sec,
-			     ci, sec_size);
-	free(ci);
-	return rc;
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -515,23 +741,20 @@ static int hpc_write(const struct pc_db *db, const char *out,
 	struct writer w = { .db = db, .l = l, .dir = tmp, .err = err };
 	/* progress by step, with the bytes written so far */
 #define STEP(k, what)                                                   \
-	pc_progress(db->diag, "writing the database: " what, k, 6,     \
+	pc_progress(db->diag, "writing the database: " what, k, 5,     \
 		    pc_dest_size(tmp, 1))
 	STEP(0, "meta.db");
 	int rc = pc_hpc_write_meta(db, &l, tmp, err);
-	STEP(1, "profile.db");
+	STEP(1, "profile.db and cct.db");
 	if (!rc)
-		rc = write_profile_db(&w);
-	STEP(2, "cct.db");
-	if (!rc)
-		rc = write_cct_db(&w);
-	STEP(3, "trace.db");
+		rc = write_profile_cct(&w);
+	STEP(2, "trace.db");
 	if (!rc)
 		rc = write_trace_db(&w);
-	STEP(4, "metrics/default.yaml");
+	STEP(3, "metrics/default.yaml");
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &l, tmp, err);
-	STEP(5, "validating it");
+	STEP(4, "validating it");
 #undef STEP
 	/* nothing that fails validation is put in place: profconv check's
 	 * own reader reads the whole output once more */
@@ -544,7 +767,7 @@ static int hpc_write(const struct pc_db *db, const char *out,
 	free(w.slot);
 	free(w.touched);
 	free(w.acc);
-	free(w.all);
+	free(w.blk.idx);
 	free(w.block);
 	if (rc)
 		pc_dest_abort(&o);

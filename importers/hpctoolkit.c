@@ -22,6 +22,7 @@
  * `profconv check`. */
 #include "pc.h"
 #include "internal.h"
+#include "buf.h"
 #include "hpctoolkit_place.h"
 
 #include <errno.h>
@@ -67,14 +68,6 @@ struct reader {
 	pc_id *prof_id;
 	uint32_t nprof;
 };
-
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -141,11 +134,11 @@ static int file_header(struct reader *r, const struct pc_blob *b, const char *fm
 
 static uint64_t sec_ptr(const struct pc_blob *b, unsigned i)
 {
-	return le(b->p + 0x18 + 16 * i, 8);
+	return pc_getle(b->p + 0x18 + 16 * i, 8);
 }
 static uint64_t sec_size(const struct pc_blob *b, unsigned i)
 {
-	return le(b->p + 0x10 + 16 * i, 8);
+	return pc_getle(b->p + 0x10 + 16 * i, 8);
 }
 
 /* Index of a table element from a pointer into the table, or -1. */
@@ -163,9 +156,9 @@ static int read_table(struct reader *r, unsigned sec, const char *what,
 	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, sec);
 	NEED(r, b, s, 0xe, what);
-	*base = le(b->p + s, 8);
-	*n = le(b->p + s + 8, 4);
-	*stride = le(b->p + s + 0xc, 2);
+	*base = pc_getle(b->p + s, 8);
+	*n = pc_getle(b->p + s + 8, 4);
+	*stride = pc_getle(b->p + s + 0xc, 2);
 	if (*n && *stride < minsz)
 		return fail_at(r, b, s + 0xc, "%s entries of %llu bytes, "
 			       "below the %llu of format 4.0", what,
@@ -202,7 +195,7 @@ static int read_metrics(struct reader *r)
 	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 2);
 	NEED(r, b, s, 0x1b, "Metrics section header");
-	uint64_t pm = le(b->p + s, 8), nm = le(b->p + s + 8, 4);
+	uint64_t pm = pc_getle(b->p + s, 8), nm = pc_getle(b->p + s + 8, 4);
 	unsigned szm = b->p[s + 0xc], szi = b->p[s + 0xd];
 	if (nm && (szm < 0x20 || szi < 0x10))
 		return fail_at(r, b, s + 0xc, "metric structure sizes %u/%u "
@@ -215,19 +208,19 @@ static int read_metrics(struct reader *r)
 		r->prop[i].metric = PC_NONE;
 	for (uint64_t i = 0; i < nm; i++) {
 		uint64_t e = pm + i * szm;
-		const char *name = cstr(r, b, le(b->p + e, 8));
+		const char *name = cstr(r, b, pc_getle(b->p + e, 8));
 		if (!name)
 			return -1;
 		pc_id m = pc_metric_get(r->db, name, "", "");
-		uint64_t pi = le(b->p + e + 8, 8), ni = le(b->p + e + 0x18, 2);
+		uint64_t pi = pc_getle(b->p + e + 8, 8), ni = pc_getle(b->p + e + 0x18, 2);
 		NEED(r, b, pi, ni * szi, "metric scope instances");
 		int have_point = 0;
 		for (uint64_t k = 0; k < ni; k++) {
 			uint64_t x = pi + k * szi;
-			uint64_t scope = le(b->p + x, 8);
-			uint16_t id = (uint16_t)le(b->p + x + 8, 2);
+			uint64_t scope = pc_getle(b->p + x, 8);
+			uint16_t id = (uint16_t)pc_getle(b->p + x + 8, 2);
 			NEED(r, b, scope, 0x10, "propagation scope");
-			const char *sname = cstr(r, b, le(b->p + scope, 8));
+			const char *sname = cstr(r, b, pc_getle(b->p + scope, 8));
 			if (!sname)
 				return -1;
 			int sc = scope_of(b->p[scope + 8], b->p[scope + 9],
@@ -310,7 +303,7 @@ static int read_tree(struct reader *r)
 	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 3), ssz = sec_size(b, 3);
 	NEED(r, b, s, 0xb, "Context section header");
-	uint64_t pe = le(b->p + s, 8), ne = le(b->p + s + 8, 2);
+	uint64_t pe = pc_getle(b->p + s, 8), ne = pc_getle(b->p + s + 8, 2);
 	unsigned sze = b->p[s + 0xa];
 	if (ne && sze < 0x20)
 		return fail_at(r, b, s + 0xa, "entry points of %u bytes, below "
@@ -324,8 +317,8 @@ static int read_tree(struct reader *r)
 	size_t ntaken = 0;
 	for (uint64_t i = 0; i < ne && !rc; i++) {
 		uint64_t e = pe + i * sze;
-		uint32_t id = (uint32_t)le(b->p + e + 0x10, 4);
-		unsigned kind = (unsigned)le(b->p + e + 0x14, 2);
+		uint32_t id = (uint32_t)pc_getle(b->p + e + 0x10, 4);
+		unsigned kind = (unsigned)pc_getle(b->p + e + 0x14, 2);
 		if (kind > PC_ENTRY_APP_THREAD) {
 			pc_warn(r->db->diag, "%s@0x%llx: unknown entry point "
 				"%u, read as 'unknown entry'", b->path,
@@ -335,7 +328,7 @@ static int read_tree(struct reader *r)
 		pc_id c = pc_ctx_entry(r->db, (enum pc_entry)kind);
 		rc = ctx_bind(r, b, e + 0x10, id, c);
 		PC_GROW(q, nq, capq);
-		q[nq++] = (struct pending){ le(b->p + e + 8, 8), le(b->p + e, 8),
+		q[nq++] = (struct pending){ pc_getle(b->p + e + 8, 8), pc_getle(b->p + e, 8),
 					    c, e };
 	}
 	/* breadth first, arrays in file order */
@@ -363,7 +356,7 @@ static int read_tree(struct reader *r)
 				break;
 			}
 			const unsigned char *c = b->p + x;
-			uint32_t id = (uint32_t)le(c + 0x10, 4);
+			uint32_t id = (uint32_t)pc_getle(c + 0x10, 4);
 			unsigned flags = c[0x14], rel = c[0x15], lex = c[0x16];
 			uint64_t size = 0x20 + 8 * (uint64_t)c[0x17];
 			if (size > a.p + a.sz - x) {
@@ -391,7 +384,7 @@ static int read_tree(struct reader *r)
 			uint64_t w = x + 0x20, wend = x + size;
 			if (flags & 1) {
 				if (wend - w < 8) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
-				int64_t i = elem(le(b->p + w, 8), r->fn_base,
+				int64_t i = elem(pc_getle(b->p + w, 8), r->fn_base,
 						 r->fn_n, r->fn_stride);
 				if (i < 0) { rc = fail_at(r, b, w, "pFunction is not a function of the Functions section"); break; }
 				k.function = r->fn_id[i];
@@ -399,20 +392,20 @@ static int read_tree(struct reader *r)
 			}
 			if (flags & 2) {
 				if (wend - w < 16) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
-				int64_t i = elem(le(b->p + w, 8), r->file_base,
+				int64_t i = elem(pc_getle(b->p + w, 8), r->file_base,
 						 r->file_n, r->file_stride);
 				if (i < 0) { rc = fail_at(r, b, w, "pFile is not a file of the Source Files section"); break; }
 				k.file = r->file_id[i];
-				k.line = (uint32_t)le(b->p + w + 8, 4);
+				k.line = (uint32_t)pc_getle(b->p + w + 8, 4);
 				w += 16;
 			}
 			if (flags & 4) {
 				if (wend - w < 16) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
-				int64_t i = elem(le(b->p + w, 8), r->mod_base,
+				int64_t i = elem(pc_getle(b->p + w, 8), r->mod_base,
 						 r->mod_n, r->mod_stride);
 				if (i < 0) { rc = fail_at(r, b, w, "pModule is not a module of the Load Modules section"); break; }
 				k.module = r->mod_id[i];
-				k.offset = le(b->p + w + 8, 8);
+				k.offset = pc_getle(b->p + w + 8, 8);
 			}
 			/* a sibling twin of one this file already has
 			 * stays a context of its own */
@@ -438,7 +431,7 @@ static int read_tree(struct reader *r)
 			if ((rc = ctx_bind(r, b, x + 0x10, id, m)))
 				break;
 			PC_GROW(q, nq, capq);
-			q[nq++] = (struct pending){ le(c + 8, 8), le(c, 8), m, x };
+			q[nq++] = (struct pending){ pc_getle(c + 8, 8), pc_getle(c, 8), m, x };
 			x += size;
 		}
 	}
@@ -460,14 +453,14 @@ static int read_meta(struct reader *r)
 				       "past the end of the file", i);
 	uint64_t g = sec_ptr(b, 0);
 	NEED(r, b, g, 0x10, "General section");
-	const char *title = cstr(r, b, le(b->p + g, 8));
+	const char *title = cstr(r, b, pc_getle(b->p + g, 8));
 	if (!title)
 		return -1;
 	if (!r->db->title && *title)
 		r->db->title = pc_intern_cstr(r->db, title);
 	uint64_t in = sec_ptr(b, 1);
 	NEED(r, b, in, 9, "IdNames section");
-	uint64_t names_at = le(b->p + in, 8);
+	uint64_t names_at = pc_getle(b->p + in, 8);
 	unsigned nkinds = b->p[in + 8];
 	memset(r->kind_of, PC_ID_NKINDS, sizeof r->kind_of);
 	for (unsigned k = 0; k < 256; k++)
@@ -475,7 +468,7 @@ static int read_meta(struct reader *r)
 	if (nkinds)
 		NEED(r, b, names_at, 8 * (uint64_t)nkinds, "IdNames");
 	for (unsigned k = 0; k < nkinds; k++) {
-		const char *name = cstr(r, b, le(b->p + names_at + 8 * k, 8));
+		const char *name = cstr(r, b, pc_getle(b->p + names_at + 8 * k, 8));
 		if (!name)
 			return -1;
 		snprintf(r->kind_name[k], sizeof r->kind_name[k], "'%s'", name);
@@ -496,14 +489,14 @@ static int read_meta(struct reader *r)
 	r->file_id = pc_xmalloc((r->file_n + 1) * sizeof(pc_id));
 	r->fn_id = pc_xmalloc((r->fn_n + 1) * sizeof(pc_id));
 	for (uint64_t i = 0; i < r->mod_n; i++) {
-		const char *s = cstr(r, b, le(b->p + r->mod_base +
+		const char *s = cstr(r, b, pc_getle(b->p + r->mod_base +
 					      i * r->mod_stride + 8, 8));
 		if (!s)
 			return -1;
 		r->mod_id[i] = pc_module_get(r->db, s);
 	}
 	for (uint64_t i = 0; i < r->file_n; i++) {
-		const char *s = cstr(r, b, le(b->p + r->file_base +
+		const char *s = cstr(r, b, pc_getle(b->p + r->file_base +
 					      i * r->file_stride + 8, 8));
 		if (!s)
 			return -1;
@@ -514,8 +507,8 @@ static int read_meta(struct reader *r)
 	uint8_t *taken = pc_xcalloc(r->db->nfunctions + r->fn_n + 1, 1);
 	for (uint64_t i = 0; i < r->fn_n; i++) {
 		uint64_t e = r->fn_base + i * r->fn_stride;
-		uint64_t pn = le(b->p + e, 8), pm = le(b->p + e + 8, 8),
-			 pf = le(b->p + e + 0x18, 8);
+		uint64_t pn = pc_getle(b->p + e, 8), pm = pc_getle(b->p + e + 8, 8),
+			 pf = pc_getle(b->p + e + 0x18, 8);
 		const char *name = pn ? cstr(r, b, pn) : "";
 		if (!name) {
 			free(taken);
@@ -533,8 +526,8 @@ static int read_meta(struct reader *r)
 		/* twins (equal fields) stay distinct functions */
 		pc_id mod = mi >= 0 ? r->mod_id[mi] : PC_NONE;
 		pc_id file = fi >= 0 ? r->file_id[fi] : PC_NONE;
-		uint64_t off = le(b->p + e + 0x10, 8);
-		uint32_t line = (uint32_t)le(b->p + e + 0x20, 4);
+		uint64_t off = pc_getle(b->p + e + 0x10, 8);
+		uint32_t line = (uint32_t)pc_getle(b->p + e + 0x20, 4);
 		for (uint32_t dup = 0;; dup++) {
 			r->fn_id[i] = pc_function_get_dup(r->db, name, mod, off,
 							  file, line, dup);
@@ -555,8 +548,8 @@ static int array_header(struct reader *r, const struct pc_blob *b,
 {
 	uint64_t s = sec_ptr(b, 0);
 	NEED(r, b, s, hdrlen, "first section header");
-	*p = le(b->p + s, 8);
-	*n = le(b->p + s + 8, 4);
+	*p = pc_getle(b->p + s, 8);
+	*n = pc_getle(b->p + s + 8, 4);
 	*stride = b->p[s + 0xc];
 	if (*n && *stride < minstride)
 		return fail_at(r, b, s + 0xc, "%s entries of %llu bytes, below "
@@ -658,8 +651,8 @@ static int read_profiles(struct reader *r)
 	r->prof_id = pc_xmalloc((np + 1) * sizeof(pc_id));
 	for (uint64_t i = 0; i < np; i++) {
 		uint64_t e = pp + i * szp;
-		uint64_t tuple = le(b->p + e + 0x20, 8);
-		uint32_t flags = (uint32_t)le(b->p + e + 0x28, 4);
+		uint64_t tuple = pc_getle(b->p + e + 0x20, 8);
+		uint32_t flags = (uint32_t)pc_getle(b->p + e + 0x28, 4);
 		r->prof_id[i] = PC_NONE;
 		if (flags & 1)
 			continue; /* summary statistics are derived again */
@@ -667,7 +660,7 @@ static int read_profiles(struct reader *r)
 		uint32_t nids = 0;
 		if (tuple) {
 			NEED(r, b, tuple, 8, "id tuple");
-			nids = (uint32_t)le(b->p + tuple, 2);
+			nids = (uint32_t)pc_getle(b->p + tuple, 2);
 			if (nids > 64)
 				return fail_at(r, b, tuple, "id tuple of %u "
 					       "elements", nids);
@@ -687,9 +680,9 @@ static int read_profiles(struct reader *r)
 						r->kind_name[x[0]]);
 				ids[k] = (struct pc_idelem){
 					.kind = r->kind_of[x[0]],
-					.is_physical = (uint16_t)(le(x + 2, 2) & 1),
-					.logical = le(x + 4, 4),
-					.physical = le(x + 8, 8),
+					.is_physical = (uint16_t)(pc_getle(x + 2, 2) & 1),
+					.logical = pc_getle(x + 4, 4),
+					.physical = pc_getle(x + 8, 8),
 				};
 				if (!ids[k].is_physical)
 					ids[k].physical = 0;
@@ -702,8 +695,8 @@ static int read_profiles(struct reader *r)
 		if (r->prof_id[i] == PC_NONE)
 			continue;
 		uint64_t e = pp + i * szp;
-		uint64_t nv = le(b->p + e, 8), pv = le(b->p + e + 8, 8);
-		uint64_t nc = le(b->p + e + 0x10, 4), pc = le(b->p + e + 0x18, 8);
+		uint64_t nv = pc_getle(b->p + e, 8), pv = pc_getle(b->p + e + 8, 8);
+		uint64_t nc = pc_getle(b->p + e + 0x10, 4), pc = pc_getle(b->p + e + 0x18, 8);
 		if (nv > b->n / 10 || nc > b->n / 12)
 			return fail_at(r, b, e, "profile %llu: value block "
 				       "larger than the file",
@@ -712,9 +705,9 @@ static int read_profiles(struct reader *r)
 		NEED(r, b, pc, nc * 12, "profile context indices");
 		for (uint64_t k = 0; k < nc; k++) {
 			const unsigned char *x = b->p + pc + 12 * k;
-			uint32_t ctx = (uint32_t)le(x, 4);
-			uint64_t start = le(x + 4, 8);
-			uint64_t end = k + 1 < nc ? le(x + 16, 8) : nv;
+			uint32_t ctx = (uint32_t)pc_getle(x, 4);
+			uint64_t start = pc_getle(x + 4, 8);
+			uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
 			if (start > end || end > nv)
 				return fail_at(r, b, pc + 12 * k + 4,
 					       "startIndex %llu out of order "
@@ -724,14 +717,12 @@ static int read_profiles(struct reader *r)
 			pc_id mctx = ctx == 0 ? 0 : ctx_lookup(r, ctx);
 			for (uint64_t v = start; v < end; v++) {
 				const unsigned char *y = b->p + pv + 10 * v;
-				uint16_t id = (uint16_t)le(y, 2);
+				uint16_t id = (uint16_t)pc_getle(y, 2);
 				pc_id m = r->prop[id].metric;
 				unsigned sc = r->prop[id].scope;
 				if (m == PC_NONE)
 					continue;
-				uint64_t u = le(y + 2, 8);
-				double d;
-				memcpy(&d, &u, sizeof d);
+				double d = pc_getlef64(y + 2);
 				if (mctx == PC_NONE) {
 					/* elided: only its point values
 					 * belong anywhere (see place()) */
@@ -766,8 +757,8 @@ static int read_traces(struct reader *r)
 		return -1;
 	for (uint64_t i = 0; i < nt; i++) {
 		uint64_t e = pt + i * szt;
-		uint32_t pi = (uint32_t)le(b->p + e, 4);
-		uint64_t a = le(b->p + e + 8, 8), z = le(b->p + e + 0x10, 8);
+		uint32_t pi = (uint32_t)pc_getle(b->p + e, 4);
+		uint64_t a = pc_getle(b->p + e + 8, 8), z = pc_getle(b->p + e + 0x10, 8);
 		if (pi >= r->nprof || r->prof_id[pi] == PC_NONE)
 			return fail_at(r, b, e, "trace of profile %u, which is "
 				       "not a measured profile", pi);
@@ -777,8 +768,8 @@ static int read_traces(struct reader *r)
 				       "the file", (unsigned long long)a,
 				       (unsigned long long)z);
 		for (uint64_t x = a; x < z; x += 12)
-			pc_trace_add(r->db, r->prof_id[pi], le(b->p + x, 8),
-				     ctx_of(r, (uint32_t)le(b->p + x + 8, 4)));
+			pc_trace_add(r->db, r->prof_id[pi], pc_getle(b->p + x, 8),
+				     ctx_of(r, (uint32_t)pc_getle(b->p + x + 8, 4)));
 	}
 	return 0;
 }

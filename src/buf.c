@@ -12,6 +12,14 @@ void pc_lef64(unsigned char *p, double v)
 	pc_le64(p, u);
 }
 
+double pc_getlef64(const unsigned char *p)
+{
+	uint64_t u = pc_getle(p, 8);
+	double v;
+	memcpy(&v, &u, sizeof v);
+	return v;
+}
+
 size_t pc_buf_add(struct pc_buf *b, size_t n)
 {
 	if (!n)
@@ -58,7 +66,7 @@ void pc_buf_free(struct pc_buf *b)
 int pc_out_open(struct pc_out *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
-	o->f = fopen(path, "wb");
+	o->f = fopen(path, "w+b"); /* readable: see exporters/hpctoolkit.c */
 	if (!o->f)
 		return -1;
 	o->buf = pc_xmalloc(PC_OUT_BUF);

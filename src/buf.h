@@ -23,6 +23,15 @@ static inline void pc_le64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 void pc_lef64(unsigned char *p, double v);
+/* The readers' side: n little-endian bytes as an integer, and a double. */
+static inline uint64_t pc_getle(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+double pc_getlef64(const unsigned char *p);
 
 /* A growable byte buffer; offsets stay valid as it grows. */
 struct pc_buf {

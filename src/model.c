@@ -435,7 +435,17 @@ static void sort_coalesce(struct pc_value *vals, size_t *n)
 		offsetof(struct pc_value, ctx),
 		offsetof(struct pc_value, metric),
 	};
-	pc_values_sort(vals, *n, order);
+	/* importers that add values in order need no sort (nor its second
+	 * array of the values' size) */
+	int sorted = 1;
+	for (size_t i = 1; i < *n && sorted; i++) {
+		const struct pc_value *a = &vals[i - 1], *b = &vals[i];
+		sorted = a->profile != b->profile ? a->profile < b->profile :
+			 a->ctx != b->ctx	  ? a->ctx < b->ctx :
+						    a->metric <= b->metric;
+	}
+	if (!sorted)
+		pc_values_sort(vals, *n, order);
 	size_t out = 0;
 	for (size_t i = 0; i < *n;) {
 		struct pc_value v = vals[i++];

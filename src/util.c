@@ -77,14 +77,16 @@ void *pc_xrealloc(void *p, size_t n, size_t size)
 		oom();
 	size_t bytes = n * size;
 	if (bytes >= HUGE_MIN) {
-		size_t old = p ? malloc_usable_size(p) : 0;
-		if (old >= bytes)
+		if (!p)
+			return huge_alloc(bytes);
+		if (malloc_usable_size(p) >= bytes)
 			return p;
-		void *q = huge_alloc(bytes);
-		if (p)
-			memcpy(q, p, old);
-		free(p);
-		return q;
+		/* a block this large is mapped on its own: realloc moves its
+		 * pages (mremap) instead of holding two copies at once */
+		void *q = realloc(p, bytes);
+		if (!q)
+			oom();
+		return huge(q, bytes);
 	}
 	p = realloc(p, bytes ? bytes : 1);
 	if (!p)
