@@ -38,8 +38,8 @@ struct writer {
 	uint32_t *slot;  /* per context: index into touched, or PC_NONE */
 	uint32_t *touched;
 	size_t ntouched, captouched;
-	double *acc; /* per touched context: nmetrics x 4 accumulators */
-	size_t capacc;
+	double *acc; /* per touched context: nmetrics x stride */
+	size_t capacc, stride;
 
 	/* the value block being written */
 	struct blk {
@@ -145,8 +145,9 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			   const struct pc_value *sv, size_t sn)
 {
 	const struct pc_db *db = w->db;
-	/* per metric: 4 derived accumulators, then 4 stored values */
-	size_t nm = w->l.nmetrics, row = nm * 8;
+	/* per metric: 4 derived accumulators, then (if any metric has
+	 * stored scopes) 4 stored values */
+	size_t nm = w->l.nmetrics, stride = w->stride, row = nm * stride;
 	w->ntouched = 0;
 	blk_begin(o, &w->blk);
 	if (!n && !sn) {
@@ -176,13 +177,16 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	if (w->ntouched)
 		memset(acc, 0, w->ntouched * row * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
-		double *a = acc + w->slot[v[i].ctx] * row + v[i].metric * 8;
+		double *a = acc + w->slot[v[i].ctx] * row + v[i].metric * stride;
 		for (int k = 0; k < 4; k++)
 			a[k] += v[i].value;
 	}
-	for (size_t i = 0; i < sn; i++)
-		acc[w->slot[sv[i].ctx] * row + sv[i].metric / PC_NSCOPES * 8 +
-		    4 + sv[i].metric % PC_NSCOPES] += sv[i].value;
+	for (size_t i = 0; i < sn; i++) {
+		size_t m = sv[i].metric / PC_NSCOPES;
+		unsigned k = sv[i].metric % PC_NSCOPES;
+		acc[w->slot[sv[i].ctx] * row + m * stride + 4 + k] +=
+			sv[i].value;
+	}
 	for (size_t i = 0; i < w->ntouched; i++) {
 		pc_id c = w->touched[i];
 		if (!c)
@@ -193,11 +197,11 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		int lex = x->rel == PC_REL_LEXICAL && x->parent != 0;
 		int loop = x->kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
-			p[m * 8 + 3] += a[m * 8 + 3];
+			p[m * stride + 3] += a[m * stride + 3];
 			if (lex) {
-				p[m * 8 + 1] += a[m * 8 + 1];
+				p[m * stride + 1] += a[m * stride + 1];
 				if (!loop)
-					p[m * 8 + 2] += a[m * 8 + 2];
+					p[m * stride + 2] += a[m * stride + 2];
 			}
 		}
 	}
@@ -207,7 +211,7 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		const double *a = acc + i * row;
 		int loop = db->contexts[c].kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
-			const double *d = a + m * 8;
+			const double *d = a + m * stride;
 			double sc[HPC_NSCOPES] = {
 				d[0], d[1], loop ? d[2] : d[1], d[3],
 			};
@@ -546,6 +550,10 @@ static int write_profile_cct(struct writer *w)
 	if (start_file(w, &o, "profile.db", "prof", hdr, sizeof hdr))
 		return -1;
 	w->block = pc_xcalloc(db->nprofiles + 1, sizeof(*w->block));
+	w->stride = 4;
+	for (size_t m = 0; m < db->nmetrics; m++)
+		if (db->metrics[m].stored)
+			w->stride = 8;
 	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
 	for (size_t c = 0; c < db->ncontexts; c++)
 		w->slot[c] = PC_NONE;
@@ -565,6 +573,14 @@ static int write_profile_cct(struct writer *w)
 			pc_progress(db->diag, "writing the database: "
 				    "profile.db", p, db->nprofiles, o.pos);
 	}
+	/* the propagation scratch is done with: one thread that touches
+	 * every context makes it the largest array of all */
+	free(w->acc);
+	free(w->touched);
+	free(w->slot);
+	w->acc = NULL;
+	w->touched = NULL;
+	w->slot = NULL;
 	/* what the blocks need to be read back */
 	pc_out_flush(&o);
 	if (o.failed || fflush(o.f)) {

@@ -17,8 +17,12 @@
 
 struct file {
 	const char *name; /* "meta.db", ... */
-	unsigned char *p;
+	const unsigned char *p;
 	uint64_t n;
+	/* profile.db, cct.db and trace.db are mapped, and their pages
+	 * given back as they are checked (see drop) */
+	struct pc_blob blob;
+	uint64_t since; /* values checked since the last drop */
 };
 
 struct sec {
@@ -120,29 +124,31 @@ static int str_in(const struct file *f, const struct sec *s, uint64_t off)
 static int load(struct checker *c, struct file *f, const char *name,
 		int optional)
 {
-	char path[4200];
-	snprintf(path, sizeof path, "%s/%s", c->dir, name);
 	f->name = name;
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		if (optional && errno == ENOENT)
-			return 1;
-		pc_err_set(&c->err, "%s: %s", path, strerror(errno));
+	f->since = 0;
+	int r = pc_blob_map(&f->blob, c->dir, name, optional, &c->err);
+	if (r < 0)
 		c->failed = 1;
-		return -1;
+	f->p = f->blob.p;
+	f->n = f->blob.n;
+	return r;
+}
+
+static void unload(struct file *f)
+{
+	pc_blob_unmap(&f->blob);
+	f->p = NULL;
+}
+
+/* Counts values checked; every few million, the pages read so far are
+ * given back, so checking a database takes little memory at any size. */
+static void checked(struct file *f, uint64_t nvalues)
+{
+	f->since += nvalues;
+	if (f->since >= (uint64_t)1 << 22) {
+		pc_blob_drop(&f->blob);
+		f->since = 0;
 	}
-	struct stat st;
-	fstat(fileno(fp), &st);
-	f->n = (uint64_t)st.st_size;
-	f->p = pc_xmalloc(f->n + 1);
-	if (fread(f->p, 1, f->n, fp) != f->n) {
-		fclose(fp);
-		pc_err_set(&c->err, "%s: cannot read", path);
-		c->failed = 1;
-		return -1;
-	}
-	fclose(fp);
-	return 0;
 }
 
 /* Magic, format, version, footer and the section table. */
@@ -594,7 +600,7 @@ static void print_values(struct checker *c, FILE *out)
 	}
 }
 
-static int check_block(struct checker *c, const struct file *f, uint64_t at,
+static int check_block(struct checker *c, struct file *f, uint64_t at,
 		       int summary)
 {
 	uint64_t nv = U64(f, at), pv = U64(f, at + 8);
@@ -645,6 +651,7 @@ static int check_block(struct checker *c, const struct file *f, uint64_t at,
 			if (c->values && summary)
 				note_value(c, ctx, m, f->p + y + 2);
 		}
+		checked(f, end - start);
 	}
 	if (!summary)
 		c->nvalues_prof += nv;
@@ -715,7 +722,7 @@ static int check_profile(struct checker *c)
 			rc = check_block(c, &f, e, flags & 1);
 	}
 out:
-	free(f.p);
+	unload(&f);
 	return rc;
 }
 
@@ -798,9 +805,10 @@ static int check_cct(struct checker *c)
 			}
 		}
 		c->nvalues_cct += nv;
+		checked(&f, nv);
 	}
 out:
-	free(f.p);
+	unload(&f);
 	return rc;
 }
 
@@ -856,9 +864,10 @@ static int check_trace(struct checker *c)
 				rc = bad(c, &f, x, "timestamp outside "
 					 "[minTimestamp, maxTimestamp]");
 		}
+		checked(&f, (b - a) / 12);
 	}
 out:
-	free(f.p);
+	unload(&f);
 	return rc;
 }
 
@@ -995,7 +1004,7 @@ static int check_all(struct checker *c, const char *dir)
 
 static void checker_free(struct checker *c)
 {
-	free(c->meta.p);
+	unload(&c->meta);
 	free(c->prop_ok);
 	free(c->stat_ok);
 	free(c->summ);

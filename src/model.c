@@ -3,6 +3,7 @@
 #include "pc.h"
 #include "internal.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -465,4 +466,7 @@ void pc_values_finish(struct pc_db *db)
 	sort_coalesce(db->values, &db->nvalues);
 	sort_coalesce(db->scoped, &db->nscoped);
 	db->values_sorted = 1;
+	/* the importers' scratch and the sort's array are freed by now;
+	 * their pages inside the heap go back to the system too */
+	malloc_trim(0);
 }

@@ -59,6 +59,10 @@ struct pc_blob {
 int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 		int optional, struct pc_err *err);
 void pc_blob_unmap(struct pc_blob *b);
+/* Gives back the pages of the mapping read so far (touched again, they
+ * are read again from the file): a reader that goes through a large
+ * file calls it now and then so its memory stays bounded. */
+void pc_blob_drop(struct pc_blob *b);
 #define PC_GROW(ptr, n, cap)                                                 \
 	do {                                                                 \
 		if ((n) >= (cap)) {                                          \

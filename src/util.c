@@ -77,16 +77,16 @@ void *pc_xrealloc(void *p, size_t n, size_t size)
 		oom();
 	size_t bytes = n * size;
 	if (bytes >= HUGE_MIN) {
-		if (!p)
-			return huge_alloc(bytes);
-		if (malloc_usable_size(p) >= bytes)
+		size_t old = p ? malloc_usable_size(p) : 0;
+		if (old >= bytes)
 			return p;
-		/* a block this large is mapped on its own: realloc moves its
-		 * pages (mremap) instead of holding two copies at once */
-		void *q = realloc(p, bytes);
-		if (!q)
-			oom();
-		return huge(q, bytes);
+		/* copied, not realloc'd: a block moved by mremap loses its
+		 * huge pages, which costs more than the copy (measured) */
+		void *q = huge_alloc(bytes);
+		if (p)
+			memcpy(q, p, old);
+		free(p);
+		return q;
 	}
 	p = realloc(p, bytes ? bytes : 1);
 	if (!p)
@@ -553,6 +553,12 @@ int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 	}
 	close(fd);
 	return 0;
+}
+
+void pc_blob_drop(struct pc_blob *b)
+{
+	if (b->p)
+		(void)madvise((void *)b->p, b->n, MADV_DONTNEED);
 }
 
 void pc_blob_unmap(struct pc_blob *b)
