@@ -741,7 +741,8 @@ static int hpc_write(const struct pc_db *db, const char *out,
 {
 	if (pc_dest_check(out, 1, opts->force, NULL, err))
 		return -1;
-	struct hpc_layout l = { db->nmetrics, opts->stats ? 5 : 1 };
+	struct hpc_layout l = { db->nmetrics,
+				opts->stats || db->stats ? 5 : 1 };
 	if (l.nmetrics * l.npartials * HPC_NSCOPES > 65535)
 		return pc_err_set(err, "%zu metrics: more than an HPCToolkit "
 				  "database can number (16-bit metric ids)",

@@ -49,12 +49,17 @@ static void scalar(struct em *m, const char *s)
 	scalar_a(m, NULL, s);
 }
 
-static void map_start(struct em *m, const char *anchor)
+static void map_start_s(struct em *m, const char *anchor,
+			yaml_mapping_style_t style)
 {
 	yaml_event_t ev;
 	emit_ok(m, yaml_mapping_start_event_initialize(
-			   &ev, (yaml_char_t *)anchor, NULL, 1,
-			   YAML_BLOCK_MAPPING_STYLE), &ev);
+			   &ev, (yaml_char_t *)anchor, NULL, 1, style), &ev);
+}
+
+static void map_start(struct em *m, const char *anchor)
+{
+	map_start_s(m, anchor, YAML_BLOCK_MAPPING_STYLE);
 }
 
 static void map_end(struct em *m)
@@ -87,6 +92,78 @@ static void anchor_name(char *buf, size_t n, size_t metric, unsigned partial,
 			unsigned scope)
 {
 	snprintf(buf, n, "m%zu-%u-%s", metric, partial, pc_scope_names[scope]);
+}
+
+static void ref(struct em *m, size_t metric, unsigned partial,
+		unsigned scope)
+{
+	char a[64];
+	anchor_name(a, sizeof a, metric, partial, scope);
+	alias(m, a);
+}
+
+/* A function of the formula language (METRICS.yaml): a one-pair map
+ * from the operator to the list of its arguments, as hpcprof writes. */
+static void op_begin(struct em *m, const char *op)
+{
+	map_start_s(m, NULL, YAML_FLOW_MAPPING_STYLE);
+	scalar(m, op);
+	seq_start(m, YAML_FLOW_SEQUENCE_STYLE);
+}
+
+static void op_end(struct em *m)
+{
+	seq_end(m);
+	map_end(m);
+}
+
+/* The statistics over threads that --stats adds, from the partials of
+ * hpc_partials (0 sum, 1 count, 2 sum of squares, 3 min, 4 max), with
+ * hpcprof's formulas. */
+enum { ST_SUM, ST_MEAN, ST_STDDEV, ST_CFVAR, ST_MIN, ST_MAX, ST_N };
+static const char *const stat_names[ST_N] = {
+	"Sum", "Mean", "StdDev", "CfVar", "Min", "Max",
+};
+
+static void stat_formula(struct em *m, int st, size_t i, unsigned scope)
+{
+	switch (st) {
+	case ST_SUM:
+		ref(m, i, 0, scope);
+		break;
+	case ST_MEAN: /* sum / count */
+		op_begin(m, "/");
+		ref(m, i, 0, scope);
+		ref(m, i, 1, scope);
+		op_end(m);
+		break;
+	case ST_STDDEV: /* sqrt(sumsq / count - (sum / count)^2) */
+		op_begin(m, "sqrt");
+		op_begin(m, "-");
+		op_begin(m, "/");
+		ref(m, i, 2, scope);
+		ref(m, i, 1, scope);
+		op_end(m);
+		op_begin(m, "^");
+		stat_formula(m, ST_MEAN, i, scope);
+		scalar(m, "2");
+		op_end(m);
+		op_end(m);
+		op_end(m);
+		break;
+	case ST_CFVAR: /* stddev / mean */
+		op_begin(m, "/");
+		stat_formula(m, ST_STDDEV, i, scope);
+		stat_formula(m, ST_MEAN, i, scope);
+		op_end(m);
+		break;
+	case ST_MIN:
+		ref(m, i, 3, scope);
+		break;
+	default:
+		ref(m, i, 4, scope);
+		break;
+	}
 }
 
 static int write_handler(void *data, unsigned char *buf, size_t size)
@@ -128,10 +205,10 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	seq_start(&m, YAML_BLOCK_SEQUENCE_STYLE);
 	static const unsigned shown[3] = { HPC_EXECUTION, HPC_LEXAWARE,
 					   HPC_FUNCTION };
-	char a[64];
 	for (size_t i = 0; i < db->nmetrics; i++)
 		for (unsigned k = 0; k < l->npartials; k++)
 			for (int s = 0; s < 3; s++) {
+				char a[64];
 				anchor_name(a, sizeof a, i, k, shown[s]);
 				map_start(&m, a);
 				scalar(&m, "metric");
@@ -156,32 +233,32 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 		scalar(&m, *me->description ? me->description : me->name);
 		scalar(&m, "variants");
 		map_start(&m, NULL);
-		scalar(&m, "Sum");
-		map_start(&m, NULL);
-		scalar(&m, "render");
-		seq_start(&m, YAML_FLOW_SEQUENCE_STYLE);
-		scalar(&m, "number");
-		scalar(&m, "percent");
-		seq_end(&m);
-		scalar(&m, "formula");
-		map_start(&m, NULL);
-		scalar(&m, "inclusive");
-		map_start(&m, NULL);
-		scalar(&m, "standard");
-		anchor_name(a, sizeof a, i, 0, HPC_EXECUTION);
-		alias(&m, a);
-		map_end(&m);
-		scalar(&m, "exclusive");
-		map_start(&m, NULL);
-		scalar(&m, "custom");
-		anchor_name(a, sizeof a, i, 0, HPC_LEXAWARE);
-		alias(&m, a);
-		scalar(&m, "standard");
-		anchor_name(a, sizeof a, i, 0, HPC_FUNCTION);
-		alias(&m, a);
-		map_end(&m);
-		map_end(&m);
-		map_end(&m);
+		for (int st = 0; st < (l->npartials > 1 ? ST_N : 1); st++) {
+			scalar(&m, stat_names[st]);
+			map_start(&m, NULL);
+			scalar(&m, "render");
+			seq_start(&m, YAML_FLOW_SEQUENCE_STYLE);
+			scalar(&m, "number");
+			if (st == ST_SUM)
+				scalar(&m, "percent");
+			seq_end(&m);
+			scalar(&m, "formula");
+			map_start(&m, NULL);
+			scalar(&m, "inclusive");
+			map_start(&m, NULL);
+			scalar(&m, "standard");
+			stat_formula(&m, st, i, HPC_EXECUTION);
+			map_end(&m);
+			scalar(&m, "exclusive");
+			map_start(&m, NULL);
+			scalar(&m, "custom");
+			stat_formula(&m, st, i, HPC_LEXAWARE);
+			scalar(&m, "standard");
+			stat_formula(&m, st, i, HPC_FUNCTION);
+			map_end(&m);
+			map_end(&m);
+			map_end(&m);
+		}
 		map_end(&m);
 		map_end(&m);
 	}

@@ -139,8 +139,10 @@ struct legacy {
 		uint8_t scope;
 		uint8_t derived; /* v="derived" or a finalize formula */
 		uint8_t hidden;  /* show="4" */
+		uint8_t stat;    /* a statistic over threads (is_stat) */
 	} *xm;
 	size_t nxm, capxm;
+	int stats; /* statistics over threads to carry (warn_dropped) */
 	struct mcol *cols;
 	size_t ncols, capcols;
 	struct idtab col_t;     /* MetricDB i -> cols index */
@@ -382,6 +384,21 @@ static const char *base_name(struct legacy *r, const char *name)
 	return pc_intern(r->db, name, n);
 }
 
+/* The statistics over threads that hpcprof -M stats adds to each
+ * metric: NAME:Mean (I), NAME:StdDev (E), ... */
+static int is_stat(const char *name)
+{
+	static const char *const st[] = { ":Mean", ":StdDev", ":CfVar",
+					   ":Min", ":Max" };
+	for (size_t k = 0; k < sizeof st / sizeof *st; k++) {
+		const char *p = strstr(name, st[k]);
+		if (p && (!strcmp(p + strlen(st[k]), " (I)") ||
+			  !strcmp(p + strlen(st[k]), " (E)")))
+			return 1;
+	}
+	return 0;
+}
+
 static int add_column(struct legacy *r, uint32_t id, const char *name,
 		      const char *t, int32_t dbid)
 {
@@ -447,6 +464,8 @@ static int header_element(struct legacy *r, const char *el,
 			.scope = scope_of(a->val[A_N], a->val[A_T]),
 			.derived = a->val[A_V] && !strcmp(a->val[A_V], "derived"),
 			.hidden = a->val[A_SHOW] && !strcmp(a->val[A_SHOW], "4"),
+			.stat = a->val[A_V] && !strncmp(a->val[A_V], "derived", 7) &&
+				is_stat(a->val[A_N]),
 		};
 		idtab_add(&r->xm_t, id, (uint32_t)r->nxm++);
 		r->in_metric = 1;
@@ -1421,6 +1440,21 @@ out:
 	return rc;
 }
 
+/* hpcprof-mpi's one file of all threads' values, experiment-N.mdb */
+static int is_mdb(const char *name)
+{
+	return pc_basename_starts(name, "experiment") &&
+	       pc_path_ends(name, ".mdb");
+}
+
+static int has_mdb(char **names, size_t nnames)
+{
+	for (size_t i = 0; i < nnames; i++)
+		if (is_mdb(names[i]))
+			return 1;
+	return 0;
+}
+
 /* Values and traces of a 2.x database: per-thread files, or the
  * containers the viewers made of them. */
 static int read_v2(struct legacy *r, char **names, size_t nnames)
@@ -1432,8 +1466,7 @@ static int read_v2(struct legacy *r, char **names, size_t nnames)
 			any = 1;
 		}
 	for (size_t i = 0; i < nnames && !rc && !any; i++)
-		if (pc_basename_starts(names[i], "experiment") &&
-		    pc_path_ends(names[i], ".mdb")) {
+		if (is_mdb(names[i])) {
 			rc = read_merged(r, names[i], metric_db);
 			any = 2;
 		}
@@ -1461,7 +1494,7 @@ static int inline_profile(struct legacy *r)
 	struct idtab byxm = { 0 };
 	for (size_t i = 0; i < r->nxm; i++) {
 		const struct xmetric *x = &r->xm[i];
-		if (x->derived || x->hidden)
+		if (x->derived || x->hidden || x->stat)
 			continue;
 		const char *n = x->name;
 		const char *sum = strstr(n, ":Sum");
@@ -1493,14 +1526,20 @@ static int inline_profile(struct legacy *r)
 	return 0;
 }
 
-/* Names the MetricTable metrics that cannot be carried. */
-static void warn_dropped(struct legacy *r)
+/* Names the MetricTable metrics that cannot be carried. Statistics
+ * over threads are carried where there are threads (per_thread): the
+ * v4 writer computes them again (pc_db.stats). */
+static void warn_dropped(struct legacy *r, int per_thread)
 {
 	char list[1024];
-	size_t n = 0, count = 0;
+	size_t n = 0, count = 0, stats = 0;
 	list[0] = 0;
 	for (size_t i = 0; i < r->nxm; i++) {
-		if (!r->xm[i].derived)
+		if (r->xm[i].stat && per_thread) {
+			stats++;
+			continue;
+		}
+		if (!r->xm[i].derived && !r->xm[i].stat)
 			continue;
 		count++;
 		if (n < sizeof list - 200)
@@ -1511,6 +1550,7 @@ static void warn_dropped(struct legacy *r)
 		pc_warn(r->db->diag, "%s: %zu derived metric(s) not carried "
 			"(their formulas are computed by the old viewer): %s",
 			r->xml, count, list);
+	r->stats = stats > 0;
 }
 
 static void legacy_free(struct legacy *r)
@@ -1574,7 +1614,7 @@ static int legacy_read(struct pc_db *db, const char *path,
 	if (read_xml(r))
 		goto done;
 	note_scopes(r);
-	warn_dropped(r);
+	warn_dropped(r, prof2 || nmdb || has_mdb(names, nnames));
 	if (r->major == 4) {
 		pc_id *prof_of = NULL;
 		uint32_t nprof = 0;
@@ -1584,6 +1624,14 @@ static int legacy_read(struct pc_db *db, const char *path,
 		free(prof_of);
 	} else {
 		rc = read_v2(r, names, nnames);
+	}
+	if (!rc && r->stats) {
+		db->stats = 1;
+		pc_warn(db->diag, "%s: its statistics over threads (Mean, "
+			"StdDev, CfVar, Min, Max) become the v4 database's "
+			"statistics, computed again from the threads' values; "
+			"a v4 Mean divides by the threads that have a value "
+			"at a context, not by all threads", r->xml);
 	}
 	if (!rc && r->elided)
 		pc_warn(db->diag, "%s: values of %llu (profile, context) "

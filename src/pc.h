@@ -242,6 +242,9 @@ struct pc_db {
 	size_t nscoped, capscoped;
 
 	struct pc_trace *traces; /* one per profile, grown with profiles */
+	/* the input held statistics over threads (Mean, StdDev, ...): the
+	 * v4 writer adds its statistics, as --stats does */
+	int stats;
 
 	/* lookup tables for dedup */
 	struct pc_keymap *module_map, *file_map, *function_map, *ctx_map;

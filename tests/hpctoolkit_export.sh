@@ -5,7 +5,9 @@
 # function's exclusive (function scope) cost summed by name equals
 # callgrind_annotate's self cost for that name; the Calls metric totals
 # the calls= counts. Conversion is
-# deterministic; an existing output is replaced only with --force.
+# deterministic; an existing output is replaced only with --force. With
+# --stats, the statistics variants of metrics/default.yaml evaluate to
+# the statistics of the threads' values (tests/yaml_stats.pl).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 AWKF="$top_srcdir/tests/annotate2tsv.awk"
 cd "$TD/callgrind" || exit 1
@@ -85,4 +87,13 @@ check "failed conversion leaves nothing behind" sh -c "! ls -d '$tmp'/bad.d* 2>/
 "$PROFCONV" convert -q --stats -o "$tmp/stats.d" small.threads.out-0*
 check "--stats database checks" "$PROFCONV" check "$tmp/stats.d"
 check "--stats writes min and max summaries" grep -q 'combine: max' "$tmp/stats.d/metrics/default.yaml"
+# the statistics variants (Mean, StdDev, CfVar, Min, Max), evaluated from
+# the formulas default.yaml gives over the threads' values, equal the
+# statistics of those values
+"$top_builddir/tests/v4_scopes" "$tmp/stats.d" >"$tmp/stats.scopes"
+perl "$top_srcdir/tests/yaml_stats.pl" "$tmp/stats.d/metrics/default.yaml" \
+	"$tmp/stats.scopes" >"$tmp/stats.out" 2>&1
+check "--stats variants' formulas give the thread statistics ($(tail -1 "$tmp/stats.out"))" \
+	grep -q '^[1-9][0-9]* checked, 0 differ$' "$tmp/stats.out"
+check "--stats writes all six variants" grep -q '^variants: CfVar x[1-9].* Sum x' "$tmp/stats.out"
 done_testing

@@ -76,6 +76,22 @@ mkdir "$tmp/inline" && cp "$D/tiny-2.0/experiment.xml" "$tmp/inline/"
 perl "$READER" "$tmp/inline" >"$tmp/a"
 "$SCOPES" "$tmp/inline.d" | grep '^summary' >"$tmp/b"
 check "inline values only: every value as the XML has it" awk -v tol=5e-6 -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/a" "$tmp/b"
+check "inline values only: the statistics over threads (no threads) are named as dropped" \
+	grep -q "derived metric(s) not carried.*'T:Mean (I)'" "$tmp/err"
+
+# hpcprof -M stats metrics (tiny-2.0: T:Mean, T:StdDev, T:Max) become the
+# v4 statistics, whose default.yaml formulas give the threads' statistics
+"$PROFCONV" convert --force "$D/tiny-2.0" -o "$tmp/stats.d" 2>"$tmp/err"
+check "tiny-2.0: its statistics over threads are carried, with a note" \
+	grep -q "statistics over threads (Mean, StdDev, CfVar, Min, Max) become" "$tmp/err"
+check "tiny-2.0: no metric named as dropped" sh -c "! grep -q 'not carried' '$tmp/err'"
+"$SCOPES" "$tmp/stats.d" >"$tmp/stats.scopes"
+perl "$top_srcdir/tests/yaml_stats.pl" "$tmp/stats.d/metrics/default.yaml" \
+	"$tmp/stats.scopes" >"$tmp/stats.out" 2>&1
+check "tiny-2.0: the six statistics variants give the threads' statistics ($(tail -1 "$tmp/stats.out"))" \
+	grep -q '^[1-9][0-9]* checked, 0 differ$' "$tmp/stats.out"
+check "tiny-2.0: Mean, StdDev, CfVar, Min and Max variants are written" \
+	grep -q '^variants: CfVar x[1-9].* Max x[1-9].* Mean x[1-9].* Min x[1-9].* StdDev x[1-9].* Sum x' "$tmp/stats.out"
 
 # experiment.xml given as a file: its directory is read
 "$PROFCONV" convert -q "$D/tiny-4.0/experiment.xml" -o "$tmp/byfile.d" &&

@@ -240,6 +240,26 @@ sub write_v2($dir, %opt) {
       <MetricFormula t="combine" frm="sum($1, $1)"/>
       <MetricFormula t="finalize" frm="$1"/>
     </Metric>
+    <Metric i="2" n="T:Mean (I)" v="derived-incr" t="inclusive" partner="3" show="1" show-percent="0">
+      <MetricFormula t="combine" frm="sum($2, $2)"/>
+      <MetricFormula t="finalize" frm="$2 / 2"/>
+    </Metric>
+    <Metric i="3" n="T:Mean (E)" v="derived-incr" t="exclusive" partner="2" show="1" show-percent="0">
+      <MetricFormula t="combine" frm="sum($3, $3)"/>
+      <MetricFormula t="finalize" frm="$3 / 2"/>
+    </Metric>
+    <Metric i="4" n="T:StdDev (I)" v="derived-incr" t="inclusive" partner="6" show="1" show-percent="0">
+      <MetricFormula t="combine" frm="sum($4, $4)"/>
+      <MetricFormula t="combine" frm="sum($5, $5)"/>
+      <MetricFormula t="finalize" frm="sqrt(($5 / 2) - pow($4 / 2, 2))"/>
+    </Metric>
+    <Metric i="5" n="T:StdDev (I)" v="derived-incr" t="inclusive" show="4" show-percent="0">
+      <MetricFormula t="combine" frm="sum($5, $5)"/>
+    </Metric>
+    <Metric i="6" n="T:Max (E)" v="derived-incr" t="exclusive" partner="4" show="1" show-percent="0">
+      <MetricFormula t="combine" frm="max($6, $6)"/>
+      <MetricFormula t="finalize" frm="$6"/>
+    </Metric>
   </MetricTable>
   <MetricDBTable>
     <MetricDB i="0" n="T (I)" t="inclusive" partner="1" db-glob="*.metric-db" db-id="0" db-num-metrics="2" db-header-sz="24"/>
