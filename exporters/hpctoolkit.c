@@ -177,7 +177,8 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	if (w->ntouched)
 		memset(acc, 0, w->ntouched * row * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
-		double *a = acc + w->slot[v[i].ctx] * row + v[i].metric * stride;
+		double *a = acc + w->slot[v[i].ctx] * row +
+			    v[i].metric * stride;
 		for (int k = 0; k < 4; k++)
 			a[k] += v[i].value;
 	}
@@ -481,7 +482,8 @@ static int by_context(struct writer *w, int fd, struct pc_out *po,
 		while (nh && h[0]->ctx == c && !rc) {
 			struct cur *x = h[0];
 			for (uint64_t i = x->first; i < x->next; i++) {
-				const unsigned char *y = rd_next(fd, &x->val, 10);
+				const unsigned char *y =
+					rd_next(fd, &x->val, 10);
 				if (!y) {
 					rc = -1;
 					break;

@@ -464,7 +464,8 @@ static int header_element(struct legacy *r, const char *el,
 			.scope = scope_of(a->val[A_N], a->val[A_T]),
 			.derived = a->val[A_V] && !strcmp(a->val[A_V], "derived"),
 			.hidden = a->val[A_SHOW] && !strcmp(a->val[A_SHOW], "4"),
-			.stat = a->val[A_V] && !strncmp(a->val[A_V], "derived", 7) &&
+			.stat = a->val[A_V] &&
+				!strncmp(a->val[A_V], "derived", 7) &&
 				is_stat(a->val[A_N]),
 		};
 		idtab_add(&r->xm_t, id, (uint32_t)r->nxm++);
