@@ -698,15 +698,18 @@ static int write_trace_db(struct writer *w)
 	unsigned char rec[12];
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		const struct pc_trace *t = &db->traces[p];
-		struct pc_sample *s = pc_xmalloc((t->n + 1) * sizeof(*s));
-		if (t->n)
-			memcpy(s, t->s, t->n * sizeof(*s));
-		/* stable by time (samples at equal times keep their order) */
+		/* by time; samples in order (the usual case) are not copied */
 		int sorted = 1;
 		for (size_t i = 1; i < t->n && sorted; i++)
-			sorted = s[i - 1].time <= s[i].time;
-		if (!sorted)
-			qsort(s, t->n, sizeof(*s), cmp_sample);
+			sorted = t->s[i - 1].time <= t->s[i].time;
+		struct pc_sample *copy = NULL;
+		const struct pc_sample *s = t->s;
+		if (!sorted) {
+			copy = pc_xmalloc(t->n * sizeof(*copy));
+			memcpy(copy, t->s, t->n * sizeof(*copy));
+			qsort(copy, t->n, sizeof(*copy), cmp_sample);
+			s = copy;
+		}
 		pc_out_align(&o, 4);
 		uint64_t start = o.pos;
 		pc_id last = PC_NONE;
@@ -725,7 +728,7 @@ static int write_trace_db(struct writer *w)
 		pc_le32(e, (uint32_t)(p + 1));
 		pc_le64(e + 8, start);
 		pc_le64(e + 0x10, o.pos);
-		free(s);
+		free(copy);
 	}
 	pc_le64(th, sec + 0x20);
 	pc_le32(th + 8, (uint32_t)db->nprofiles);

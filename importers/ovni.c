@@ -1262,6 +1262,12 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 		return -1;
 	}
 	th.profile = pc_profile_add(c->db, ids, 3);
+	/* at most one sample per event, and an event takes at least 12
+	 * bytes (header and clock); up to 2^26 samples reserved at once */
+	uint64_t most = r.size / 12 + 1;
+	pc_trace_reserve(c->db, th.profile,
+			 (size_t)(most < ((uint64_t)1 << 26) ? most :
+							     (uint64_t)1 << 26));
 	c->depth = 0;
 	struct ev e;
 	int rc;

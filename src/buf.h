@@ -23,13 +23,27 @@ static inline void pc_le64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 void pc_lef64(unsigned char *p, double v);
-/* The readers' side: n little-endian bytes as an integer, and a double. */
+/* The readers' side: n little-endian bytes as an integer, and a double.
+ * The usual sizes are spelled out so that each becomes one load. */
 static inline uint64_t pc_getle(const unsigned char *p, int n)
 {
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
+	uint64_t lo, hi;
+	switch (n) {
+	case 2:
+		return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+	case 4:
+		return (uint64_t)p[0] | (uint64_t)p[1] << 8 |
+		       (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+	case 8:
+		lo = pc_getle(p, 4);
+		hi = pc_getle(p + 4, 4);
+		return lo | hi << 32;
+	default:
+		lo = 0;
+		for (int i = n - 1; i >= 0; i--)
+			lo = lo << 8 | p[i];
+		return lo;
+	}
 }
 double pc_getlef64(const unsigned char *p);
 

@@ -369,6 +369,15 @@ void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 	db->values_sorted = 0;
 }
 
+void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
+{
+	struct pc_trace *t = &db->traces[profile];
+	if (t->cap >= n)
+		return;
+	t->s = pc_xrealloc(t->s, n, sizeof(*t->s));
+	t->cap = n;
+}
+
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx)
 {
 	struct pc_trace *t = &db->traces[profile];

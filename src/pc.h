@@ -310,6 +310,10 @@ void pc_values_finish(struct pc_db *db);
 void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3]);
 
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
+/* Room for n samples of a profile's trace at once, for an importer that
+ * knows a bound: a large array grown by doubling is copied, and its new
+ * pages zeroed, again and again. Untouched room costs no memory. */
+void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Input: probe descriptors and a line reader (plain or gzip).        */
