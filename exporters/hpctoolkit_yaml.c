@@ -166,6 +166,63 @@ static void stat_formula(struct em *m, int st, size_t i, unsigned scope)
 	}
 }
 
+/* A derived metric's formula: numbers, references to the inputs (the
+ * sum statistic of a metric's scope) and functions. */
+static void expr(struct em *m, const struct pc_expr *e)
+{
+	char num[64];
+	switch (e->kind) {
+	case PC_EX_NUM:
+		snprintf(num, sizeof num, "%.17g", e->num);
+		scalar(m, num);
+		break;
+	case PC_EX_REF:
+		ref(m, e->metric, 0, e->scope);
+		break;
+	default:
+		op_begin(m, e->op);
+		for (uint32_t i = 0; i < e->nargs; i++)
+			expr(m, e->args[i]);
+		op_end(m);
+		break;
+	}
+}
+
+static void derived_root(struct em *m, const struct pc_derived *d)
+{
+	map_start(m, NULL);
+	scalar(m, "name");
+	scalar(m, d->name);
+	scalar(m, "description");
+	scalar(m, d->description ? d->description : d->name);
+	scalar(m, "variants");
+	map_start(m, NULL);
+	scalar(m, "Sum");
+	map_start(m, NULL);
+	scalar(m, "render");
+	scalar(m, "number");
+	scalar(m, "formula");
+	map_start(m, NULL);
+	if (d->incl) {
+		scalar(m, "inclusive");
+		map_start(m, NULL);
+		scalar(m, "standard");
+		expr(m, d->incl);
+		map_end(m);
+	}
+	if (d->excl) {
+		scalar(m, "exclusive");
+		map_start(m, NULL);
+		scalar(m, "standard");
+		expr(m, d->excl);
+		map_end(m);
+	}
+	map_end(m);
+	map_end(m);
+	map_end(m);
+	map_end(m);
+}
+
 static int write_handler(void *data, unsigned char *buf, size_t size)
 {
 	return fwrite(buf, 1, size, data) == size;
@@ -262,6 +319,8 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 		map_end(&m);
 		map_end(&m);
 	}
+	for (size_t i = 0; i < db->nderived; i++)
+		derived_root(&m, &db->derived[i]);
 	seq_end(&m);
 	map_end(&m);
 	emit_ok(&m, yaml_document_end_event_initialize(&ev, 1), &ev);

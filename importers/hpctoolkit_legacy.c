@@ -140,6 +140,7 @@ struct legacy {
 		uint8_t derived; /* v="derived" or a finalize formula */
 		uint8_t hidden;  /* show="4" */
 		uint8_t stat;    /* a statistic over threads (is_stat) */
+		const char *frm; /* its finalize formula, or NULL */
 	} *xm;
 	size_t nxm, capxm;
 	int stats; /* statistics over threads to carry (warn_dropped) */
@@ -473,10 +474,13 @@ static int header_element(struct legacy *r, const char *el,
 	} else if (!strcmp(el, "MetricFormula")) {
 		/* a formula other than a plain view of one column or a
 		 * sum makes a metric the old viewer computed */
-		if (r->in_metric && a->val[A_T] && a->val[A_FRM] &&
-		    !strcmp(a->val[A_T], "finalize") &&
-		    a->val[A_FRM][0] == '$' && !is_number(a->val[A_FRM] + 1))
-			r->xm[r->nxm - 1].derived = 1;
+		const char *frm = a->val[A_FRM];
+		if (r->in_metric && a->val[A_T] && frm &&
+		    !strcmp(a->val[A_T], "finalize")) {
+			r->xm[r->nxm - 1].frm = pc_intern_cstr(r->db, frm);
+			if (!(frm[0] == '$' && is_number(frm + 1)))
+				r->xm[r->nxm - 1].derived = 1;
+		}
 	} else if (!strcmp(el, "TraceDB")) {
 		/* the ticks of hpctrace times: u per second (2.2); 2.0 and
 		 * 2.1 have microseconds, as hpcviewer assumes */
@@ -1527,10 +1531,267 @@ static int inline_profile(struct legacy *r)
 	return 0;
 }
 
-/* Names the MetricTable metrics that cannot be carried. Statistics
- * over threads are carried where there are threads (per_thread): the
- * v4 writer computes them again (pc_db.stats). */
-static void warn_dropped(struct legacy *r, int per_thread)
+/* ---- derived metrics: an old finalize formula as a v4 formula ---- */
+
+/* A formula's parser: + - * / ^, unary minus, parentheses, numbers,
+ * $ID (a MetricTable metric: the value of its scope at the context)
+ * and the functions the v4 YAML has. Anything else (@ID, the value at
+ * the root; another derived metric) leaves it uncarried. */
+struct fparse {
+	struct legacy *r;
+	const char *p;
+	int bad;
+	unsigned depth, nodes;
+};
+
+static struct pc_expr *ex_new(struct fparse *f, uint8_t kind,
+			      const char *op, uint32_t nargs)
+{
+	if (++f->nodes > 1000) { /* a bound for the writer's recursion */
+		f->bad = 1;
+		nargs = 0;
+	}
+	struct pc_expr *e = pc_db_alloc(f->r->db, sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->op = op;
+	e->nargs = nargs;
+	if (nargs)
+		e->args = pc_db_alloc(f->r->db, nargs * sizeof(*e->args));
+	return e;
+}
+
+static struct pc_expr *ex_bin(struct fparse *f, const char *op,
+			      struct pc_expr *a, struct pc_expr *b)
+{
+	struct pc_expr *e = ex_new(f, PC_EX_OP, op, 2);
+	if (e->nargs == 2) {
+		e->args[0] = a;
+		e->args[1] = b;
+	}
+	return e;
+}
+
+static void f_skip(struct fparse *f)
+{
+	while (*f->p == ' ' || *f->p == '\t')
+		f->p++;
+}
+
+static struct pc_expr *f_expr(struct fparse *f);
+static struct pc_expr *f_unary(struct fparse *f);
+
+/* $ID: the metric of MetricTable entry ID, in its scope */
+static struct pc_expr *f_ref(struct fparse *f, unsigned long id)
+{
+	struct legacy *r = f->r;
+	uint32_t k;
+	if (id > UINT32_MAX || !idtab_get(&r->xm_t, (uint32_t)id, &k) ||
+	    r->xm[k].derived || r->xm[k].stat ||
+	    r->xm[k].scope == SC_NONE) {
+		f->bad = 1;
+		return NULL;
+	}
+	const char *name = base_name(r, r->xm[k].name);
+	size_t n = strlen(name);
+	if (n > 4 && !strcmp(name + n - 4, ":Sum")) /* summary of threads */
+		name = pc_intern(r->db, name, n - 4);
+	pc_id m = pc_metric_find(r->db, name);
+	if (m == PC_NONE) {
+		f->bad = 1;
+		return NULL;
+	}
+	struct pc_expr *e = ex_new(f, PC_EX_REF, NULL, 0);
+	e->metric = m;
+	e->scope = r->xm[k].scope == SC_INCL ? PC_SCOPE_EXECUTION :
+					       PC_SCOPE_FUNCTION;
+	return e;
+}
+
+static struct pc_expr *f_call(struct fparse *f, const char *name, size_t len)
+{
+	static const struct {
+		const char *name, *op;
+		unsigned min, max;
+	} fn[] = {
+		{ "sqrt", "sqrt", 1, 1 }, { "pow", "^", 2, 2 },
+		{ "log", "log", 1, 2 },   { "min", "min", 1, 64 },
+		{ "max", "max", 1, 64 },  { "sum", "sum", 1, 64 },
+	};
+	struct pc_expr *args[64];
+	unsigned n = 0;
+	size_t k = 0;
+	while (k < sizeof fn / sizeof *fn &&
+	       (strlen(fn[k].name) != len || strncmp(fn[k].name, name, len)))
+		k++;
+	f_skip(f);
+	if (k == sizeof fn / sizeof *fn || *f->p != '(') {
+		f->bad = 1;
+		return NULL;
+	}
+	f->p++;
+	for (;;) {
+		if (n == 64) {
+			f->bad = 1;
+			return NULL;
+		}
+		args[n++] = f_expr(f);
+		f_skip(f);
+		if (f->bad || *f->p != ',')
+			break;
+		f->p++;
+	}
+	if (f->bad || *f->p != ')' || n < fn[k].min || n > fn[k].max) {
+		f->bad = 1;
+		return NULL;
+	}
+	f->p++;
+	struct pc_expr *e = ex_new(f, PC_EX_OP, fn[k].op, n);
+	for (unsigned i = 0; i < e->nargs; i++)
+		e->args[i] = args[i];
+	return e;
+}
+
+static struct pc_expr *f_primary(struct fparse *f)
+{
+	f_skip(f);
+	const char *p = f->p;
+	char *end;
+	if (f->bad)
+		return NULL;
+	if (*p == '(') {
+		f->p++;
+		struct pc_expr *e = f_expr(f);
+		f_skip(f);
+		if (*f->p != ')') {
+			f->bad = 1;
+			return NULL;
+		}
+		f->p++;
+		return e;
+	}
+	if (*p == '$' && p[1] >= '0' && p[1] <= '9') {
+		unsigned long id = strtoul(p + 1, &end, 10);
+		f->p = end;
+		return f_ref(f, id);
+	}
+	if ((*p >= '0' && *p <= '9') || *p == '.') {
+		double v = strtod(p, &end);
+		f->p = end;
+		struct pc_expr *e = ex_new(f, PC_EX_NUM, NULL, 0);
+		e->num = v;
+		return e;
+	}
+	size_t len = 0;
+	while ((p[len] >= 'a' && p[len] <= 'z') || (p[len] >= 'A' && p[len] <= 'Z'))
+		len++;
+	if (len) {
+		f->p += len;
+		return f_call(f, p, len);
+	}
+	f->bad = 1;
+	return NULL;
+}
+
+static struct pc_expr *f_power(struct fparse *f)
+{
+	struct pc_expr *a = f_primary(f);
+	f_skip(f);
+	if (f->bad || *f->p != '^')
+		return a;
+	f->p++;
+	return ex_bin(f, "^", a, f_unary(f));
+}
+
+static struct pc_expr *f_unary(struct fparse *f)
+{
+	f_skip(f);
+	if (++f->depth > 64) { /* nesting: the parser's own recursion */
+		f->bad = 1;
+		return NULL;
+	}
+	struct pc_expr *e;
+	if (*f->p == '-') {
+		f->p++;
+		struct pc_expr *a = f_unary(f);
+		e = ex_new(f, PC_EX_OP, "-", 1);
+		if (e->nargs)
+			e->args[0] = a;
+	} else {
+		e = f_power(f);
+	}
+	f->depth--;
+	return e;
+}
+
+static struct pc_expr *f_term(struct fparse *f)
+{
+	struct pc_expr *a = f_unary(f);
+	for (;;) {
+		f_skip(f);
+		char c = *f->p;
+		if (f->bad || (c != '*' && c != '/'))
+			return a;
+		f->p++;
+		a = ex_bin(f, c == '*' ? "*" : "/", a, f_unary(f));
+	}
+}
+
+static struct pc_expr *f_expr(struct fparse *f)
+{
+	if (++f->depth > 64) {
+		f->bad = 1;
+		return NULL;
+	}
+	struct pc_expr *a = f_term(f);
+	for (;;) {
+		f_skip(f);
+		char c = *f->p;
+		if (f->bad || (c != '+' && c != '-'))
+			break;
+		f->p++;
+		a = ex_bin(f, c == '+' ? "+" : "-", a, f_term(f));
+	}
+	f->depth--;
+	return a;
+}
+
+/* Carries derived metric x as a formula of the model's metrics; 0 if
+ * its formula says something the v4 YAML cannot. */
+static int carry_formula(struct legacy *r, const struct xmetric *x)
+{
+	if (!x->frm)
+		return 0;
+	struct fparse f = { .r = r, .p = x->frm };
+	struct pc_expr *e = f_expr(&f);
+	f_skip(&f);
+	if (f.bad || *f.p || !e)
+		return 0;
+	const char *name = base_name(r, x->name);
+	size_t i = 0;
+	while (i < r->db->nderived && r->db->derived[i].name != name)
+		i++;
+	if (i == r->db->nderived) {
+		PC_GROW(r->db->derived, r->db->nderived, r->db->capderived);
+		char desc[4096];
+		snprintf(desc, sizeof desc, "derived metric of an old "
+			 "HPCToolkit database: %s", x->frm);
+		r->db->derived[r->db->nderived++] = (struct pc_derived){
+			name, pc_intern_cstr(r->db, desc), NULL, NULL };
+	}
+	if (x->scope == SC_EXCL)
+		r->db->derived[i].excl = e;
+	else
+		r->db->derived[i].incl = e;
+	return 1;
+}
+
+/* The MetricTable metrics the old viewer computed: statistics over
+ * threads are carried where there are threads (per_thread; the v4
+ * writer computes them again, pc_db.stats), formulas the v4 YAML can
+ * say become metrics/default.yaml formulas, and a warning names the
+ * others. Called once the values (and so the metrics) are read. */
+static void derived_metrics(struct legacy *r, int per_thread)
 {
 	char list[1024];
 	size_t n = 0, count = 0, stats = 0;
@@ -1541,6 +1802,8 @@ static void warn_dropped(struct legacy *r, int per_thread)
 			continue;
 		}
 		if (!r->xm[i].derived && !r->xm[i].stat)
+			continue;
+		if (!r->xm[i].stat && carry_formula(r, &r->xm[i]))
 			continue;
 		count++;
 		if (n < sizeof list - 200)
@@ -1615,7 +1878,6 @@ static int legacy_read(struct pc_db *db, const char *path,
 	if (read_xml(r))
 		goto done;
 	note_scopes(r);
-	warn_dropped(r, prof2 || nmdb || has_mdb(names, nnames));
 	if (r->major == 4) {
 		pc_id *prof_of = NULL;
 		uint32_t nprof = 0;
@@ -1626,6 +1888,8 @@ static int legacy_read(struct pc_db *db, const char *path,
 	} else {
 		rc = read_v2(r, names, nnames);
 	}
+	if (!rc)
+		derived_metrics(r, prof2 || nmdb || has_mdb(names, nnames));
 	if (!rc && r->stats) {
 		db->stats = 1;
 		pc_warn(db->diag, "%s: its statistics over threads (Mean, "

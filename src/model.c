@@ -61,6 +61,7 @@ void pc_db_free(struct pc_db *db)
 	for (size_t i = 0; i < db->nprofiles; i++)
 		free(db->traces[i].s);
 	free(db->traces);
+	free(db->derived);
 	free(db->strings->s);
 	pc_keymap_free(db->strings->map);
 	free(db->strings);

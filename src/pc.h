@@ -181,6 +181,26 @@ struct pc_metric {
 	uint8_t stored;   /* bit 1<<scope: the input stored this scope */
 };
 
+/* A formula over the model's metrics, as the v4 metrics YAML can say
+ * it: an old database's derived metric. Nodes live in the db's arena. */
+enum pc_expr_kind { PC_EX_NUM, PC_EX_REF, PC_EX_OP };
+struct pc_expr {
+	uint8_t kind;
+	uint8_t scope;  /* PC_EX_REF: enum pc_scope of the value taken */
+	pc_id metric;   /* PC_EX_REF */
+	double num;     /* PC_EX_NUM */
+	const char *op; /* PC_EX_OP: + - * / ^ sqrt log min max sum */
+	uint32_t nargs;
+	struct pc_expr **args;
+};
+/* A metric the viewer computes from others: its inclusive and exclusive
+ * formulas (NULL: none). */
+struct pc_derived {
+	const char *name;
+	const char *description;
+	struct pc_expr *incl, *excl;
+};
+
 struct pc_idelem {
 	uint16_t kind;     /* enum pc_idkind */
 	uint16_t is_physical;
@@ -245,6 +265,9 @@ struct pc_db {
 	/* the input held statistics over threads (Mean, StdDev, ...): the
 	 * v4 writer adds its statistics, as --stats does */
 	int stats;
+	/* derived metrics: written to metrics/default.yaml as formulas */
+	struct pc_derived *derived;
+	size_t nderived, capderived;
 
 	/* lookup tables for dedup */
 	struct pc_keymap *module_map, *file_map, *function_map, *ctx_map;

@@ -84,7 +84,8 @@ check "inline values only: the statistics over threads (no threads) are named as
 "$PROFCONV" convert --force "$D/tiny-2.0" -o "$tmp/stats.d" 2>"$tmp/err"
 check "tiny-2.0: its statistics over threads are carried, with a note" \
 	grep -q "statistics over threads (Mean, StdDev, CfVar, Min, Max) become" "$tmp/err"
-check "tiny-2.0: no metric named as dropped" sh -c "! grep -q 'not carried' '$tmp/err'"
+check "tiny-2.0: only the formula of the root's value (@0) is named as dropped" \
+	grep -q "1 derived metric(s) not carried.*: 'T of the total (I)'$" "$tmp/err"
 "$SCOPES" "$tmp/stats.d" >"$tmp/stats.scopes"
 perl "$top_srcdir/tests/yaml_stats.pl" "$tmp/stats.d/metrics/default.yaml" \
 	"$tmp/stats.scopes" >"$tmp/stats.out" 2>&1
@@ -92,6 +93,20 @@ check "tiny-2.0: the six statistics variants give the threads' statistics ($(tai
 	grep -q '^[1-9][0-9]* checked, 0 differ$' "$tmp/stats.out"
 check "tiny-2.0: Mean, StdDev, CfVar, Min and Max variants are written" \
 	grep -q '^variants: CfVar x[1-9].* Max x[1-9].* Mean x[1-9].* Min x[1-9].* StdDev x[1-9].* Sum x' "$tmp/stats.out"
+# its derived metric "100 * $1 / $0" ($1: T:Sum (E), $0: T:Sum (I)) is a
+# default.yaml formula: evaluated at every context, it is 100 x the
+# threads' exclusive sum over their inclusive sum
+perl "$top_srcdir/tests/yaml_stats.pl" --root "T exclusive share" \
+	"$tmp/stats.d/metrics/default.yaml" "$tmp/stats.scopes" | sort >"$tmp/got"
+awk -F'\t' '$1 != "summary" && $3 == "T" { if ($4 == "function") e[$2] += $5; else i[$2] += $5 }
+	END { for (p in i) if (i[p]) printf "%s\t%.10g\n", p, 100 * e[p] / i[p] }' \
+	"$tmp/stats.scopes" | sort >"$tmp/want"
+join -t "$(printf '\t')" "$tmp/want" "$tmp/got" | awk -F'\t' '
+	{ n++; d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * ($2 < 0 ? -$2 : $2) + 1e-12) bad++ }
+	END { printf "%d contexts, %d differ\n", n, bad; exit !(n > 0 && !bad && n == want) }' \
+	want="$(wc -l <"$tmp/want")" >"$tmp/cmp"
+check "tiny-2.0: the derived metric is a default.yaml formula giving 100 E / I ($(cat "$tmp/cmp"))" \
+	grep -q '^[1-9][0-9]* contexts, 0 differ$' "$tmp/cmp"
 
 # experiment.xml given as a file: its directory is read
 "$PROFCONV" convert -q "$D/tiny-4.0/experiment.xml" -o "$tmp/byfile.d" &&

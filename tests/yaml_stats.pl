@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# yaml_stats.pl DEFAULT.YAML SCOPES: evaluates the statistics variants of
+# yaml_stats.pl [--root NAME] DEFAULT.YAML SCOPES: evaluates the statistics variants of
 # a v4 database's metrics/default.yaml (Sum, Mean, StdDev, CfVar, Min,
 # Max) the way a viewer does -- each input's partial formula over the
 # threads' values, its combine, then the variant's formula tree -- and
@@ -8,7 +8,10 @@
 # thread lines: PROFILE, PATH, METRIC, SCOPE, VALUE). Only the standard
 # formulas of the scopes v4_scopes prints are evaluated (inclusive:
 # execution, exclusive: function). Prints "N checked, M differ"; exit
-# status 1 if any differs or nothing was checked.
+# status 1 if any differs or nothing was checked. With --root NAME, it
+# prints instead the inclusive (execution) value of root NAME's first
+# variant at every context, as PATH <tab> VALUE (for derived metrics,
+# whose formulas name several inputs).
 #
 # Its own small parser of the YAML our writer emits (block maps, flow
 # formulas): no YAML module is needed, and it shares nothing with the
@@ -16,8 +19,10 @@
 use strict;
 use warnings;
 
+my $root;
+($root = $ARGV[1], splice @ARGV, 0, 2) if @ARGV && $ARGV[0] eq '--root';
 my ($yaml, $scopes) = @ARGV;
-die "usage: yaml_stats.pl DEFAULT.YAML SCOPES\n" unless defined $scopes;
+die "usage: yaml_stats.pl [--root NAME] DEFAULT.YAML SCOPES\n" unless defined $scopes;
 
 sub unquote {
 	my $s = shift;
@@ -83,11 +88,15 @@ sub parse {
 
 sub sqrt0 { my $x = shift; return $x > 0 ? sqrt($x) : 0; }
 
+my %vals; # metric \t scope \t path -> [the threads' values]
+
+# a formula at one context (PATH)
 sub evaluate {
-	my ($e, $vals) = @_;
+	my ($e, $path) = @_;
 	return $e->{num} if exists $e->{num};
 	if (exists $e->{ref}) {
 		my $in = $input{$e->{ref}} or die "unknown alias *$e->{ref}\n";
+		my $vals = $vals{"$in->{metric}\t$in->{scope}\t$path"} // [];
 		my ($acc, $n);
 		for my $v (@$vals) {
 			my $x = $in->{formula} eq '$$' ? $v :
@@ -102,9 +111,12 @@ sub evaluate {
 		}
 		return $acc // 0;
 	}
-	my @a = map { evaluate($_, $vals) } @{ $e->{args} };
+	my @a = map { evaluate($_, $path) } @{ $e->{args} };
 	my $op = $e->{op};
-	return $a[0] / $a[1] if $op eq '/' && @a == 2;
+	return $a[1] ? $a[0] / $a[1] : 'nan' if $op eq '/' && @a == 2;
+	return $a[0] * $a[1] if $op eq '*' && @a == 2;
+	return $a[0] + $a[1] if $op eq '+' && @a == 2;
+	return -$a[0] if $op eq '-' && @a == 1;
 	return $a[0] - $a[1] if $op eq '-' && @a == 2;
 	return $a[0] ** $a[1] if $op eq '^' && @a == 2;
 	return sqrt0($a[0]) if $op eq 'sqrt' && @a == 1;
@@ -112,7 +124,6 @@ sub evaluate {
 }
 
 # ---- the threads' values ----
-my %vals; # metric \t scope \t path -> [values]
 open my $s, '<', $scopes or die "$scopes: $!\n";
 while (<$s>) {
 	chomp;
@@ -121,6 +132,15 @@ while (<$s>) {
 	push @{ $vals{"$m\t$scope\t$path"} }, $v;
 }
 close $s;
+
+if (defined $root) {
+	my ($v) = grep { $_->[0] eq $root && $_->[2] eq 'execution' } @variants;
+	die "no inclusive formula for root $root\n" unless $v;
+	my $tree = parse($v->[3]);
+	my %paths = map { (split /\t/)[2] => 1 } keys %vals;
+	printf "%s\t%.10g\n", $_, evaluate($tree, $_) for sort keys %paths;
+	exit 0;
+}
 
 my %direct = (
 	Sum => sub { my $t = 0; $t += $_ for @_; $t },
@@ -146,7 +166,8 @@ for my $var (@variants) {
 		my ($km, $ks) = split /\t/, $k;
 		next unless $km eq $m && $ks eq $scope;
 		my @v = @{ $vals{$k} };
-		my ($want, $got) = ($f->(@v), evaluate($tree, \@v));
+		my $path = (split /\t/, $k)[2];
+		my ($want, $got) = ($f->(@v), evaluate($tree, $path));
 		$checked++;
 		my $tol = 1e-9 * (abs($want) > 1 ? abs($want) : 1);
 		next if abs($want - $got) <= $tol;

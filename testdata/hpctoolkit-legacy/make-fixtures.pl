@@ -260,6 +260,12 @@ sub write_v2($dir, %opt) {
       <MetricFormula t="combine" frm="max($6, $6)"/>
       <MetricFormula t="finalize" frm="$6"/>
     </Metric>
+    <Metric i="7" n="T exclusive share (I)" v="derived" t="inclusive" show="1" show-percent="0">
+      <MetricFormula t="finalize" frm="100 * $1 / $0"/>
+    </Metric>
+    <Metric i="8" n="T of the total (I)" v="derived" t="inclusive" show="1" show-percent="0">
+      <MetricFormula t="finalize" frm="$0 / @0"/>
+    </Metric>
   </MetricTable>
   <MetricDBTable>
     <MetricDB i="0" n="T (I)" t="inclusive" partner="1" db-glob="*.metric-db" db-id="0" db-num-metrics="2" db-header-sz="24"/>
