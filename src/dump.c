@@ -23,6 +23,32 @@ static void put_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
+/* A derived metric's formula in prefix form: (op args...), mN.scope,
+ * numbers; - if none. */
+static void put_expr(FILE *o, const struct pc_expr *e)
+{
+	if (!e) {
+		fputc('-', o);
+		return;
+	}
+	switch (e->kind) {
+	case PC_EX_NUM:
+		fprintf(o, "%.17g", e->num);
+		break;
+	case PC_EX_REF:
+		fprintf(o, "m%u.%s", e->metric, pc_scope_names[e->scope]);
+		break;
+	default:
+		fprintf(o, "(%s", e->op);
+		for (uint32_t i = 0; i < e->nargs; i++) {
+			fputc(' ', o);
+			put_expr(o, e->args[i]);
+		}
+		fputc(')', o);
+		break;
+	}
+}
+
 static void put_id(FILE *o, char tag, pc_id id)
 {
 	if (id == PC_NONE)
@@ -287,6 +313,21 @@ int pc_dump(struct pc_db *db, FILE *o)
 					first = 0;
 				}
 		}
+		fputc('\n', o);
+	}
+	/* only where an input has them: dumps of other inputs are as before */
+	if (db->stats)
+		fputs("statistics over threads\n", o);
+	if (db->nderived)
+		fprintf(o, "derived %zu\n", db->nderived);
+	for (size_t i = 0; i < db->nderived; i++) {
+		const struct pc_derived *d = &db->derived[i];
+		fprintf(o, "d%zu ", i);
+		put_str(o, d->name);
+		fputs(" inclusive=", o);
+		put_expr(o, d->incl);
+		fputs(" exclusive=", o);
+		put_expr(o, d->excl);
 		fputc('\n', o);
 	}
 	fprintf(o, "profiles %zu\n", db->nprofiles);
