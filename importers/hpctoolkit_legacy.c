@@ -1812,8 +1812,9 @@ static void derived_metrics(struct legacy *r, int per_thread)
 	}
 	if (count)
 		pc_warn(r->db->diag, "%s: %zu derived metric(s) not carried "
-			"(their formulas are computed by the old viewer): %s",
-			r->xml, count, list);
+			"(a formula the v4 metrics YAML cannot say, or "
+			"statistics over threads without per-thread values): "
+			"%s", r->xml, count, list);
 	r->stats = stats > 0;
 }
 
