@@ -1,12 +1,14 @@
 /* profconv check: strict validation of an HPCToolkit v4 database.
  *
- * This is an independent reader: it shares no code with the exporter
- * (exporters/hpctoolkit*.c), so a misreading of the format cannot hide
- * in both. Each violation is reported as DB/FILE@OFFSET: rule. Rules are
+ * This is an independent reader: it shares no knowledge of the format
+ * with the exporter (exporters/hpctoolkit*.c) or the importer, only the
+ * generic byte decoding of src/buf.h, so a misreading of the format
+ * cannot hide in both. Each violation is reported as DB/FILE@OFFSET: rule. Rules are
  * the spec's (specs/000) plus what readers rely on (FORMAT-NOTES
  * section 1). Context ids absent from meta.db are allowed in the value
  * files: real databases elide some. */
 #include "pc.h"
+#include "buf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -72,32 +74,10 @@ struct checker {
 
 /* ---- little-endian reads, bounds-checked by the callers ---- */
 
-/* n little-endian bytes; the usual sizes spelled out, so that the
- * compiler makes each one load (a loop stays byte by byte) */
-static inline uint64_t rd(const unsigned char *p, int n)
-{
-	uint64_t lo, hi;
-	switch (n) {
-	case 2:
-		return (uint64_t)p[0] | (uint64_t)p[1] << 8;
-	case 4:
-		return (uint64_t)p[0] | (uint64_t)p[1] << 8 |
-		       (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
-	case 8:
-		lo = rd(p, 4);
-		hi = rd(p + 4, 4);
-		return lo | hi << 32;
-	default:
-		lo = 0;
-		for (int i = n - 1; i >= 0; i--)
-			lo = lo << 8 | p[i];
-		return lo;
-	}
-}
 #define U8(f, o) ((f)->p[(o)])
-#define U16(f, o) ((uint16_t)rd((f)->p + (o), 2))
-#define U32(f, o) ((uint32_t)rd((f)->p + (o), 4))
-#define U64(f, o) (rd((f)->p + (o), 8))
+#define U16(f, o) ((uint16_t)pc_getle((f)->p + (o), 2))
+#define U32(f, o) ((uint32_t)pc_getle((f)->p + (o), 4))
+#define U64(f, o) (pc_getle((f)->p + (o), 8))
 
 static int bad(struct checker *c, const struct file *f, uint64_t off,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -557,7 +537,7 @@ static void note_value(struct checker *c, uint32_t ctx, uint16_t m,
 			s = &c->summ[k];
 	if (!s || strcmp(s->formula, "$$") || s->combine != 0)
 		return;
-	uint64_t u = rd(pv, 8);
+	uint64_t u = pc_getle(pv, 8);
 	double v;
 	memcpy(&v, &u, sizeof v);
 	const char *name = NULL;
@@ -638,7 +618,7 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 	for (uint32_t i = 0; i < nc; i++) {
 		uint64_t x = pi + 12 * (uint64_t)i;
 		uint32_t ctx = U32(f, x);
-		uint64_t start = rd(f->p + x + 4, 8);
+		uint64_t start = pc_getle(f->p + x + 4, 8);
 		if (i && ctx <= U32(f, x - 12))
 			return bad(c, f, x, "context indices not sorted by "
 				   "ctxId");
@@ -650,7 +630,7 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 		if (i && start == prev_start)
 			return bad(c, f, x + 4, "empty context entry");
 		prev_start = start;
-		uint64_t end = i + 1 < nc ? rd(f->p + x + 16, 8) : nv;
+		uint64_t end = i + 1 < nc ? pc_getle(f->p + x + 16, 8) : nv;
 		if (end > nv || end < start)
 			end = nv;
 		for (uint64_t k = start; k < end; k++) {
@@ -793,8 +773,8 @@ static int check_cct(struct checker *c)
 		for (uint16_t k = 0; k < nm && !rc; k++) {
 			uint64_t x = pm + 10 * (uint64_t)k;
 			uint16_t m = U16(&f, x);
-			uint64_t start = rd(f.p + x + 2, 8);
-			uint64_t end = k + 1 < nm ? rd(f.p + x + 12, 8) : nv;
+			uint64_t start = pc_getle(f.p + x + 2, 8);
+			uint64_t end = k + 1 < nm ? pc_getle(f.p + x + 12, 8) : nv;
 			if (k && m <= U16(&f, x - 10))
 				rc = bad(c, &f, x, "metric indices of context "
 					 "%u not sorted", i);
