@@ -168,8 +168,10 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	for (size_t i = 0; i < w->ntouched; i++)
 		w->slot[w->touched[i]] = (uint32_t)i;
 	if (w->capacc < w->ntouched * row) {
+		/* cleared below: nothing to copy over */
+		free(w->acc);
 		w->capacc = w->ntouched * row;
-		w->acc = pc_xrealloc(w->acc, w->capacc, sizeof(double));
+		w->acc = pc_xmalloc(w->capacc * sizeof(double));
 	}
 	/* per context and metric: point, function, function without
 	 * loops, execution; all start at the point value */
@@ -459,10 +461,10 @@ static int by_context(struct writer *w, int fd, struct pc_out *po,
 		x->nvalues = pc_getle(b, 8);
 		x->left = pc_getle(b + 0x10, 4);
 		uint64_t pidx = pc_getle(b + 0x18, 8);
+		uint64_t pval = pc_getle(b + 8, 8);
 		x->idx = (struct rd){ pidx, pidx + 12 * x->left,
 				      bufs + 2 * cap * p, cap, 0, 0 };
-		x->val = (struct rd){ pc_getle(b + 8, 8),
-				      pc_getle(b + 8, 8) + 10 * x->nvalues,
+		x->val = (struct rd){ pval, pval + 10 * x->nvalues,
 				      bufs + 2 * cap * p + cap, cap, 0, 0 };
 		if (!x->left)
 			continue;

@@ -203,18 +203,14 @@ static void derived_root(struct em *m, const struct pc_derived *d)
 	scalar(m, "number");
 	scalar(m, "formula");
 	map_start(m, NULL);
-	if (d->incl) {
-		scalar(m, "inclusive");
+	const struct pc_expr *f[2] = { d->incl, d->excl };
+	for (int k = 0; k < 2; k++) {
+		if (!f[k])
+			continue;
+		scalar(m, k ? "exclusive" : "inclusive");
 		map_start(m, NULL);
 		scalar(m, "standard");
-		expr(m, d->incl);
-		map_end(m);
-	}
-	if (d->excl) {
-		scalar(m, "exclusive");
-		map_start(m, NULL);
-		scalar(m, "standard");
-		expr(m, d->excl);
+		expr(m, f[k]);
 		map_end(m);
 	}
 	map_end(m);

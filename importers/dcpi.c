@@ -252,15 +252,18 @@ static size_t v0_header(const char *path, const unsigned char *b, size_t n,
 		h->seen |= bit;
 		int bad = 0;
 		switch (bit) {
-		case R_VERSION:
+		case R_VERSION: {
 			h->version_line = line;
 			if (copyv(h->version, sizeof h->version, v) ||
-			    strncmp(v, "pdb-", 4) || !(v[4] >= '0' && v[4] <= '9'))
+			    strncmp(v, "pdb-", 4) || !(v[4] >= '0' && v[4] <= '9')) {
 				bad = 1;
-			else /* not atoi: pdb-4294967296 must not wrap to 0 */
-				h->major = (int)(strtoul(v + 4, NULL, 10) > 1000 ?
-						 1000 : strtoul(v + 4, NULL, 10));
+				break;
+			}
+			/* not atoi: pdb-4294967296 must not wrap to 0 */
+			unsigned long major = strtoul(v + 4, NULL, 10);
+			h->major = (int)(major > 1000 ? 1000 : major);
 			break;
+		}
 		case R_IMAGE: bad = copyv(h->image, sizeof h->image, v); break;
 		case R_EPOCH: bad = copyv(h->epoch, sizeof h->epoch, v); break;
 		case R_PLATFORM:

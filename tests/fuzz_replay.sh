@@ -29,10 +29,9 @@ have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
 replay check fuzz_check "$@"
 # DCPI: one target per parser, v0 binary files and dcpicat text (each
 # skips the other's inputs)
-replay "DCPI v0" fuzz_dcpi "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
-	"$TD"/fuzz/dcpi/*
-replay "DCPI dcpicat" fuzz_dcpicat "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* \
-	"$TD"/fuzz/dcpi/*
+set -- "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* "$TD"/fuzz/dcpi/*
+replay "DCPI v0" fuzz_dcpi "$@"
+replay "DCPI dcpicat" fuzz_dcpicat "$@"
 # ovni: one thread's stream.json + separator + stream.obs, built from the
 # hand-made traces (good and damaged) and, with ../shared, the L3 samples
 mkdir -p "$tmp/ovni"
