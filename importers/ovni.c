@@ -785,6 +785,7 @@ struct frame {
 	uint16_t kind;  /* enum ov_kind of the push */
 	uint16_t event; /* index in ov_events of the enter event */
 	int64_t a, b;   /* task id / type id, mark value / mark type */
+	int64_t ka, kb; /* what names its context (see push) */
 };
 
 /* Everything of one conversion. */
@@ -943,6 +944,22 @@ struct thr {
 	int64_t clock_off;
 };
 
+/* The context keyed (what, a, b) below parent: from the cache, or made
+ * as a call of the function name of module (a function of the key, so
+ * name may be NULL when the cache has it: see the callers). */
+static pc_id keyed_ctx(struct ctx *c, pc_id parent, uint32_t what, int64_t a,
+		       int64_t b, const char *name, const char *module)
+{
+	struct ckey *k = cache_slot(c, parent, what, a, b);
+	if (k->parent == PC_NONE) {
+		pc_id x = func_ctx(c, parent, name, module);
+		k = cache_slot(c, parent, what, a, b);
+		*k = (struct ckey){ parent, what, a, b, x };
+		c->ncache++;
+	}
+	return k->ctx;
+}
+
 static pc_id top_ctx(struct ctx *c)
 {
 	return c->depth ? c->stack[c->depth - 1].ctx : c->root;
@@ -957,14 +974,8 @@ static pc_id effective(struct ctx *c, struct thr *th)
 		 th->offcpu ? ST_OFFCPU : ST_RUN;
 	if (st == ST_RUN)
 		return base;
-	struct ckey *k = cache_slot(c, base, 0xffff0000u + (uint32_t)st, 0, 0);
-	if (k->parent == PC_NONE) {
-		pc_id x = func_ctx(c, base, state_names[st], "ovni");
-		k = cache_slot(c, base, 0xffff0000u + (uint32_t)st, 0, 0);
-		*k = (struct ckey){ base, 0xffff0000u + (uint32_t)st, 0, 0, x };
-		c->ncache++;
-	}
-	return k->ctx;
+	return keyed_ctx(c, base, 0xffff0000u + (uint32_t)st, 0, 0,
+			 state_names[st], "ovni");
 }
 
 static int push(struct ctx *c, struct thr *th, const struct ev *e,
@@ -975,24 +986,59 @@ static int push(struct ctx *c, struct thr *th, const struct ev *e,
 		return pc_err_at_off(c->err, th->path, e->off, "more than %d "
 				     "nested frames", OV_MAX_DEPTH);
 	PC_GROW(c->stack, c->depth, c->capstack);
-	pc_id parent = top_ctx(c);
 	/* the name is a function of (event, ka, kb): see the callers */
-	struct ckey *k = cache_slot(c, parent, (uint32_t)event, ka, kb);
-	if (k->parent == PC_NONE) {
-		pc_id x = func_ctx(c, parent, name, module);
-		k = cache_slot(c, parent, (uint32_t)event, ka, kb);
-		*k = (struct ckey){ parent, (uint32_t)event, ka, kb, x };
-		c->ncache++;
-	}
-	struct frame *f = &c->stack[c->depth];
-	f->ctx = k->ctx;
-	f->kind = (uint16_t)kind;
-	f->event = (uint16_t)event;
-	f->a = a;
-	f->b = b;
-	c->depth++;
-	acc_add(c, f->ctx, 2, 1);
+	pc_id x = keyed_ctx(c, top_ctx(c), (uint32_t)event, ka, kb, name,
+			    module);
+	c->stack[c->depth++] = (struct frame){ x, (uint16_t)kind,
+					       (uint16_t)event, a, b, ka, kb };
+	acc_add(c, x, 2, 1);
 	return 0;
+}
+
+/* Frames above a mark that is popped or set: at most this many are
+ * pushed again (a bound on the work per event). */
+#define OV_MAX_RESTACK 1024
+
+/* Takes frame `at` out of the stack and pushes the frames above it again,
+ * in order, on what is below it; with name, a mark frame (value, type)
+ * named so takes its place first. ovniemu keeps each mark type in a
+ * channel of its own, so a mark's pop or set need not nest with the
+ * frames of other channels (doc/formats.md, ovni). The frames pushed
+ * again are not entered again: entry counts do not change. */
+static int restack(struct ctx *c, struct thr *th, const struct ev *e,
+		   size_t at, const char *name, const char *title,
+		   int64_t value, int64_t type)
+{
+	size_t n = c->depth - at - 1;
+	if (n > OV_MAX_RESTACK)
+		return pc_err_at_off(c->err, th->path, e->off, "a mark below "
+				     "%zu other frames changes (at most %d)",
+				     n, OV_MAX_RESTACK);
+	struct frame *above = pc_xmalloc((n + 1) * sizeof(*above));
+	memcpy(above, &c->stack[at + 1], n * sizeof(*above));
+	c->depth = at;
+	int r = name ? push(c, th, e, name, title, OV_MARK_PUSH, 0xfffe,
+			    value, type, value, type) : 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		struct frame f = above[i];
+		const struct pc_function *fn =
+			&c->db->functions[c->db->contexts[f.ctx].function];
+		f.ctx = keyed_ctx(c, top_ctx(c), f.event, f.ka, f.kb, fn->name,
+				  c->db->modules[fn->module].path);
+		c->stack[c->depth++] = f;
+	}
+	free(above);
+	return r;
+}
+
+/* The innermost open mark of a type: its index + 1, 0 if none. */
+static size_t open_mark(const struct ctx *c, int64_t type)
+{
+	size_t i = c->depth;
+	while (i && !(c->stack[i - 1].kind == OV_MARK_PUSH &&
+		      c->stack[i - 1].b == type))
+		i--;
+	return i;
 }
 
 static const char *open_name(struct ctx *c)
@@ -1155,24 +1201,33 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		int64_t value = (int64_t)rd64(e->payload, swap);
 		int64_t type = (int32_t)rd32(e->payload + 8, swap);
 		const char *title = NULL, *lab = NULL;
+		size_t at = open_mark(c, type);
 		if (d->kind == OV_MARK_POP) {
-			if (!top || top->kind != OV_MARK_PUSH ||
-			    top->a != value || top->b != type) {
+			/* the innermost mark of its type, wherever it is */
+			if (!at || c->stack[at - 1].a != value) {
 				lab = mark_label(th, type, value, &title, buf,
 						 sizeof buf);
 				return pc_err_at_off(c->err, th->path, e->off,
 						     "mark pop of '%s' (type "
 						     "%lld) does not match: %s",
 						     lab, (long long)type,
-						     open_name(c));
+						     at ? "another value of its "
+							  "type is open" :
+							  "no mark of its type "
+							  "is open");
 			}
-			c->depth--;
-			return 0;
+			return restack(c, th, e, at - 1, NULL, NULL, 0, 0);
+		}
+		/* OM= replaces the innermost mark of its type where it is
+		 * (value 0: no mark) */
+		if (d->kind == OV_MARK_SET && at && at < c->depth) {
+			lab = value ? mark_label(th, type, value, &title, buf,
+						 sizeof buf) : NULL;
+			return restack(c, th, e, at - 1, lab, title, value,
+				       type);
 		}
 		if (d->kind == OV_MARK_SET) {
-			/* replaces the innermost mark of the type, if on
-			 * top; value 0 means none */
-			if (top && top->kind == OV_MARK_PUSH && top->b == type)
+			if (at)
 				c->depth--;
 			if (!value)
 				return 0;

@@ -37,6 +37,47 @@ check "cooling 50, paused 100, warming 50, off CPU 200 ns (time not running)" sh
 check "[thread] 500 ns: the unordered region's backward clock costs nothing" grep -q "^p0 c2 m0 500$" "$tmp/more.dump"
 check "a warning for the clock going back inside OU[..OU]" grep -q 'stream.obs@0x176: clock goes back inside an unordered region' "$tmp/more.err"
 check "an unknown event is warned about (once) and skipped" grep -q 'stream.obs@0x18e: unknown event Zzz (unknown model) skipped' "$tmp/more.err"
+# marks are channels of their own (testdata/ovni/README, "marks"): their
+# pops and sets need not nest with the other frames
+"$PROFCONV" dump "$D/marks" >"$tmp/marks.dump" 2>"$tmp/marks.err"
+awk -f "$top_srcdir/tests/ovni_paths.awk" "$tmp/marks.dump" | sort >"$tmp/marks.paths"
+cat >"$tmp/marks.want" <<'EOF'
+[thread] time running 200
+[thread]/Iter 4 time running 50
+[thread]/Iter 4/compute time running 50
+[thread]/Phase 5 time running 50
+[thread]/Phase 5/Iter 3 entries 1
+[thread]/Phase 5/Iter 3 time running 50
+[thread]/Phase 5/Iter 3/compute entries 1
+[thread]/Phase 5/Iter 3/compute time running 50
+[thread]/Phase 5/Iter 4 entries 1
+[thread]/Phase 5/Iter 4/compute time running 50
+[thread]/Phase 5/MPI_Init() time running 100
+[thread]/init entries 1
+[thread]/init time running 100
+[thread]/init/Phase 5 entries 1
+[thread]/init/Phase 5 time running 100
+[thread]/init/Phase 5/MPI_Init() entries 1
+[thread]/init/Phase 5/MPI_Init() time running 100
+EOF
+check "marks: a pop below other frames takes the mark out and keeps them (MPI_Init() goes on under 'Phase 5' alone), an OM= below another mark replaces it in place; the frames kept are not entered again" \
+	sh -c "cmp '$tmp/marks.want' '$tmp/marks.paths' || diff '$tmp/marks.want' '$tmp/marks.paths' | sed 's/^/# /'"
+check "marks: the trace follows every change" sh -c "sed -n '/^trace p0/,\$p' '$tmp/marks.dump' | awk 'NR > 1 { printf \"%s \", \$1 }' | grep -q '^100 200 300 400 500 600 650 700 750 800 850 900 1000 \$'"
+check "marks: no warning" test ! -s "$tmp/marks.err"
+# two looms (hosts), three processes with MPI ranks, four threads
+# (testdata/ovni/README, "multi")
+"$PROFCONV" dump "$D/multi" >"$tmp/multi.dump" 2>"$tmp/multi.err"
+DUMP="$tmp/multi.dump"
+check "multi: one profile per thread: NODE by loom, RANK from the metadata, THREAD by order in its process" sh -c "
+	grep '^p[0-9] \[' '$DUMP' | sed 's/ phys=[0-9]*(not hw)//g' | tr '\n' ';' |
+	grep -q '^p0 \[NODE 0\] \[RANK 0\] \[THREAD 0\];p1 \[NODE 0\] \[RANK 0\] \[THREAD 1\];p2 \[NODE 0\] \[RANK 1\] \[THREAD 0\];p3 \[NODE 1\] \[RANK 2\] \[THREAD 0\];\$'"
+check "multi: THREAD's physical id is the TID (13 for rank 1)" grep -q '^p2 .*\[THREAD 0 phys=13(not hw)\]$' "$DUMP"
+check "multi: MPI_Send() 50, 100, 200, 300 ns on the four threads" sh -c "
+	c=$(ctx 'MPI_Send()'); for pv in 'p0 50' 'p1 100' 'p2 200' 'p3 300'; do
+	set -- \$pv; grep -q \"^\$1 c\$c m0 \$2\\\$\" '$DUMP' || exit 1; done"
+check "multi: the clock offset of host beta (500) moves only its thread" sh -c "
+	sed -n '/^trace p3/{n;p}' '$DUMP' | grep -q '^1100 c2$' && sed -n '/^trace p2/{n;p}' '$DUMP' | grep -q '^1000 c2$'"
+check "multi: check --strict passes on the database" sh -c "'$PROFCONV' convert -q '$D/multi' -o '$tmp/multi.d' && '$PROFCONV' check --strict '$tmp/multi.d'"
 # a stream of the draft specification: no header
 "$PROFCONV" dump -q "$D/draft" >"$tmp/draft.dump"
 DUMP="$tmp/draft.dump"
@@ -85,6 +126,7 @@ jumbo-4gb stream.obs@0x24: jumbo event VYc of 4294967295 bytes runs past the end
 empty-stream stream.obs@0x0: empty stream
 no-streams loom.host.fix: a loom with no streams
 mismatched-exit stream.obs@0x30: exit event MCB does not match the enter MCb: the open frame is 'MPI_Init()'
+mark-pop-value stream.obs@0x3c: mark pop of 'compute' (type 7) does not match: another value of its type is open
 LIST
 
 # --- the real samples of every layout ---

@@ -8,7 +8,7 @@
 #   mpi             frames of module "mpi", named without "()"
 #   nosv-subsystem  frames of module "nosv", named as ovniemu's labels
 #   nosv-tasktype   nosv task bodies (a paused task is no running task)
-#   mark:TITLE      frames of module TITLE (marks)
+#   mark:TITLE      frames of module TITLE (marks; "TITLE N" is value N)
 #   flush           "flushing events to disk"
 function q(s) { match(s, /"([^"\\]|\\.)*"/); return substr(s, RSTART + 1, RLENGTH - 2) }
 BEGIN {
@@ -102,6 +102,10 @@ BEGIN {
 		}
 		if (!(mo in known) && !(mo in done_mark)) {
 			done_mark[mo] = 1
+			# a value without a label is "TITLE VALUE" here, VALUE
+			# in ovniemu's Paraver output
+			if (index(nm, mo " ") == 1 && substr(nm, length(mo) + 2) ~ /^-?[0-9]+$/)
+				nm = substr(nm, length(mo) + 2)
 			if (running) out[tid[pr], "mark:" mo, nm] += v
 		}
 	}

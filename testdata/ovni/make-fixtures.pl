@@ -83,6 +83,46 @@ trace('more', 31 => [hdr() . ohx(100) .
 	ev('KCO', 1100) . ev('KCI', 1300) .
 	ev('OU[', 1300) . ev('MUi', 1400) . ev('MUI', 1350) . ev('OU]', 1400) .
 	ev('Zzz', 1450) . ev('OHe', 1500), json(31, $marks)]);
+# marks: mark types are channels of their own in ovniemu, so their pops
+# and sets need not nest with other frames (values in README)
+my $mk = sub { ev($_[0], $_[1], pack('q<l<', $_[2], $_[3])) };
+trace('marks', 61 => [hdr() . ohx(100) .
+	$mk->('OM[', 200, 1, 7) . $mk->('OM[', 300, 5, 8) . ev('MUi', 400) .
+	$mk->('OM]', 500, 1, 7) . ev('MUI', 600) . $mk->('OM=', 650, 3, 9) .
+	$mk->('OM[', 700, 2, 7) . $mk->('OM=', 750, 4, 9) .
+	$mk->('OM]', 800, 5, 8) . $mk->('OM]', 850, 2, 7) .
+	$mk->('OM=', 900, 0, 9) . ev('OHe', 1000),
+	json(61, qq(, "mark": {"7": {"title": "Step", "chan_type": "stack", ) .
+		 qq("labels": {"1": "init", "2": "compute"}}, ) .
+		 qq("8": {"title": "Phase", "chan_type": "stack"}, ) .
+		 qq("9": {"title": "Iter", "chan_type": "single"}}, ) .
+		 qq("loom_cpus": [{"index": 0, "phyid": 0}]))]);
+# multi: two looms (hosts alpha and beta), three processes with MPI
+# ranks in their metadata, four threads, clock offsets for beta; each
+# thread is in MPI_Send for a time of its own (values in README)
+remove_tree('multi');
+for my $t (['alpha.app', 100, 11, 0, 0, 1000, 1150],
+	   ['alpha.app', 100, 12, 0, 1, 1000, 1200],
+	   ['alpha.app', 101, 13, 1, 2, 1000, 1300],
+	   ['beta.app', 200, 21, 2, 0, 600, 1000]) {
+	my ($loom, $pid, $tid, $rank, $cpu, $t0, $t1) = @$t;
+	my $d = "multi/ovni/loom.$loom/proc.$pid/thread.$tid";
+	make_path($d);
+	open my $f, '>:raw', "$d/stream.obs" or die;
+	print $f hdr() . ev('OHx', $t0, pack('l<l<Q<', $cpu, -1, 0)) .
+		 ev('MS[', $t0 + 100) . ev('MS]', $t1) .
+		 ev('OHe', $t1 + 100);
+	close $f;
+	(my $js = json($tid, qq(, "rank": $rank, "nranks": 3))) =~
+		s/"pid": 100, "loom": "host.fix"/"pid": $pid, "loom": "$loom"/;
+	open $f, '>', "$d/stream.json" or die;
+	print $f $js;
+	close $f;
+}
+open my $co, '>', 'multi/ovni/clock-offsets.txt' or die;
+print $co "rank hostname offset_median offset_mean offset_std\n" .
+	  "0 alpha 0 0 0\n2 beta 500 500.2 0.4\n";
+close $co;
 # draft: a stream as the draft specification shows them, without the
 # "ovni" header: it starts with the OHx event
 trace('draft', 41 => [ohx(100) . ev('MUi', 200) . ev('MUI', 300) . ev('OHe', 400)]);
@@ -122,6 +162,8 @@ trace('bad/jumbo-4gb', 1 => [hdr() . ohx(10) .
 trace('bad/empty-stream', 1 => ['']);
 trace('bad/mismatched-exit', 1 => [hdr() . ohx(10) . ev('MUi', 20) .
 	ev('MCB', 30) . ev('OHe', 40)]);
+trace('bad/mark-pop-value', 1 => [hdr() . ohx(10) . $mk->('OM[', 20, 1, 7) .
+	$mk->('OM]', 30, 2, 7) . ev('OHe', 40), json(1, $marks)]);
 # a loom whose process directory holds no stream (git keeps no empty
 # directories: a stray file stands in)
 remove_tree('bad/no-streams');
