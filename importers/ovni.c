@@ -524,17 +524,17 @@ static void proc_marks(struct proc *p, struct json_object *root)
 }
 
 /* Letters of the models in ovni 1.14; a v1 trace of libovni 1.0 (layout
- * L0) used M for its OpenMP model, whose events are not in the table:
- * they are reported as unknown. */
+ * L0) used M for its OpenMP model (table model "openmp-1.0"). */
 static void proc_letters(struct proc *p)
 {
 	for (int i = 0; i < 256; i++)
 		p->letter_model[i] = -1;
 	for (int i = 0; ov_models[i].name; i++)
-		p->letter_model[(unsigned char)ov_models[i].letter] =
-			model_find(ov_models[i].name);
+		if (ov_models[i].letter)
+			p->letter_model[(unsigned char)ov_models[i].letter] =
+				model_find(ov_models[i].name);
 	if (p->layout == 0)
-		p->letter_model['M'] = -1;
+		p->letter_model['M'] = model_find("openmp-1.0");
 }
 
 static void proc_free(struct proc *p)
@@ -1368,7 +1368,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 					e.c, e.v,
 					p->layout == 0 && e.m == 'M' ?
 						" (M is libovni 1.0's OpenMP "
-						"model, not decoded)" :
+						"model in this layout)" :
 					p->letter_model[e.m] < 0 ?
 						" (unknown model)" : "");
 			}

@@ -85,11 +85,15 @@ check "a header-less stream (the draft's form) reads: MPI_Init() 100 ns" grep -q
 # model letters by layout: M is MPI in L1, libovni 1.0's OpenMP in L0
 "$PROFCONV" dump "$D/l1" >"$tmp/l1.dump" 2>"$tmp/l1.err"
 DUMP="$tmp/l1.dump"
-check "layout L1: M is MPI (MPI_Init() 100 ns, no warning)" sh -c "grep -q '^p0 c$(ctx 'MPI_Init()') m0 100$' '$tmp/l1.dump' && ! test -s '$tmp/l1.err'"
+check "layout L1: M is MPI (MPI_Init() 100 ns, MPI_Test() 50 ns, no warning)" sh -c "grep -q '^p0 c$(ctx 'MPI_Init()') m0 100$' '$tmp/l1.dump' &&
+	grep -q '^p0 c$(ctx 'MPI_Test()') m0 50$' '$tmp/l1.dump' && ! test -s '$tmp/l1.err'"
 "$PROFCONV" dump "$D/l0" >"$tmp/l0.dump" 2>"$tmp/l0.err"
-check "layout L0: M is 1.0's OpenMP, warned about once per event and skipped" sh -c "
-	grep -q 'thread.51@0x24: unknown event MUi (M is libovni 1.0.s OpenMP model, not decoded) skipped' '$tmp/l0.err' && test \$(wc -l <'$tmp/l0.err') -eq 2 &&
-	! grep -q MPI_Init '$tmp/l0.dump' && grep -q '^p0 c2 m0 300$' '$tmp/l0.dump'"
+DUMP="$tmp/l0.dump"
+check "layout L0: M is 1.0's OpenMP: MT[..MT] is its task mode (50 ns, module openmp-1.0)" sh -c "
+	grep -q '^p0 c$(ctx 'task mode') m0 50$' '$tmp/l0.dump' && grep -q '^f[0-9]* \"task mode\" module=M[0-9]*' '$tmp/l0.dump' &&
+	grep -q '^M[0-9]* \"openmp-1.0\"' '$tmp/l0.dump' && ! grep -q MPI_ '$tmp/l0.dump' && grep -q '^p0 c2 m0 250$' '$tmp/l0.dump'"
+check "layout L0: MUi and MUI are no events of 1.0's OpenMP: warned about once each and skipped" sh -c "
+	grep -q 'thread.51@0x24: unknown event MUi (M is libovni 1.0.s OpenMP model in this layout) skipped' '$tmp/l0.err' && test \$(wc -l <'$tmp/l0.err') -eq 2"
 # a stream cut inside MPI_Recv: closed at its last clock, with a warning
 "$PROFCONV" dump "$D/cut" >"$tmp/cut.dump" 2>"$tmp/cut.err"
 check "cut stream: a warning names the thread's stream and the open frame" \

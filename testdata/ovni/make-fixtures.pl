@@ -128,8 +128,9 @@ close $co;
 trace('draft', 41 => [ohx(100) . ev('MUi', 200) . ev('MUI', 300) . ev('OHe', 400)]);
 # l0/ and l1/: the same stream in layouts L0 (thread.TID, libovni 1.0)
 # and L1 (thread.TID.obs), metadata.json v1 with 1.0's model_version
-# string; M is 1.0's OpenMP model in L0 (not decoded: a warning) and MPI
-# in L1 (MPI_Init 200..300)
+# string; M is 1.0's OpenMP model in L0 (MUi/MUI are not its events: a
+# warning each; MT[..MT] is its task mode) and MPI in L1 (MPI_Init
+# 200..300, MPI_Test 300..350)
 for my $l (0, 1) {
 	my $d = "l$l/loom.host.fix/proc.100";
 	remove_tree("l$l");
@@ -139,7 +140,8 @@ for my $l (0, 1) {
 		 qq("app_id": 1, "cpus": [{"index": 0, "phyid": 0}]}\n);
 	close $f;
 	open $f, '>:raw', "$d/thread.51" . ($l ? '.obs' : '') or die;
-	print $f hdr() . ohx(100) . ev('MUi', 200) . ev('MUI', 300) . ev('OHe', 400);
+	print $f hdr() . ohx(100) . ev('MUi', 200) . ev('MUI', 300) .
+		 ev('MT[', 300) . ev('MT]', 350) . ev('OHe', 400);
 	close $f;
 }
 # cut: the stream ends inside MPI_Recv (no OHe): closed with a warning
