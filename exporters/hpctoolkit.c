@@ -700,37 +700,37 @@ static int write_trace_db(struct writer *w)
 	unsigned char rec[12];
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		const struct pc_trace *t = &db->traces[p];
-		/* by time; samples in order (the usual case) are not copied */
-		int sorted = 1;
-		for (size_t i = 1; i < t->n && sorted; i++)
-			sorted = t->s[i - 1].time <= t->s[i].time;
-		struct pc_sample *copy = NULL;
-		const struct pc_sample *s = t->s;
-		if (!sorted) {
-			copy = pc_xmalloc(t->n * sizeof(*copy));
-			memcpy(copy, t->s, t->n * sizeof(*copy));
-			qsort(copy, t->n, sizeof(*copy), cmp_sample);
-			s = copy;
+		/* by time: samples in order (the usual case) are decoded as
+		 * they are written, the others sorted first */
+		struct pc_sample *sorted = NULL, x;
+		struct pc_trace_it it;
+		pc_trace_begin(t, &it);
+		if (t->unsorted) {
+			sorted = pc_trace_samples(t);
+			qsort(sorted, t->n, sizeof(*sorted), cmp_sample);
 		}
 		pc_out_align(&o, 4);
 		uint64_t start = o.pos;
 		pc_id last = PC_NONE;
-		for (size_t i = 0; i < t->n; i++) {
+		for (size_t i = 0; sorted ? i < t->n : pc_trace_next(&it, &x);
+		     i++) {
+			if (sorted)
+				x = sorted[i];
 			/* two "not running" samples in a row say nothing */
-			if (s[i].ctx == 0 && last == 0)
+			if (x.ctx == 0 && last == 0)
 				continue;
-			last = s[i].ctx;
-			pc_le64(rec, s[i].time);
-			pc_le32(rec + 8, s[i].ctx);
+			last = x.ctx;
+			pc_le64(rec, x.time);
+			pc_le32(rec + 8, x.ctx);
 			pc_out_write(&o, rec, 12);
-			tmin = s[i].time < tmin ? s[i].time : tmin;
-			tmax = s[i].time > tmax ? s[i].time : tmax;
+			tmin = x.time < tmin ? x.time : tmin;
+			tmax = x.time > tmax ? x.time : tmax;
 		}
 		unsigned char *e = th + 0x20 + SZ_TRACE * p;
 		pc_le32(e, (uint32_t)(p + 1));
 		pc_le64(e + 8, start);
 		pc_le64(e + 0x10, o.pos);
-		free(copy);
+		free(sorted);
 	}
 	pc_le64(th, sec + 0x20);
 	pc_le32(th + 8, (uint32_t)db->nprofiles);

@@ -786,6 +786,11 @@ struct frame {
 	uint16_t event; /* index in ov_events of the enter event */
 	int64_t a, b;   /* task id / type id, mark value / mark type */
 	int64_t ka, kb; /* what names its context (see push) */
+	struct memo {   /* the last frame pushed on it: key and context */
+		uint32_t what;
+		int64_t a, b;
+		pc_id ctx; /* PC_NONE: none */
+	} above;
 };
 
 /* Everything of one conversion. */
@@ -801,6 +806,7 @@ struct ctx {
 	uint8_t *warned_unknown; /* by (letter, cat, val) */
 	struct frame *stack;
 	size_t depth, capstack;
+	struct memo above_root; /* the last frame pushed on the thread root */
 	/* clock offsets by host */
 	char **off_host;
 	int64_t *off_ns;
@@ -912,22 +918,40 @@ static void acc_flush(struct ctx *c, pc_id profile)
 	c->ntouched = 0;
 }
 
+/* A thread's last two trace samples, not yet in the model: a later
+ * change at the same time replaces the last one, which makes the one
+ * before it the last again. */
+struct pending {
+	struct pc_sample s[2];
+	int n;
+};
+
 /* A trace sample: consecutive samples differ in context; a later change
  * at the same time replaces the earlier one. */
-static void sample(struct ctx *c, pc_id profile, uint64_t t, pc_id ctx)
+static void sample(struct ctx *c, pc_id profile, struct pending *q,
+		   uint64_t t, pc_id ctx)
 {
-	struct pc_trace *tr = &c->db->traces[profile];
-	if (tr->n && tr->s[tr->n - 1].time == t) {
-		tr->n--;
-		if (!tr->n || tr->s[tr->n - 1].ctx != ctx)
-			pc_trace_add(c->db, profile, t, ctx);
+	if (q->n && q->s[q->n - 1].time == t) {
+		q->n--;
+		if (q->n && q->s[q->n - 1].ctx == ctx)
+			return;
+	} else if (q->n ? q->s[q->n - 1].ctx == ctx :
+			  ctx == 0 && !c->db->traces[profile].n) {
 		return;
 	}
-	if (tr->n && tr->s[tr->n - 1].ctx == ctx)
-		return;
-	if (!tr->n && ctx == 0)
-		return;
-	pc_trace_add(c->db, profile, t, ctx);
+	if (q->n == 2) {
+		pc_trace_add(c->db, profile, q->s[0].time, q->s[0].ctx);
+		q->s[0] = q->s[1];
+		q->n = 1;
+	}
+	q->s[q->n++] = (struct pc_sample){ t, ctx };
+}
+
+static void sample_flush(struct ctx *c, pc_id profile, struct pending *q)
+{
+	for (int i = 0; i < q->n; i++)
+		pc_trace_add(c->db, profile, q->s[i].time, q->s[i].ctx);
+	q->n = 0;
 }
 
 /* ---- one thread ---- */
@@ -942,6 +966,7 @@ struct thr {
 	int started;
 	pc_id cur; /* effective context, PC_NONE when not alive */
 	int64_t clock_off;
+	struct pending q; /* its last trace samples */
 };
 
 /* The context keyed (what, a, b) below parent: from the cache, or made
@@ -978,6 +1003,40 @@ static pc_id effective(struct ctx *c, struct thr *th)
 			 state_names[st], "ovni");
 }
 
+/* The context of a frame keyed (what, a, b) pushed on the top of the
+ * stack: a loop pushes the same frame on the same one again and again,
+ * so each frame remembers the last one pushed on it before the cache is
+ * asked. The name is a function of the key: see the callers. */
+static struct memo *top_memo(struct ctx *c, uint32_t what, int64_t a,
+			     int64_t b, int *hit)
+{
+	struct memo *m = c->depth ? &c->stack[c->depth - 1].above :
+				    &c->above_root;
+	*hit = m->ctx != PC_NONE && m->what == what && m->a == a && m->b == b;
+	return m;
+}
+
+static pc_id frame_ctx(struct ctx *c, uint32_t what, int64_t a, int64_t b,
+		       const char *name, const char *module)
+{
+	int hit;
+	struct memo *m = top_memo(c, what, a, b, &hit);
+	if (!hit)
+		*m = (struct memo){ what, a, b,
+				    keyed_ctx(c, top_ctx(c), what, a, b, name,
+					      module) };
+	return m->ctx;
+}
+
+/* Has the frame keyed (what, a, b) on the top of the stack a context
+ * already (so that its name need not be worked out)? */
+static int frame_known(struct ctx *c, uint32_t what, int64_t a, int64_t b)
+{
+	int hit;
+	top_memo(c, what, a, b, &hit);
+	return hit || cache_slot(c, top_ctx(c), what, a, b)->parent != PC_NONE;
+}
+
 static int push(struct ctx *c, struct thr *th, const struct ev *e,
 		const char *name, const char *module, int kind, int event,
 		int64_t a, int64_t b, int64_t ka, int64_t kb)
@@ -986,11 +1045,10 @@ static int push(struct ctx *c, struct thr *th, const struct ev *e,
 		return pc_err_at_off(c->err, th->path, e->off, "more than %d "
 				     "nested frames", OV_MAX_DEPTH);
 	PC_GROW(c->stack, c->depth, c->capstack);
-	/* the name is a function of (event, ka, kb): see the callers */
-	pc_id x = keyed_ctx(c, top_ctx(c), (uint32_t)event, ka, kb, name,
-			    module);
+	pc_id x = frame_ctx(c, (uint32_t)event, ka, kb, name, module);
 	c->stack[c->depth++] = (struct frame){ x, (uint16_t)kind,
-					       (uint16_t)event, a, b, ka, kb };
+					       (uint16_t)event, a, b, ka, kb,
+					       { 0, 0, 0, PC_NONE } };
 	acc_add(c, x, 2, 1);
 	return 0;
 }
@@ -1023,8 +1081,9 @@ static int restack(struct ctx *c, struct thr *th, const struct ev *e,
 		struct frame f = above[i];
 		const struct pc_function *fn =
 			&c->db->functions[c->db->contexts[f.ctx].function];
-		f.ctx = keyed_ctx(c, top_ctx(c), f.event, f.ka, f.kb, fn->name,
+		f.ctx = frame_ctx(c, f.event, f.ka, f.kb, fn->name,
 				  c->db->modules[fn->module].path);
+		f.above.ctx = PC_NONE;
 		c->stack[c->depth++] = f;
 	}
 	free(above);
@@ -1234,8 +1293,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		}
 		/* OM[ and OM= of a (type, value) name the same frame; the
 		 * label is looked up only for a context not seen yet */
-		if (cache_slot(c, top_ctx(c), 0xfffe, value, type)->parent ==
-		    PC_NONE)
+		if (!frame_known(c, 0xfffe, value, type))
 			lab = mark_label(th, type, value, &title, buf,
 					 sizeof buf);
 		return push(c, th, e, lab, title, OV_MARK_PUSH, 0xfffe, value,
@@ -1324,6 +1382,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 			 (size_t)(most < ((uint64_t)1 << 26) ? most :
 							     (uint64_t)1 << 26));
 	c->depth = 0;
+	c->above_root.ctx = PC_NONE; /* names may differ in another process */
 	struct ev e;
 	int rc;
 	int warned_clamp = 0;
@@ -1385,8 +1444,8 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 			if (now_ctx != PC_NONE && now_ctx != top_ctx(c))
 				acc_add(c, now_ctx, 2, 1); /* a state entered */
 			th.cur = now_ctx;
-			sample(c, th.profile, now, now_ctx == PC_NONE ? 0 :
-								       now_ctx);
+			sample(c, th.profile, &th.q, now,
+			       now_ctx == PC_NONE ? 0 : now_ctx);
 		}
 	}
 	if (rc == 0 && th.alive && th.started) {
@@ -1395,8 +1454,9 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 			"clock", s->obs, c->depth, c->depth ? ": " : "",
 			c->depth ? open_name(c) : "");
 		c->depth = 0;
-		sample(c, th.profile, th.last, 0);
+		sample(c, th.profile, &th.q, th.last, 0);
 	}
+	sample_flush(c, th.profile, &th.q);
 	rd_close(&r);
 	acc_flush(c, th.profile);
 	return rc < 0 ? -1 : 0;

@@ -383,9 +383,12 @@ int pc_dump(struct pc_db *db, FILE *o)
 		if (!t->n)
 			continue;
 		fprintf(o, "trace p%zu %zu\n", i, t->n);
-		for (size_t j = 0; j < t->n; j++)
-			fprintf(o, "%llu c%u\n", (unsigned long long)t->s[j].time,
-				ctx_new[t->s[j].ctx]);
+		struct pc_trace_it it;
+		struct pc_sample x;
+		pc_trace_begin(t, &it);
+		while (pc_trace_next(&it, &x))
+			fprintf(o, "%llu c%u\n", (unsigned long long)x.time,
+				ctx_new[x.ctx]);
 	}
 	free(ctx_new);
 	free(ctx_order);

@@ -76,11 +76,12 @@ json_object *pc_info_json(const struct pc_db *db, char **inputs,
 		const struct pc_trace *t = &db->traces[p];
 		json_object_object_add(o, "trace_samples",
 				       json_object_new_int64((int64_t)t->n));
-		for (size_t k = 0; k < t->n; k++) {
-			if (t->s[k].time < t0)
-				t0 = t->s[k].time;
-			if (t->s[k].time > t1)
-				t1 = t->s[k].time;
+		struct pc_trace_it it;
+		struct pc_sample x;
+		pc_trace_begin(t, &it);
+		while (pc_trace_next(&it, &x)) {
+			t0 = x.time < t0 ? x.time : t0;
+			t1 = x.time > t1 ? x.time : t1;
 		}
 		samples += t->n;
 		json_object_array_add(profs, o);

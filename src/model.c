@@ -59,7 +59,7 @@ void pc_db_free(struct pc_db *db)
 	if (!db)
 		return;
 	for (size_t i = 0; i < db->nprofiles; i++)
-		free(db->traces[i].s);
+		free(db->traces[i].b);
 	free(db->traces);
 	free(db->derived);
 	free(db->strings->s);
@@ -373,17 +373,52 @@ void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
 {
 	struct pc_trace *t = &db->traces[profile];
-	if (t->cap >= n)
+	size_t want = n > (SIZE_MAX - t->len) / 4 ? SIZE_MAX : t->len + 4 * n;
+	if (t->cap >= want)
 		return;
-	t->s = pc_xrealloc(t->s, n, sizeof(*t->s));
-	t->cap = n;
+	t->b = pc_xrealloc(t->b, want, 1);
+	t->cap = want;
+}
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
 }
 
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx)
 {
 	struct pc_trace *t = &db->traces[profile];
-	PC_GROW(t->s, t->n, t->cap);
-	t->s[t->n++] = (struct pc_sample){ time, ctx };
+	if (t->cap - t->len < 15) { /* two varints: 10 + 5 bytes at most */
+		size_t cap = t->cap < 64 ? 64 : t->cap;
+		while (cap - t->len < 15)
+			cap *= 2;
+		t->b = pc_xrealloc(t->b, cap, 1);
+		t->cap = cap;
+	}
+	uint64_t d = time - t->last; /* modulo 2^64, as the reader adds it */
+	if (t->n && time < t->last)
+		t->unsorted = 1;
+	unsigned char *p = put_varint(t->b + t->len,
+				      d << 1 ^ (uint64_t)((int64_t)d >> 63));
+	p = put_varint(p, ctx);
+	t->len = (size_t)(p - t->b);
+	t->last = time;
+	t->n++;
+}
+
+struct pc_sample *pc_trace_samples(const struct pc_trace *t)
+{
+	struct pc_sample *s = pc_xmalloc((t->n + 1) * sizeof(*s));
+	struct pc_trace_it it;
+	pc_trace_begin(t, &it);
+	for (size_t i = 0; pc_trace_next(&it, &s[i]); i++)
+		;
+	return s;
 }
 
 /* One LSD radix pass on a 16-bit digit of one key field. Returns 0 and

@@ -225,10 +225,54 @@ struct pc_sample {
 	uint64_t time; /* ns */
 	pc_id ctx;
 };
+/* A profile's trace: its samples in the order added, encoded as they
+ * come (pc_trace_add): per sample, the difference of its time to the
+ * previous sample's (zigzag, so any order is exact) and its context id,
+ * both as LEB128 varints. A sample of a real trace takes 2 to 5 bytes
+ * instead of 16: traces are often the largest thing a model holds, and
+ * every byte of them is written, zeroed, and read again. Read them with
+ * pc_trace_begin / pc_trace_next. */
 struct pc_trace {
-	size_t n, cap;
-	struct pc_sample *s;
+	size_t n;         /* samples */
+	unsigned char *b; /* their encoding */
+	size_t len, cap;  /* bytes */
+	uint64_t last;    /* time of the last sample */
+	int unsorted;     /* some sample is earlier than the one before */
 };
+struct pc_trace_it {
+	const unsigned char *p, *end;
+	uint64_t time;
+};
+static inline void pc_trace_begin(const struct pc_trace *t,
+				  struct pc_trace_it *it)
+{
+	it->p = t->b;
+	it->end = t->b + t->len;
+	it->time = 0;
+}
+static inline uint64_t pc_trace_varint(const unsigned char **p)
+{
+	uint64_t v = 0;
+	unsigned sh = 0;
+	unsigned char c;
+	do {
+		c = *(*p)++;
+		v |= (uint64_t)(c & 0x7f) << sh;
+		sh += 7;
+	} while (c & 0x80);
+	return v;
+}
+/* The next sample; 0 at the end. */
+static inline int pc_trace_next(struct pc_trace_it *it, struct pc_sample *s)
+{
+	if (it->p >= it->end)
+		return 0;
+	uint64_t z = pc_trace_varint(&it->p);
+	it->time += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+	s->time = it->time;
+	s->ctx = (pc_id)pc_trace_varint(&it->p);
+	return 1;
+}
 
 struct pc_arena;
 struct pc_strtab;
@@ -333,10 +377,13 @@ void pc_values_finish(struct pc_db *db);
 void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3]);
 
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
-/* Room for n samples of a profile's trace at once, for an importer that
- * knows a bound: a large array grown by doubling is copied, and its new
- * pages zeroed, again and again. Untouched room costs no memory. */
+/* Room for n more samples of a profile's trace at once (at 4 bytes each,
+ * then it grows), for an importer that knows a bound: a large array grown
+ * by doubling is copied, and its new pages zeroed, again and again.
+ * Untouched room costs no memory. */
 void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n);
+/* A trace's samples decoded into an array (n of them; free it). */
+struct pc_sample *pc_trace_samples(const struct pc_trace *t);
 
 /* ------------------------------------------------------------------ */
 /* Input: probe descriptors and a line reader (plain or gzip).        */

@@ -166,8 +166,29 @@ static void test_profiles_traces(void)
 	   "profiles keep their id tuples");
 	pc_trace_add(db, 39, 100, 1);
 	pc_trace_add(db, 39, 200, 0);
-	ok(db->traces[39].n == 2 && db->traces[39].s[1].time == 200 &&
-	   db->traces[0].n == 0, "traces are per profile");
+	ok(db->traces[39].n == 2 && db->traces[0].n == 0,
+	   "traces are per profile");
+	/* the encoding is exact for any times, in any order, and any ids */
+	static const struct pc_sample in[] = {
+		{ 1000, 7 }, { 999, 0 }, { UINT64_MAX, PC_NONE - 1 },
+		{ 0, 1 }, { (uint64_t)1 << 63, 300 }, { 5, 128 },
+	};
+	for (size_t i = 0; i < sizeof in / sizeof *in; i++)
+		pc_trace_add(db, 1, in[i].time, in[i].ctx);
+	struct pc_sample *out = pc_trace_samples(&db->traces[1]);
+	int same = db->traces[1].n == 6 && db->traces[1].unsorted;
+	for (size_t i = 0; i < 6 && same; i++)
+		same = out[i].time == in[i].time && out[i].ctx == in[i].ctx;
+	ok(same, "trace samples decode to what was added (times out of "
+		 "order, extremes of both fields)");
+	free(out);
+	struct pc_trace_it it;
+	struct pc_sample x;
+	pc_trace_begin(&db->traces[39], &it);
+	ok(pc_trace_next(&it, &x) && x.time == 100 && x.ctx == 1 &&
+	   pc_trace_next(&it, &x) && x.time == 200 && x.ctx == 0 &&
+	   !pc_trace_next(&it, &x) && !db->traces[39].unsorted,
+	   "a trace reads back in order with its iterator");
 	pc_db_free(db);
 }
 
