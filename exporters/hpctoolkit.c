@@ -697,7 +697,7 @@ static int write_trace_db(struct writer *w)
 	unsigned char *th = pc_xcalloc(sec_size, 1);
 	pc_out_write(&o, th, sec_size);
 	uint64_t tmin = UINT64_MAX, tmax = 0;
-	unsigned char rec[12];
+	unsigned char rec[12 * 1024];
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		const struct pc_trace *t = &db->traces[p];
 		/* by time: samples in order (the usual case) are decoded as
@@ -712,6 +712,7 @@ static int write_trace_db(struct writer *w)
 		pc_out_align(&o, 4);
 		uint64_t start = o.pos;
 		pc_id last = PC_NONE;
+		size_t nrec = 0; /* records in rec, written in batches */
 		for (size_t i = 0; sorted ? i < t->n : pc_trace_next(&it, &x);
 		     i++) {
 			if (sorted)
@@ -720,12 +721,16 @@ static int write_trace_db(struct writer *w)
 			if (x.ctx == 0 && last == 0)
 				continue;
 			last = x.ctx;
-			pc_le64(rec, x.time);
-			pc_le32(rec + 8, x.ctx);
-			pc_out_write(&o, rec, 12);
+			pc_le64(rec + 12 * nrec, x.time);
+			pc_le32(rec + 12 * nrec + 8, x.ctx);
+			if (++nrec == sizeof rec / 12) {
+				pc_out_write(&o, rec, sizeof rec);
+				nrec = 0;
+			}
 			tmin = x.time < tmin ? x.time : tmin;
 			tmax = x.time > tmax ? x.time : tmax;
 		}
+		pc_out_write(&o, rec, 12 * nrec);
 		unsigned char *e = th + 0x20 + SZ_TRACE * p;
 		pc_le32(e, (uint32_t)(p + 1));
 		pc_le64(e + 8, start);

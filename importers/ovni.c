@@ -1075,7 +1075,7 @@ static int restack(struct ctx *c, struct thr *th, const struct ev *e,
 	struct frame *above = pc_xmalloc((n + 1) * sizeof(*above));
 	memcpy(above, &c->stack[at + 1], n * sizeof(*above));
 	c->depth = at;
-	int r = name ? push(c, th, e, name, title, OV_MARK_PUSH, 0xfffe,
+	int r = name ? push(c, th, e, name, title, OV_MARK_SET, 0xfffe,
 			    value, type, value, type) : 0;
 	for (size_t i = 0; i < n && !r; i++) {
 		struct frame f = above[i];
@@ -1094,7 +1094,8 @@ static int restack(struct ctx *c, struct thr *th, const struct ev *e,
 static size_t open_mark(const struct ctx *c, int64_t type)
 {
 	size_t i = c->depth;
-	while (i && !(c->stack[i - 1].kind == OV_MARK_PUSH &&
+	while (i && !((c->stack[i - 1].kind == OV_MARK_PUSH ||
+		       c->stack[i - 1].kind == OV_MARK_SET) &&
 		      c->stack[i - 1].b == type))
 		i--;
 	return i;
@@ -1296,7 +1297,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		if (!frame_known(c, 0xfffe, value, type))
 			lab = mark_label(th, type, value, &title, buf,
 					 sizeof buf);
-		return push(c, th, e, lab, title, OV_MARK_PUSH, 0xfffe, value,
+		return push(c, th, e, lab, title, d->kind, 0xfffe, value,
 			    type, value, type);
 	}
 	case OV_TH_EXEC:
@@ -1307,17 +1308,21 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		th->alive = 1;
 		th->state = ST_RUN;
 		return 0;
-	case OV_TH_END:
+	case OV_TH_END: {
 		th->alive = 0;
 		th->ended = 1;
-		if (c->depth) {
+		/* a mark set by OM= is a value, not an open region */
+		size_t open = 0;
+		for (size_t i = 0; i < c->depth; i++)
+			open += c->stack[i].kind != OV_MARK_SET;
+		if (open)
 			pc_warn(c->db->diag, "%s@0x%llx: the thread ends with "
 				"%zu open frames (%s); closed here", th->path,
-				(unsigned long long)e->off, c->depth,
+				(unsigned long long)e->off, open,
 				open_name(c));
-			c->depth = 0;
-		}
+		c->depth = 0;
 		return 0;
+	}
 	case OV_TH_PAUSE:
 		th->state = ST_PAUSED;
 		return 0;

@@ -91,7 +91,7 @@ trace('marks', 61 => [hdr() . ohx(100) .
 	$mk->('OM]', 500, 1, 7) . ev('MUI', 600) . $mk->('OM=', 650, 3, 9) .
 	$mk->('OM[', 700, 2, 7) . $mk->('OM=', 750, 4, 9) .
 	$mk->('OM]', 800, 5, 8) . $mk->('OM]', 850, 2, 7) .
-	$mk->('OM=', 900, 0, 9) . ev('OHe', 1000),
+	$mk->('OM=', 900, 3, 9) . ev('OHe', 1000),
 	json(61, qq(, "mark": {"7": {"title": "Step", "chan_type": "stack", ) .
 		 qq("labels": {"1": "init", "2": "compute"}}, ) .
 		 qq("8": {"title": "Phase", "chan_type": "stack"}, ) .
