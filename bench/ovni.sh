@@ -23,7 +23,11 @@ echo "input: $nth threads x $nev events, $(echo "$bytes" | awk '{printf "%.1f", 
 t() { /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
 	{ cat "$work/err"; exit 1; }; awk '{printf "%.2f %.2f %d", $2 + $3, $1, $4}' "$work/time"; }
 set -- $(t sh -c "cat '$tr'/loom.*/proc.*/thread.*/stream.obs >/dev/null"); cat_s=$1
-set -- $(t "$build/profconv" convert -q --force "$tr" -o "$work/out.d"); v4_s=$1; v4_w=$2; v4_kb=$3
+# the last run's output goes first, and its dirty pages to disk: their
+# writeback and eviction would otherwise be charged to this run (0.7 to
+# 4 s of system time on this machine)
+rm -rf "$work/out.d" "$work/emu"; sync
+set -- $(t "$build/profconv" convert -q "$tr" -o "$work/out.d"); v4_s=$1; v4_w=$2; v4_kb=$3
 awk -v b="$bytes" -v e="$events" -v c="$cat_s" -v v="$v4_s" -v w="$v4_w" -v k="$v4_kb" 'BEGIN {
 	printf "cat:          %6.2f s CPU\n", c
 	printf "ovni -> v4:   %6.2f s CPU (%.2f s wall)  %6.1f M events/s  %6.1f MB/s  %.1f x cat  peak %d MB\n", v, w, e / 1e6 / (v ? v : 0.01), b / 1e6 / (v ? v : 0.01), v / (c ? c : 0.01), k / 1024
@@ -33,7 +37,7 @@ awk -v b="$bytes" -v e="$events" -v c="$cat_s" -v v="$v4_s" -v w="$v4_w" -v k="$
 # Paraver files into the trace), timed, and the per-thread state times of
 # its thread.prv compared with the database's (tests/ovni_*.awk)
 if [ -n "${OVNIEMU:-}" ]; then
-	rm -rf "$work/emu" && cp -r "$tr" "$work/emu"
+	rm -rf "$work/emu" && cp -r "$tr" "$work/emu" && sync
 	set -- $(t "$OVNIEMU" "$work/emu"); emu_s=$1; emu_w=$2; emu_kb=$3
 	awk -v e="$events" -v v="$v4_s" -v m="$emu_s" -v w="$emu_w" -v k="$emu_kb" 'BEGIN {
 		printf "ovniemu:      %6.2f s CPU (%.2f s wall)  %6.1f M events/s  peak %d MB; profconv is %.1f x faster\n", m, w, e / 1e6 / (m ? m : 0.01), k / 1024, m / (v ? v : 0.01)

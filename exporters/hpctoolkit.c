@@ -697,7 +697,10 @@ static int write_trace_db(struct writer *w)
 	unsigned char *th = pc_xcalloc(sec_size, 1);
 	pc_out_write(&o, th, sec_size);
 	uint64_t tmin = UINT64_MAX, tmax = 0;
-	unsigned char rec[12 * 1024];
+	/* records go out in batches of at least the output buffer's size,
+	 * which pc_out_write hands to the file without copying them */
+	enum { NREC = PC_OUT_BUF / 12 + 1 };
+	unsigned char *rec = pc_xmalloc(12 * NREC);
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		const struct pc_trace *t = &db->traces[p];
 		/* by time: samples in order (the usual case) are decoded as
@@ -723,8 +726,8 @@ static int write_trace_db(struct writer *w)
 			last = x.ctx;
 			pc_le64(rec + 12 * nrec, x.time);
 			pc_le32(rec + 12 * nrec + 8, x.ctx);
-			if (++nrec == sizeof rec / 12) {
-				pc_out_write(&o, rec, sizeof rec);
+			if (++nrec == NREC) {
+				pc_out_write(&o, rec, 12 * NREC);
 				nrec = 0;
 			}
 			tmin = x.time < tmin ? x.time : tmin;
@@ -737,6 +740,7 @@ static int write_trace_db(struct writer *w)
 		pc_le64(e + 0x10, o.pos);
 		free(sorted);
 	}
+	free(rec);
 	pc_le64(th, sec + 0x20);
 	pc_le32(th + 8, (uint32_t)db->nprofiles);
 	th[0xc] = SZ_TRACE;

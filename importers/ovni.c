@@ -800,7 +800,11 @@ struct ctx {
 	pc_id m_run, m_idle, m_ent;
 	pc_id root;          /* the "[thread]" function context */
 	pc_id ovni_mod;
-	uint64_t *acc_run, *acc_idle, *acc_ent;
+	/* per context: time running, time not running, entries (this
+	 * thread's, added to the model at its end) */
+	struct acc {
+		uint64_t v[3];
+	} *acc;
 	pc_id *touched;
 	size_t ntouched, capacc, captouched;
 	uint8_t *warned_unknown; /* by (letter, cat, val) */
@@ -881,39 +885,30 @@ static void acc_add(struct ctx *c, pc_id ctx, int which, uint64_t v)
 		size_t cap = old ? old : 1024;
 		while (cap <= ctx)
 			cap *= 2;
-		c->acc_run = pc_xrealloc(c->acc_run, cap, sizeof(uint64_t));
-		c->acc_idle = pc_xrealloc(c->acc_idle, cap, sizeof(uint64_t));
-		c->acc_ent = pc_xrealloc(c->acc_ent, cap, sizeof(uint64_t));
-		memset(c->acc_run + old, 0, (cap - old) * sizeof(uint64_t));
-		memset(c->acc_idle + old, 0, (cap - old) * sizeof(uint64_t));
-		memset(c->acc_ent + old, 0, (cap - old) * sizeof(uint64_t));
+		c->acc = pc_xrealloc(c->acc, cap, sizeof(*c->acc));
+		memset(c->acc + old, 0, (cap - old) * sizeof(*c->acc));
 		c->capacc = cap;
 	}
-	if (!c->acc_run[ctx] && !c->acc_idle[ctx] && !c->acc_ent[ctx]) {
+	struct acc *a = &c->acc[ctx];
+	if (!(a->v[0] | a->v[1] | a->v[2])) {
+		if (!v)
+			return;
 		PC_GROW(c->touched, c->ntouched, c->captouched);
 		c->touched[c->ntouched++] = ctx;
 	}
-	uint64_t *a = which == 0 ? c->acc_run :
-		      which == 1 ? c->acc_idle : c->acc_ent;
-	a[ctx] += v;
-	if (!c->acc_run[ctx] && !c->acc_idle[ctx] && !c->acc_ent[ctx])
-		c->ntouched--; /* v was 0 on an untouched context */
+	a->v[which] += v;
 }
 
 static void acc_flush(struct ctx *c, pc_id profile)
 {
+	const pc_id metric[3] = { c->m_run, c->m_idle, c->m_ent };
 	for (size_t i = 0; i < c->ntouched; i++) {
 		pc_id x = c->touched[i];
-		if (c->acc_run[x])
-			pc_value_add(c->db, profile, x, c->m_run,
-				     (double)c->acc_run[x]);
-		if (c->acc_idle[x])
-			pc_value_add(c->db, profile, x, c->m_idle,
-				     (double)c->acc_idle[x]);
-		if (c->acc_ent[x])
-			pc_value_add(c->db, profile, x, c->m_ent,
-				     (double)c->acc_ent[x]);
-		c->acc_run[x] = c->acc_idle[x] = c->acc_ent[x] = 0;
+		for (int k = 0; k < 3; k++)
+			if (c->acc[x].v[k])
+				pc_value_add(c->db, profile, x, metric[k],
+					     (double)c->acc[x].v[k]);
+		c->acc[x] = (struct acc){ { 0, 0, 0 } };
 	}
 	c->ntouched = 0;
 }
@@ -1663,9 +1658,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 		free(c.off_host[i]);
 	free(c.off_host);
 	free(c.off_ns);
-	free(c.acc_run);
-	free(c.acc_idle);
-	free(c.acc_ent);
+	free(c.acc);
 	free(c.touched);
 	free(c.stack);
 	free(c.cache);

@@ -344,6 +344,17 @@ pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 	return (pc_id)db->nprofiles++;
 }
 
+void pc_values_reserve(struct pc_db *db, size_t n)
+{
+	if (n > (size_t)1 << 26)
+		n = (size_t)1 << 26;
+	if (db->capvalues - db->nvalues >= n)
+		return;
+	db->capvalues = db->nvalues + n;
+	db->values = pc_xrealloc(db->values, db->capvalues,
+				 sizeof(*db->values));
+}
+
 void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		  double v)
 {

@@ -359,6 +359,10 @@ pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry);
 pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 		     uint32_t nids);
 
+/* Room for n more values at once (at most 2^26 ahead), for an importer
+ * that knows a bound: a large array grown by doubling is copied, and its
+ * new pages zeroed, again and again. Untouched room costs no memory. */
+void pc_values_reserve(struct pc_db *db, size_t n);
 void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		  double v);
 /* A value of a propagated scope (function, lex_aware, execution) as an
