@@ -247,7 +247,7 @@ static inline void pc_trace_begin(const struct pc_trace *t,
 				  struct pc_trace_it *it)
 {
 	it->p = t->b;
-	it->end = t->b + t->len;
+	it->end = t->len ? t->b + t->len : t->b; /* b is NULL when empty */
 	it->time = 0;
 }
 static inline uint64_t pc_trace_varint(const unsigned char **p)
