@@ -691,7 +691,6 @@ static int read_profiles(struct reader *r)
 		r->prof_id[i] = pc_profile_add(r->db, ids, nids);
 	}
 	/* values */
-	uint64_t since = 0; /* values read since the pages were given back */
 	for (uint64_t i = 0; i < np; i++) {
 		if (r->prof_id[i] == PC_NONE)
 			continue;
@@ -716,11 +715,7 @@ static int read_profiles(struct reader *r)
 					       (unsigned long long)start,
 					       (unsigned long long)nv);
 			pc_id mctx = ctx == 0 ? 0 : ctx_lookup(r, ctx);
-			since += end - start;
-			if (since >= (uint64_t)1 << 22) {
-				pc_blob_drop(b);
-				since = 0;
-			}
+			pc_blob_read(b, end - start);
 			for (uint64_t v = start; v < end; v++) {
 				const unsigned char *y = b->p + pv + 10 * v;
 				uint16_t id = (uint16_t)pc_getle(y, 2);

@@ -22,9 +22,8 @@ struct file {
 	const unsigned char *p;
 	uint64_t n;
 	/* profile.db, cct.db and trace.db are mapped, and their pages
-	 * given back as they are checked (see drop) */
+	 * given back as they are checked (pc_blob_read) */
 	struct pc_blob blob;
-	uint64_t since; /* values checked since the last drop */
 };
 
 struct sec {
@@ -120,7 +119,6 @@ static int load(struct checker *c, struct file *f, const char *name,
 		int optional)
 {
 	f->name = name;
-	f->since = 0;
 	int r = pc_blob_map(&f->blob, c->dir, name, optional, &c->err);
 	if (r < 0)
 		c->failed = 1;
@@ -135,16 +133,6 @@ static void unload(struct file *f)
 	f->p = NULL;
 }
 
-/* Counts values checked; every few million, the pages read so far are
- * given back, so checking a database takes little memory at any size. */
-static void checked(struct file *f, uint64_t nvalues)
-{
-	f->since += nvalues;
-	if (f->since >= (uint64_t)1 << 22) {
-		pc_blob_drop(&f->blob);
-		f->since = 0;
-	}
-}
 
 /* Magic, format, version, footer and the section table. */
 static int header(struct checker *c, const struct file *f, const char *fmt,
@@ -646,7 +634,7 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 			if (c->values && summary)
 				note_value(c, ctx, m, f->p + y + 2);
 		}
-		checked(f, end - start);
+		pc_blob_read(&f->blob, end - start);
 	}
 	if (!summary)
 		c->nvalues_prof += nv;
@@ -800,7 +788,7 @@ static int check_cct(struct checker *c)
 			}
 		}
 		c->nvalues_cct += nv;
-		checked(&f, nv);
+		pc_blob_read(&f.blob, nv);
 	}
 out:
 	unload(&f);
@@ -859,7 +847,7 @@ static int check_trace(struct checker *c)
 				rc = bad(c, &f, x, "timestamp outside "
 					 "[minTimestamp, maxTimestamp]");
 		}
-		checked(&f, (b - a) / 12);
+		pc_blob_read(&f.blob, (b - a) / 12);
 	}
 out:
 	unload(&f);

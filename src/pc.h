@@ -53,16 +53,18 @@ struct pc_blob {
 	char path[4200];
 	const unsigned char *p;
 	uint64_t n;
+	uint64_t since; /* units read since the pages were given back */
 };
 /* Maps dir/name (name NULL: the path dir itself). 0, or 1 if optional
  * and the file does not exist, or -1 with err set. */
 int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 		int optional, struct pc_err *err);
 void pc_blob_unmap(struct pc_blob *b);
-/* Gives back the pages of the mapping read so far (touched again, they
- * are read again from the file): a reader that goes through a large
- * file calls it now and then so its memory stays bounded. */
-void pc_blob_drop(struct pc_blob *b);
+/* Counts n more units (values, samples) read; every 2^22 of them, gives
+ * back the pages of the mapping read so far (touched again, they are
+ * read again from the file), so a reader that goes through a large file
+ * keeps its memory bounded. */
+void pc_blob_read(struct pc_blob *b, uint64_t n);
 #define PC_GROW(ptr, n, cap)                                                 \
 	do {                                                                 \
 		if ((n) >= (cap)) {                                          \

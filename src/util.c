@@ -525,6 +525,7 @@ int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 {
 	b->p = NULL;
 	b->n = 0;
+	b->since = 0;
 	if (name ? pc_path_join(b->path, sizeof b->path, dir, name) :
 		   (strlen(dir) >= sizeof b->path))
 		return pc_err_set(err, "%s: path too long", dir);
@@ -555,8 +556,12 @@ int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 	return 0;
 }
 
-void pc_blob_drop(struct pc_blob *b)
+void pc_blob_read(struct pc_blob *b, uint64_t n)
 {
+	b->since += n;
+	if (b->since < (uint64_t)1 << 22)
+		return;
+	b->since = 0;
 	if (b->p)
 		(void)madvise((void *)b->p, b->n, MADV_DONTNEED);
 }
