@@ -175,12 +175,11 @@ static int fn_eq(const void *ctx, pc_id id, const void *key)
 static uint32_t graph_fn(struct cg_graph *g, pc_id func)
 {
 	uint64_t h = pc_hash64(func);
-	pc_id i = pc_keymap_find(g->fnmap, h, fn_eq, g, &func);
-	if (i != PC_NONE)
+	pc_id i = pc_keymap_intern(g->fnmap, h, fn_eq, g, &func, (pc_id)g->nfns);
+	if (i != g->nfns)
 		return i;
 	PC_GROW(g->fns, g->nfns, g->capfns);
 	g->fns[g->nfns].func = func;
-	pc_keymap_insert(g->fnmap, h, (pc_id)g->nfns);
 	return (uint32_t)g->nfns++;
 }
 
@@ -214,8 +213,9 @@ static struct cg_edge *graph_edge(struct cg_graph *g, const struct cg_edge *e,
 	uint64_t h = pc_hash64(((uint64_t)e->from << 32) | e->to);
 	h = pc_hash64(h ^ (((uint64_t)e->file << 32) | e->line));
 	h = pc_hash64(h ^ e->addr ^ ((uint64_t)e->module << 40));
-	pc_id i = pc_keymap_find(g->edgemap, h, edge_eq, g, e);
-	if (i == PC_NONE) {
+	pc_id i = pc_keymap_intern(g->edgemap, h, edge_eq, g, e,
+				   (pc_id)g->nedges);
+	if (i == g->nedges) {
 		size_t cap = g->capedges;
 		PC_GROW(g->edges, g->nedges, g->capedges);
 		if (cap != g->capedges)
@@ -226,7 +226,6 @@ static struct cg_edge *graph_edge(struct cg_graph *g, const struct cg_edge *e,
 		g->edges[i].count = 0;
 		memset(g->ecost + (size_t)i * g->nev, 0,
 		       g->nev * sizeof(uint64_t));
-		pc_keymap_insert(g->edgemap, h, i);
 	}
 	*cost = g->ecost + (size_t)i * g->nev;
 	return &g->edges[i];

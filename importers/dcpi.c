@@ -80,6 +80,10 @@ struct target {
 	struct pc_db *db;
 	pc_id profile, fnctx, module, est, raw;
 	uint64_t period;
+	/* fnctx was new and its children so far (any) have offsets up to
+	 * last: a larger offset is a new child, appended without a lookup */
+	int fresh, any;
+	uint64_t last;
 };
 
 static void target_init(struct target *t, struct pc_db *db,
@@ -94,7 +98,12 @@ static void target_init(struct target *t, struct pc_db *db,
 	struct pc_context k = { .kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL,
 				.function = fn, .file = PC_NONE,
 				.module = PC_NONE };
-	t->fnctx = pc_ctx_child(db, pc_ctx_entry(db, PC_ENTRY_MAIN), &k);
+	pc_id main = pc_ctx_entry(db, PC_ENTRY_MAIN);
+	size_t n = db->ncontexts;
+	t->fnctx = pc_ctx_child(db, main, &k);
+	t->fresh = db->ncontexts > n;
+	t->any = 0;
+	t->last = 0;
 	t->profile = profile_of(db, h);
 	char desc[1024], name[300];
 	snprintf(desc, sizeof desc, "DCPI event %s: estimated events "
@@ -127,7 +136,14 @@ static void target_add(struct target *t, uint64_t addr, uint64_t samples)
 				.rel = PC_REL_LEXICAL, .function = PC_NONE,
 				.file = PC_NONE, .module = t->module,
 				.offset = addr };
-	pc_id c = pc_ctx_child(t->db, t->fnctx, &k);
+	pc_id c;
+	if (t->fresh && (addr > t->last || !t->any)) {
+		c = pc_ctx_append(t->db, t->fnctx, &k);
+		t->last = addr;
+		t->any = 1;
+	} else {
+		c = pc_ctx_child(t->db, t->fnctx, &k);
+	}
 	pc_value_add(t->db, t->profile, c, t->raw, (double)samples);
 	pc_value_add(t->db, t->profile, c, t->est,
 		     (double)samples * (double)t->period);

@@ -16,5 +16,9 @@ void pc_keymap_free(struct pc_keymap *m);
 pc_id pc_keymap_find(const struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
 		     const void *ctx, const void *key);
 void pc_keymap_insert(struct pc_keymap *m, uint64_t h, pc_id id);
+/* The id of the key if the map has it; if not, next, now the key's. */
+pc_id pc_keymap_intern(struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
+		       const void *ctx, const void *key, pc_id next);
+void pc_keymap_reserve(struct pc_keymap *m, size_t n);
 
 #endif

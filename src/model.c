@@ -50,6 +50,8 @@ struct pc_db *pc_db_new(struct pc_diag *diag)
 		.file = PC_NONE, .module = PC_NONE,
 	};
 	db->ncontexts = 1;
+	db->ctx_unmapped = SIZE_MAX;
+	db->last_append = PC_NONE;
 	db->values_sorted = 1;
 	return db;
 }
@@ -69,6 +71,7 @@ void pc_db_free(struct pc_db *db)
 	pc_keymap_free(db->file_map);
 	pc_keymap_free(db->function_map);
 	pc_keymap_free(db->ctx_map);
+	pc_keymap_free(db->append_parents);
 	pc_keymap_free(db->metric_map);
 	free(db->modules);
 	free(db->files);
@@ -95,16 +98,14 @@ const char *pc_intern(struct pc_db *db, const char *s, size_t len)
 	struct pc_strtab *t = db->strings;
 	struct strkey k = { s, len };
 	uint64_t h = pc_hash_bytes(s, len);
-	pc_id id = pc_keymap_find(t->map, h, str_eq, t, &k);
-	if (id != PC_NONE)
+	pc_id id = pc_keymap_intern(t->map, h, str_eq, t, &k, (pc_id)t->n);
+	if (id != t->n)
 		return t->s[id];
 	char *copy = pc_arena_alloc(db->arena, len + 1);
 	memcpy(copy, s, len);
 	copy[len] = 0;
 	PC_GROW(t->s, t->n, t->cap);
-	t->s[t->n] = copy;
-	pc_keymap_insert(t->map, h, (pc_id)t->n);
-	t->n++;
+	t->s[t->n++] = copy;
 	return copy;
 }
 
@@ -301,23 +302,72 @@ static int ctx_eq(const void *ctx, pc_id id, const void *key)
 	       a->offset == b->offset;
 }
 
-pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key)
+static pc_id ctx_add(struct pc_db *db, const struct pc_context *c)
 {
-	struct pc_context c = *key;
-	c.parent = parent;
-	ctx_normalize(&c);
-	uint64_t h = ctx_hash(&c);
-	pc_id id = pc_keymap_find(db->ctx_map, h, ctx_eq, db, &c);
-	if (id != PC_NONE)
-		return id;
 	if (db->ncontexts >= PC_NONE - 1) {
 		fputs("profconv: error: more than 2^32 contexts\n", stderr);
 		exit(1);
 	}
 	PC_GROW(db->contexts, db->ncontexts, db->capcontexts);
-	db->contexts[db->ncontexts] = c;
-	pc_keymap_insert(db->ctx_map, h, (pc_id)db->ncontexts);
+	db->contexts[db->ncontexts] = *c;
 	return (pc_id)db->ncontexts++;
+}
+
+static int id_eq(const void *ctx, pc_id id, const void *key)
+{
+	(void)ctx;
+	return id == *(const pc_id *)key;
+}
+
+pc_id pc_ctx_append(struct pc_db *db, pc_id parent,
+		    const struct pc_context *key)
+{
+	struct pc_context c = *key;
+	c.parent = parent;
+	ctx_normalize(&c);
+	if (parent != db->last_append) {
+		if (!db->append_parents)
+			db->append_parents = pc_keymap_new();
+		pc_keymap_intern(db->append_parents, pc_hash64(parent), id_eq,
+				 NULL, &parent, parent);
+		db->last_append = parent;
+	}
+	if (db->ctx_unmapped > db->ncontexts)
+		db->ctx_unmapped = db->ncontexts;
+	return ctx_add(db, &c);
+}
+
+/* Puts the appended contexts into ctx_map (once one of their parents
+ * is looked up in). */
+static void ctx_map_appended(struct pc_db *db, pc_id parent)
+{
+	if (!db->append_parents ||
+	    pc_keymap_find(db->append_parents, pc_hash64(parent), id_eq, NULL,
+			   &parent) == PC_NONE)
+		return;
+	pc_keymap_reserve(db->ctx_map, db->ncontexts);
+	for (size_t i = db->ctx_unmapped; i < db->ncontexts; i++) {
+		const struct pc_context *c = &db->contexts[i];
+		pc_keymap_intern(db->ctx_map, ctx_hash(c), ctx_eq, db, c,
+				 (pc_id)i);
+	}
+	pc_keymap_free(db->append_parents);
+	db->append_parents = NULL;
+	db->last_append = PC_NONE;
+	db->ctx_unmapped = SIZE_MAX;
+}
+
+pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key)
+{
+	ctx_map_appended(db, parent);
+	struct pc_context c = *key;
+	c.parent = parent;
+	ctx_normalize(&c);
+	pc_id id = pc_keymap_intern(db->ctx_map, ctx_hash(&c), ctx_eq, db, &c,
+				    (pc_id)db->ncontexts);
+	if (id == db->ncontexts)
+		ctx_add(db, &c);
+	return id;
 }
 
 pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry)

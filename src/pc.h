@@ -318,6 +318,12 @@ struct pc_db {
 	/* lookup tables for dedup */
 	struct pc_keymap *module_map, *file_map, *function_map, *ctx_map;
 	struct pc_keymap *metric_map;
+	/* pc_ctx_append leaves contexts out of ctx_map: those from
+	 * ctx_unmapped on may be missing, and only children of the parents
+	 * in append_parents (a set of ids; last_append the newest) */
+	size_t ctx_unmapped;
+	struct pc_keymap *append_parents;
+	pc_id last_append;
 
 	struct pc_diag *diag;
 };
@@ -355,6 +361,12 @@ pc_id pc_metric_find(const struct pc_db *db, const char *name);
  * is ignored). The key's kind, rel and the fields of that kind make the
  * identity. */
 pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key);
+/* Adds the child of `parent` described by `key`, which the caller knows
+ * `parent` does not have yet (a parent it just created, children in
+ * increasing order), without the lookup. The next pc_ctx_child maps
+ * what was appended before it looks up. */
+pc_id pc_ctx_append(struct pc_db *db, pc_id parent,
+		    const struct pc_context *key);
 pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry);
 
 /* Profiles are not deduplicated: each call adds one. */

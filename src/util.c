@@ -181,21 +181,30 @@ void pc_arena_free(struct pc_arena *a)
 
 /* ---- keymap: open addressing from a 64-bit hash to a dense id ---- */
 
+/* A slot keeps the low 32 bits of the hash, which both place it (tables
+ * never pass 2^32 slots: ids are 32-bit) and screen the equality test,
+ * and the id: 8 bytes, so a probe sequence mostly stays in one cache
+ * line. The table is at most 3/4 full. */
 struct pc_keymap {
 	struct slot {
-		uint64_t h;
+		uint32_t tag;
 		uint32_t id; /* PC_NONE = empty */
 	} *slots;
 	size_t cap, n;
 };
 
+static struct slot *slots_new(size_t cap)
+{
+	struct slot *s = pc_xmalloc(cap * sizeof(*s));
+	memset(s, 0xff, cap * sizeof(*s)); /* every id PC_NONE */
+	return s;
+}
+
 struct pc_keymap *pc_keymap_new(void)
 {
 	struct pc_keymap *m = pc_xcalloc(1, sizeof(*m));
-	m->cap = 64;
-	m->slots = pc_xmalloc(m->cap * sizeof(*m->slots));
-	for (size_t i = 0; i < m->cap; i++)
-		m->slots[i].id = PC_NONE;
+	m->cap = 16;
+	m->slots = slots_new(m->cap);
 	return m;
 }
 
@@ -207,44 +216,72 @@ void pc_keymap_free(struct pc_keymap *m)
 	}
 }
 
+/* Room for n keys without growing again. */
+void pc_keymap_reserve(struct pc_keymap *m, size_t n)
+{
+	size_t cap = m->cap;
+	while (n * 4 > cap * 3)
+		cap *= 2;
+	if (cap == m->cap)
+		return;
+	struct slot *ns = slots_new(cap);
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->slots[i].id == PC_NONE)
+			continue;
+		size_t j = m->slots[i].tag & (cap - 1);
+		while (ns[j].id != PC_NONE)
+			j = (j + 1) & (cap - 1);
+		ns[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = ns;
+	m->cap = cap;
+}
+
+/* The slot holding the key, or the empty slot where it would go. */
+static struct slot *probe(const struct pc_keymap *m, uint64_t h,
+			  pc_keymap_eq eq, const void *ctx, const void *key)
+{
+	size_t mask = m->cap - 1;
+	uint32_t tag = (uint32_t)h;
+	for (size_t i = tag & mask;; i = (i + 1) & mask) {
+		struct slot *s = &m->slots[i];
+		if (s->id == PC_NONE || (s->tag == tag && eq(ctx, s->id, key)))
+			return s;
+	}
+}
+
 pc_id pc_keymap_find(const struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
 		     const void *ctx, const void *key)
 {
-	size_t mask = m->cap - 1;
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		const struct slot *s = &m->slots[i];
-		if (s->id == PC_NONE)
-			return PC_NONE;
-		if (s->h == h && eq(ctx, s->id, key))
-			return s->id;
+	return probe(m, h, eq, ctx, key)->id;
+}
+
+pc_id pc_keymap_intern(struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
+		       const void *ctx, const void *key, pc_id next)
+{
+	pc_keymap_reserve(m, m->n + 1);
+	struct slot *s = probe(m, h, eq, ctx, key);
+	if (s->id == PC_NONE) {
+		s->tag = (uint32_t)h;
+		s->id = next;
+		m->n++;
+		return next;
 	}
+	return s->id;
+}
+
+static int never_eq(const void *ctx, pc_id id, const void *key)
+{
+	(void)ctx;
+	(void)id;
+	(void)key;
+	return 0;
 }
 
 void pc_keymap_insert(struct pc_keymap *m, uint64_t h, pc_id id)
 {
-	if ((m->n + 1) * 4 > m->cap * 3) {
-		size_t ncap = m->cap * 2;
-		struct slot *ns = pc_xmalloc(ncap * sizeof(*ns));
-		for (size_t i = 0; i < ncap; i++)
-			ns[i].id = PC_NONE;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (m->slots[i].id == PC_NONE)
-				continue;
-			size_t j = m->slots[i].h & (ncap - 1);
-			while (ns[j].id != PC_NONE)
-				j = (j + 1) & (ncap - 1);
-			ns[j] = m->slots[i];
-		}
-		free(m->slots);
-		m->slots = ns;
-		m->cap = ncap;
-	}
-	size_t mask = m->cap - 1, i = h & mask;
-	while (m->slots[i].id != PC_NONE)
-		i = (i + 1) & mask;
-	m->slots[i].h = h;
-	m->slots[i].id = id;
-	m->n++;
+	pc_keymap_intern(m, h, never_eq, NULL, NULL, id);
 }
 
 /* ---- UTF-8 ---- */
