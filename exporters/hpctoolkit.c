@@ -150,6 +150,15 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	size_t nm = w->l.nmetrics, stride = w->stride, row = nm * stride;
 	w->ntouched = 0;
 	blk_begin(o, &w->blk);
+	if (w->blk.capidx < db->ncontexts) {
+		/* at most one entry per context: reserved (untouched room
+		 * costs nothing), not copied as they grow */
+		w->blk.capidx = w->captouched = db->ncontexts;
+		w->blk.idx = pc_xrealloc(w->blk.idx, w->blk.capidx,
+					 sizeof(*w->blk.idx));
+		w->touched = pc_xrealloc(w->touched, w->captouched,
+					 sizeof(*w->touched));
+	}
 	if (!n && !sn) {
 		blk_end(o, &w->blk, w->block[prof + 1]);
 		return;
@@ -164,20 +173,29 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			touch(w, db->contexts[w->touched[i]].parent);
 	/* children have larger ids than their parents: descending order
 	 * finishes every child before its parent */
-	qsort(w->touched, w->ntouched, sizeof(uint32_t), cmp_u32_desc);
+	if (w->ntouched > db->ncontexts / 8) {
+		/* most of the tree: a scan is cheaper than a sort */
+		size_t k = 0;
+		for (size_t c = db->ncontexts; c-- > 0;)
+			if (w->slot[c] != PC_NONE)
+				w->touched[k++] = (uint32_t)c;
+	} else {
+		qsort(w->touched, w->ntouched, sizeof(uint32_t),
+		      cmp_u32_desc);
+	}
 	for (size_t i = 0; i < w->ntouched; i++)
 		w->slot[w->touched[i]] = (uint32_t)i;
 	if (w->capacc < w->ntouched * row) {
-		/* cleared below: nothing to copy over */
+		/* nothing to copy over; fresh memory is zero already */
 		free(w->acc);
 		w->capacc = w->ntouched * row;
-		w->acc = pc_xmalloc(w->capacc * sizeof(double));
+		w->acc = pc_xcalloc(w->capacc, sizeof(double));
+	} else if (w->ntouched) {
+		memset(w->acc, 0, w->ntouched * row * sizeof(double));
 	}
 	/* per context and metric: point, function, function without
 	 * loops, execution; all start at the point value */
 	double *acc = w->acc;
-	if (w->ntouched)
-		memset(acc, 0, w->ntouched * row * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
 		double *a = acc + w->slot[v[i].ctx] * row +
 			    v[i].metric * stride;

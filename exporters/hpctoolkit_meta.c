@@ -285,6 +285,12 @@ static void context_tree(struct pc_buf *b, const struct pc_db *db,
 		kids[fill[db->contexts[c].parent]++] = (uint32_t)c;
 	free(fill);
 
+	/* the whole section at once: growing the buffer by doubling would
+	 * copy it (and have its new pages zeroed) again and again */
+	size_t total = 8 + 0x10 + SZ_ENTRY * (size_t)(start[1] - start[0]);
+	for (size_t c = 1; c < n; c++)
+		total += ctx_size(&db->contexts[c]);
+	pc_buf_reserve(b, total);
 	size_t s = pc_buf_align(b, 8);
 	size_t h = pc_buf_add(b, 0x10);
 	uint32_t nentries = start[1] - start[0];

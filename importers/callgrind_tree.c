@@ -731,10 +731,12 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.budget = opts && opts->max_contexts ? opts->max_contexts :
 		   x.reserve + extra + 1024;
 	size_t room = x.budget > x.reserve ? x.budget - x.reserve : 0;
-	/* a value per event (and calls) for each context this may add */
+	/* the contexts this may add, and values: a value per event (and
+	 * calls) for each, twice (a context's cost may come in parts) */
 	size_t most = x.budget > x.reserve ? x.budget : x.reserve;
-	pc_values_reserve(db, most > SIZE_MAX / (x.nev + 1) ?
-				      SIZE_MAX : most * (x.nev + 1));
+	pc_ctx_reserve(db, most);
+	pc_values_reserve(db, most > SIZE_MAX / (2 * x.nev + 2) ?
+				      SIZE_MAX : most * (2 * x.nev + 2));
 	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
 	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
 	for (size_t r = 0; r < g->nrecs; r++)

@@ -144,9 +144,10 @@ static void target_add(struct target *t, uint64_t addr, uint64_t samples)
 	} else {
 		c = pc_ctx_child(t->db, t->fnctx, &k);
 	}
-	pc_value_add(t->db, t->profile, c, t->raw, (double)samples);
+	/* est's id is below raw's: values in order need no sort */
 	pc_value_add(t->db, t->profile, c, t->est,
 		     (double)samples * (double)t->period);
+	pc_value_add(t->db, t->profile, c, t->raw, (double)samples);
 }
 
 /* ---- v0 binary profile files ---- */
@@ -606,36 +607,46 @@ static int is_epoch(const char *s)
 
 static int read_db(struct pc_db *db, const char *dir, struct pc_err *err)
 {
-	size_t ne, nfiles = 0;
+	/* the files first: their sizes bound the addresses (a count is 4
+	 * bytes), and the contexts and values are reserved once */
+	char **paths = NULL;
+	size_t n = 0, cap = 0, bytes = 0;
+	size_t ne;
 	char **epochs = pc_list_dir(dir, &ne);
-	int rc = 0;
-	for (size_t i = 0; i < ne && !rc; i++) {
+	for (size_t i = 0; i < ne; i++) {
 		if (!is_epoch(epochs[i]))
 			continue;
 		char ep[4200];
 		snprintf(ep, sizeof ep, "%s/%s", dir, epochs[i]);
 		size_t np;
 		char **plats = pc_list_dir(ep, &np);
-		for (size_t j = 0; j < np && !rc; j++) {
+		for (size_t j = 0; j < np; j++) {
 			char pl[4400];
 			snprintf(pl, sizeof pl, "%s/%s", ep, plats[j]);
 			size_t nf;
 			char **files = pc_list_dir(pl, &nf);
-			for (size_t k = 0; k < nf && !rc; k++) {
+			for (size_t k = 0; k < nf; k++) {
 				char f[4700];
 				snprintf(f, sizeof f, "%s/%s", pl, files[k]);
 				struct stat st;
 				if (stat(f, &st) != 0 || !S_ISREG(st.st_mode))
 					continue;
-				rc = read_v0(db, f, err);
-				nfiles++;
+				PC_GROW(paths, n, cap);
+				paths[n++] = pc_xstrdup(f);
+				bytes += (size_t)st.st_size;
 			}
 			pc_free_list(files, nf);
 		}
 		pc_free_list(plats, np);
 	}
 	pc_free_list(epochs, ne);
-	if (!rc && !nfiles)
+	pc_ctx_reserve(db, bytes / 4);
+	pc_values_reserve(db, bytes / 2);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = read_v0(db, paths[i], err);
+	pc_free_list(paths, n);
+	if (!rc && !n)
 		rc = pc_err_set(err, "%s: no profile files under "
 				"EPOCH/PLATFORM/", dir);
 	return rc;

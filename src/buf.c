@@ -5,13 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pc_lef64(unsigned char *p, double v)
-{
-	uint64_t u;
-	memcpy(&u, &v, sizeof u);
-	pc_le64(p, u);
-}
-
 double pc_getlef64(const unsigned char *p)
 {
 	uint64_t u = pc_getle(p, 8);
@@ -35,6 +28,14 @@ size_t pc_buf_add(struct pc_buf *b, size_t n)
 	memset(b->p + off, 0, n);
 	b->n += n;
 	return off;
+}
+
+void pc_buf_reserve(struct pc_buf *b, size_t n)
+{
+	if (b->cap - b->n < n) {
+		b->cap = b->n + n;
+		b->p = pc_xrealloc(b->p, b->cap, 1);
+	}
 }
 
 size_t pc_buf_align(struct pc_buf *b, size_t a)

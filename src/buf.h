@@ -22,7 +22,13 @@ static inline void pc_le64(unsigned char *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
-void pc_lef64(unsigned char *p, double v);
+#include <string.h>
+static inline void pc_lef64(unsigned char *p, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	pc_le64(p, u);
+}
 /* The readers' side: n little-endian bytes as an integer, and a double.
  * The usual sizes are spelled out so that each becomes one load. */
 static inline uint64_t pc_getle(const unsigned char *p, int n)
@@ -54,6 +60,8 @@ struct pc_buf {
 };
 /* Appends n zero bytes and returns their offset. */
 size_t pc_buf_add(struct pc_buf *b, size_t n);
+/* Room for n more bytes without copying (untouched room costs nothing). */
+void pc_buf_reserve(struct pc_buf *b, size_t n);
 /* Pads with zeros to a multiple of a; returns the new length. */
 size_t pc_buf_align(struct pc_buf *b, size_t a);
 /* Appends a NUL-terminated string; returns its offset. */

@@ -434,13 +434,27 @@ static int meta_tree(struct checker *c, const struct file *f,
 	free(seen);
 	if (rc)
 		return rc;
-	if (c->nids)
-		qsort(c->ids, c->nids, sizeof(uint32_t), cmp_u32);
-	for (size_t i = 0; i < c->nids; i++) {
-		if (i && c->ids[i] == c->ids[i - 1])
-			return bad(c, f, s->p, "ctxId %u used twice", c->ids[i]);
-		c->maxctx = c->ids[i];
+	/* each id once: a bitmap where the ids are dense (as writers make
+	 * them), else a sort */
+	uint32_t max = 0;
+	for (size_t i = 0; i < c->nids; i++)
+		max = c->ids[i] > max ? c->ids[i] : max;
+	c->maxctx = max;
+	if (max / 64 <= c->nids) {
+		uint64_t *bits = pc_xcalloc(max / 64 + 1, sizeof(uint64_t));
+		for (size_t i = 0; i < c->nids && !rc; i++) {
+			uint32_t id = c->ids[i];
+			if (bits[id / 64] >> (id % 64) & 1)
+				rc = bad(c, f, s->p, "ctxId %u used twice", id);
+			bits[id / 64] |= (uint64_t)1 << (id % 64);
+		}
+		free(bits);
+		return rc;
 	}
+	qsort(c->ids, c->nids, sizeof(uint32_t), cmp_u32);
+	for (size_t i = 1; i < c->nids; i++)
+		if (c->ids[i] == c->ids[i - 1])
+			return bad(c, f, s->p, "ctxId %u used twice", c->ids[i]);
 	return 0;
 }
 

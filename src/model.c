@@ -394,15 +394,24 @@ pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 	return (pc_id)db->nprofiles++;
 }
 
+#define RESERVE(ptr, len, cap, more)                                         \
+	do {                                                                 \
+		size_t m_ = (more) > (size_t)1 << 26 ? (size_t)1 << 26 :     \
+						      (more);                \
+		if ((cap) - (len) < m_) {                                    \
+			(cap) = (len) + m_;                                  \
+			(ptr) = pc_xrealloc((ptr), (cap), sizeof(*(ptr)));   \
+		}                                                            \
+	} while (0)
+
 void pc_values_reserve(struct pc_db *db, size_t n)
 {
-	if (n > (size_t)1 << 26)
-		n = (size_t)1 << 26;
-	if (db->capvalues - db->nvalues >= n)
-		return;
-	db->capvalues = db->nvalues + n;
-	db->values = pc_xrealloc(db->values, db->capvalues,
-				 sizeof(*db->values));
+	RESERVE(db->values, db->nvalues, db->capvalues, n);
+}
+
+void pc_ctx_reserve(struct pc_db *db, size_t n)
+{
+	RESERVE(db->contexts, db->ncontexts, db->capcontexts, n);
 }
 
 void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
