@@ -28,6 +28,9 @@ const struct hpc_partial hpc_partials[5] = {
 #define TRACE_HEADER 0x20
 #define SZ_TRACE 0x18
 
+/* The propagation accumulators of a context and metric. */
+enum { A_POINT, A_FUNC, A_EXEC, A_LEX };
+
 struct writer {
 	const struct pc_db *db;
 	struct hpc_layout l;
@@ -40,6 +43,7 @@ struct writer {
 	size_t ntouched, captouched;
 	double *acc; /* per touched context: nmetrics x stride */
 	size_t capacc, stride;
+	size_t own; /* derived accumulators per metric (A_*), stored after */
 
 	/* the value block being written */
 	struct blk {
@@ -145,9 +149,11 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			   const struct pc_value *sv, size_t sn)
 {
 	const struct pc_db *db = w->db;
-	/* per metric: 4 derived accumulators, then (if any metric has
-	 * stored scopes) 4 stored values */
+	/* per metric: the derived accumulators (A_*), then (if any metric
+	 * has stored scopes) the stored function, lex_aware and execution
+	 * values */
 	size_t nm = w->l.nmetrics, stride = w->stride, row = nm * stride;
+	size_t own = w->own;
 	w->ntouched = 0;
 	blk_begin(o, &w->blk);
 	if (w->blk.capidx < db->ncontexts) {
@@ -193,19 +199,20 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	} else if (w->ntouched) {
 		memset(w->acc, 0, w->ntouched * row * sizeof(double));
 	}
-	/* per context and metric: point, function, function without
-	 * loops, execution; all start at the point value */
+	/* per context and metric: point, function, execution and (if the
+	 * tree has loops) function without loops; all start at the point
+	 * value */
 	double *acc = w->acc;
 	for (size_t i = 0; i < n; i++) {
 		double *a = acc + w->slot[v[i].ctx] * row +
 			    v[i].metric * stride;
-		for (int k = 0; k < 4; k++)
+		for (size_t k = 0; k < own; k++)
 			a[k] += v[i].value;
 	}
 	for (size_t i = 0; i < sn; i++) {
 		size_t m = sv[i].metric / PC_NSCOPES;
 		unsigned k = sv[i].metric % PC_NSCOPES;
-		acc[w->slot[sv[i].ctx] * row + m * stride + 4 + k] +=
+		acc[w->slot[sv[i].ctx] * row + m * stride + own + k - 1] +=
 			sv[i].value;
 	}
 	for (size_t i = 0; i < w->ntouched; i++) {
@@ -218,11 +225,12 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		int lex = x->rel == PC_REL_LEXICAL && x->parent != 0;
 		int loop = x->kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
-			p[m * stride + 3] += a[m * stride + 3];
+			p[m * stride + A_EXEC] += a[m * stride + A_EXEC];
 			if (lex) {
-				p[m * stride + 1] += a[m * stride + 1];
-				if (!loop)
-					p[m * stride + 2] += a[m * stride + 2];
+				p[m * stride + A_FUNC] += a[m * stride + A_FUNC];
+				if (!loop && own > A_LEX)
+					p[m * stride + A_LEX] +=
+						a[m * stride + A_LEX];
 			}
 		}
 	}
@@ -233,12 +241,14 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		int loop = db->contexts[c].kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
 			const double *d = a + m * stride;
+			/* lex_aware differs from function only at a loop */
 			double sc[HPC_NSCOPES] = {
-				d[0], d[1], loop ? d[2] : d[1], d[3],
+				d[A_POINT], d[A_FUNC],
+				loop ? d[A_LEX] : d[A_FUNC], d[A_EXEC],
 			};
 			for (unsigned k = 1; k < HPC_NSCOPES; k++)
 				if (db->metrics[m].stored & (1u << k))
-					sc[k] = d[4 + k];
+					sc[k] = d[own + k - 1];
 			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
 				/* the global context carries the aggregate:
 				 * execution scope only */
@@ -572,10 +582,15 @@ static int write_profile_cct(struct writer *w)
 	if (start_file(w, &o, "profile.db", "prof", hdr, sizeof hdr))
 		return -1;
 	w->block = pc_xcalloc(db->nprofiles + 1, sizeof(*w->block));
-	w->stride = 4;
+	/* lex_aware needs its own accumulator only in a tree with loops */
+	w->own = A_LEX;
+	for (size_t c = 0; c < db->ncontexts && w->own == A_LEX; c++)
+		if (db->contexts[c].kind == PC_CTX_LOOP)
+			w->own = A_LEX + 1;
+	w->stride = w->own;
 	for (size_t m = 0; m < db->nmetrics; m++)
 		if (db->metrics[m].stored)
-			w->stride = 8;
+			w->stride = w->own + HPC_NSCOPES - 1;
 	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
 	for (size_t c = 0; c < db->ncontexts; c++)
 		w->slot[c] = PC_NONE;
