@@ -53,13 +53,17 @@ struct reader {
 	struct pc_value *el;
 	size_t nel, capel;
 	pc_id first_profile;
-	/* ctxId -> model context */
+	/* ctxId -> model context; and, once meta.db is read, directly by
+	 * ctxId where the ids are dense (as writers make them): the values
+	 * look up a context per profile */
 	struct pc_keymap *ctxmap;
 	struct idmap {
 		uint32_t id;
 		pc_id ctx;
 	} *ids;
 	size_t nids, capids;
+	pc_id *dense;
+	uint32_t ndense;
 	/* id tuple kind of the input -> the model's (PC_ID_NKINDS: a kind
 	 * the model has no name for), by the names of meta.db's IdNames */
 	uint8_t kind_of[256];
@@ -255,6 +259,8 @@ static int ctx_id_eq(const void *ctx, pc_id id, const void *key)
 
 static pc_id ctx_lookup(const struct reader *r, uint32_t id)
 {
+	if (id < r->ndense)
+		return r->dense[id];
 	pc_id i = pc_keymap_find(r->ctxmap, pc_hash64(id), ctx_id_eq, r, &id);
 	return i == PC_NONE ? PC_NONE : r->ids[i].ctx;
 }
@@ -266,6 +272,8 @@ static int ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
 		return fail_at(r, b, at, "ctxId %u appears twice", id);
 	PC_GROW(r->ids, r->nids, r->capids);
 	r->ids[r->nids] = (struct idmap){ id, ctx };
+	if (id < r->ndense)
+		r->dense[id] = ctx;
 	pc_keymap_insert(r->ctxmap, pc_hash64(id), (pc_id)r->nids++);
 	return 0;
 }
@@ -690,6 +698,27 @@ static int read_profiles(struct reader *r)
 		}
 		r->prof_id[i] = pc_profile_add(r->db, ids, nids);
 	}
+	/* the direct table, and room for the values (a point value and up
+	 * to three stored scopes each: reserved, untouched room is free) */
+	uint32_t max = 0;
+	for (size_t i = 0; i < r->nids; i++)
+		max = r->ids[i].id > max ? r->ids[i].id : max;
+	if (r->nids && max / 4 <= r->nids && max < UINT32_MAX) {
+		r->ndense = max + 1;
+		r->dense = pc_xmalloc(r->ndense * sizeof(pc_id));
+		for (uint32_t i = 0; i < r->ndense; i++)
+			r->dense[i] = PC_NONE;
+		for (size_t i = 0; i < r->nids; i++)
+			r->dense[r->ids[i].id] = r->ids[i].ctx;
+	}
+	uint64_t total = 0;
+	for (uint64_t i = 0; i < np; i++)
+		if (r->prof_id[i] != PC_NONE)
+			total += pc_getle(b->p + pp + i * szp, 8);
+	if (total <= b->n / 10) {
+		pc_values_reserve(r->db, (size_t)total);
+		pc_scoped_reserve(r->db, (size_t)total);
+	}
 	/* values */
 	for (uint64_t i = 0; i < np; i++) {
 		if (r->prof_id[i] == PC_NONE)
@@ -810,6 +839,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	unmap(&r->trace);
 	pc_keymap_free(r->ctxmap);
 	free(r->ids);
+	free(r->dense);
 	free(r->mod_id);
 	free(r->file_id);
 	free(r->fn_id);

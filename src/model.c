@@ -414,6 +414,11 @@ void pc_ctx_reserve(struct pc_db *db, size_t n)
 	RESERVE(db->contexts, db->ncontexts, db->capcontexts, n);
 }
 
+void pc_scoped_reserve(struct pc_db *db, size_t n)
+{
+	RESERVE(db->scoped, db->nscoped, db->capscoped, n);
+}
+
 void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		  double v)
 {
@@ -519,15 +524,14 @@ static int radix_pass(struct pc_value *src, struct pc_value *dst, size_t n,
 	return 1;
 }
 
-void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
+/* Sorts v[0..n) by the nf key fields in order[], with tmp (n values)
+ * and count (65536) as scratch. */
+static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
+		       int nf, struct pc_value *tmp, size_t *count)
 {
-	if (n < 2)
-		return;
-	struct pc_value *tmp = pc_xmalloc(n * sizeof(*tmp));
-	size_t *count = pc_xmalloc(65536 * sizeof(size_t));
 	struct pc_value *a = v, *b = tmp;
 	/* least significant field first */
-	for (int f = 2; f >= 0; f--) {
+	for (int f = nf - 1; f >= 0; f--) {
 		for (unsigned shift = 0; shift < 32; shift += 16) {
 			if (radix_pass(a, b, n, order[f], shift, count)) {
 				struct pc_value *t = a;
@@ -538,8 +542,77 @@ void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
 	}
 	if (a != v)
 		memcpy(v, a, n * sizeof(*v));
+}
+
+void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
+{
+	if (n < 2)
+		return;
+	struct pc_value *tmp = pc_xmalloc(n * sizeof(*tmp));
+	size_t *count = pc_xmalloc(65536 * sizeof(size_t));
+	radix_sort(v, n, order, 3, tmp, count);
 	free(count);
 	free(tmp);
+}
+
+static int before(const struct pc_value *a, const struct pc_value *b)
+{
+	return a->profile != b->profile ? a->profile < b->profile :
+	       a->ctx != b->ctx		? a->ctx < b->ctx :
+					  a->metric < b->metric;
+}
+
+/* A stable merge sort of v[0..n) with tmp[0..n) as scratch: equal keys
+ * keep their order, so duplicates are summed in the order they came, as
+ * after a radix sort. */
+static void merge_sort(struct pc_value *v, size_t n, struct pc_value *tmp)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	merge_sort(v, h, tmp);
+	merge_sort(v + h, n - h, tmp);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = before(&v[j], &v[i]) ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	memcpy(v, tmp, k * sizeof(*v));
+}
+
+/* Values that come profile by profile (as databases store them) are
+ * sorted one profile at a time: the scratch is one profile's values, not
+ * all of them (a 3 GB database: 1.8 GB less, and the passes stay within
+ * a smaller array). Returns 0 if the profiles are not in order. */
+static int sort_by_profile(struct pc_value *v, size_t n, const size_t order[3])
+{
+	size_t big = 0;
+	for (size_t s = 0, i = 1; i <= n; i++) {
+		if (i < n && v[i].profile == v[s].profile)
+			continue;
+		if (i < n && v[i].profile < v[s].profile)
+			return 0;
+		big = i - s > big ? i - s : big;
+		s = i;
+	}
+	struct pc_value *tmp = pc_xmalloc(big * sizeof(*tmp));
+	size_t *count = pc_xmalloc(65536 * sizeof(size_t));
+	for (size_t s = 0, i = 1; i <= n; i++) {
+		if (i < n && v[i].profile == v[s].profile)
+			continue;
+		size_t k = s + 1;
+		while (k < i && !before(&v[k], &v[k - 1]))
+			k++;
+		/* a radix pass clears 64 K counters: small runs are merged */
+		if (k < i && i - s < 65536)
+			merge_sort(v + s, i - s, tmp);
+		else if (k < i)
+			radix_sort(v + s, i - s, order + 1, 2, tmp, count);
+		s = i;
+	}
+	free(count);
+	free(tmp);
+	return 1;
 }
 
 /* Sorts v[0..*n) by (profile, ctx, metric), sums duplicates and drops
@@ -554,13 +627,9 @@ static void sort_coalesce(struct pc_value *vals, size_t *n)
 	/* importers that add values in order need no sort (nor its second
 	 * array of the values' size) */
 	int sorted = 1;
-	for (size_t i = 1; i < *n && sorted; i++) {
-		const struct pc_value *a = &vals[i - 1], *b = &vals[i];
-		sorted = a->profile != b->profile ? a->profile < b->profile :
-			 a->ctx != b->ctx	  ? a->ctx < b->ctx :
-						    a->metric <= b->metric;
-	}
-	if (!sorted)
+	for (size_t i = 1; i < *n && sorted; i++)
+		sorted = !before(&vals[i], &vals[i - 1]);
+	if (!sorted && !sort_by_profile(vals, *n, order))
 		pc_values_sort(vals, *n, order);
 	size_t out = 0;
 	for (size_t i = 0; i < *n;) {

@@ -377,8 +377,9 @@ pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
  * that knows a bound: a large array grown by doubling is copied, and its
  * new pages zeroed, again and again. Untouched room costs no memory. */
 void pc_values_reserve(struct pc_db *db, size_t n);
-/* The same for contexts (at most 2^26 ahead). */
+/* The same for contexts and stored-scope values (at most 2^26 ahead). */
 void pc_ctx_reserve(struct pc_db *db, size_t n);
+void pc_scoped_reserve(struct pc_db *db, size_t n);
 void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		  double v);
 /* A value of a propagated scope (function, lex_aware, execution) as an
