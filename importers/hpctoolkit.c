@@ -64,6 +64,7 @@ struct reader {
 	size_t nids, capids;
 	pc_id *dense;
 	uint32_t ndense;
+	int point_only; /* the caller reads point values only */
 	/* id tuple kind of the input -> the model's (PC_ID_NKINDS: a kind
 	 * the model has no name for), by the names of meta.db's IdNames */
 	uint8_t kind_of[256];
@@ -644,6 +645,28 @@ static int place(struct reader *r)
 	return 0;
 }
 
+/* Whether a profile's values name a ctxId meta.db does not have (an
+ * elided context). A damaged index counts as yes: the reading proper
+ * reports it. */
+static int has_elided(const struct reader *r, const struct pc_blob *b,
+		      uint64_t pp, uint64_t np, uint64_t szp)
+{
+	for (uint64_t i = 0; i < np; i++) {
+		if (r->prof_id[i] == PC_NONE)
+			continue;
+		const unsigned char *e = b->p + pp + i * szp;
+		uint64_t nc = pc_getle(e + 0x10, 4), pc = pc_getle(e + 0x18, 8);
+		if (pc > b->n || nc > (b->n - pc) / 12)
+			return 1;
+		for (uint64_t k = 0; k < nc; k++) {
+			uint32_t ctx = (uint32_t)pc_getle(b->p + pc + 12 * k, 4);
+			if (ctx && ctx_lookup(r, ctx) == PC_NONE)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int read_profiles(struct reader *r)
 {
 	struct pc_blob *b = &r->prof;
@@ -715,9 +738,14 @@ static int read_profiles(struct reader *r)
 	for (uint64_t i = 0; i < np; i++)
 		if (r->prof_id[i] != PC_NONE)
 			total += pc_getle(b->p + pp + i * szp, 8);
+	/* stored scopes decide where elided values go; without elided ids
+	 * and for an output of point values, they are not kept (3/4 of a
+	 * database's values) */
+	int scopes = !r->point_only || has_elided(r, b, pp, np, szp);
 	if (total <= b->n / 10) {
 		pc_values_reserve(r->db, (size_t)total);
-		pc_scoped_reserve(r->db, (size_t)total);
+		if (scopes)
+			pc_scoped_reserve(r->db, (size_t)total);
 	}
 	/* values */
 	for (uint64_t i = 0; i < np; i++) {
@@ -764,7 +792,7 @@ static int read_profiles(struct reader *r)
 				} else if (sc == PC_SCOPE_POINT) {
 					pc_value_add(r->db, r->prof_id[i], mctx,
 						     m, d);
-				} else {
+				} else if (scopes) {
 					pc_scoped_add(r->db, r->prof_id[i],
 						      mctx, m, sc, d);
 				}
@@ -807,9 +835,9 @@ static int read_traces(struct reader *r)
 static int v4_read(struct pc_db *db, const char *path,
 		   const struct pc_import_opts *opts, struct pc_err *err)
 {
-	(void)opts;
 	struct reader *r = pc_xcalloc(1, sizeof(*r));
 	r->db = db;
+	r->point_only = opts && opts->point_only;
 	r->dir = path;
 	r->err = err;
 	r->ctxmap = pc_keymap_new();

@@ -466,6 +466,9 @@ struct pc_import_opts {
 			      * (per part), 0: chosen from the input */
 	int instructions;    /* instruction contexts below lines */
 	size_t max_line;     /* text inputs: longest line, 0: default */
+	int point_only;      /* the output reads point values only
+			      * (Callgrind): stored scopes that decide
+			      * nothing need not be kept */
 };
 
 struct pc_importer {
