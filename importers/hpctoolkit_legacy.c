@@ -183,6 +183,7 @@ struct legacy {
 	uint64_t ns_per_tick; /* hpctrace times: 1000 if microseconds */
 	/* values at context ids the XML does not list (said once read) */
 	uint64_t elided; /* (profile, context) pairs */
+	int point_only; /* the caller reads point values only */
 };
 
 static int xml_fail(struct legacy *r, const char *fmt, ...)
@@ -939,7 +940,8 @@ static void put_value(struct legacy *r, pc_id prof, uint32_t node,
 		pc_value_add(r->db, prof, n->ctx, col->metric, v);
 		return;
 	}
-	if (!n->folded)
+	/* the stored value, kept for outputs that write scopes */
+	if (!n->folded && !r->point_only)
 		pc_scoped_add(r->db, prof, n->ctx, col->metric,
 			      col->scope == SC_INCL ? PC_SCOPE_EXECUTION
 						    : PC_SCOPE_FUNCTION, v);
@@ -1843,9 +1845,9 @@ static void legacy_free(struct legacy *r)
 static int legacy_read(struct pc_db *db, const char *path,
 		       const struct pc_import_opts *opts, struct pc_err *err)
 {
-	(void)opts;
 	struct legacy *r = pc_xcalloc(1, sizeof(*r));
 	r->db = db;
+	r->point_only = opts && opts->point_only;
 	r->err = err;
 	r->ns_per_tick = 1000;
 	struct stat st;
