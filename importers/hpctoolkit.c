@@ -269,13 +269,13 @@ static pc_id ctx_lookup(const struct reader *r, uint32_t id)
 static int ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
 		    uint32_t id, pc_id ctx)
 {
-	if (ctx_lookup(r, id) != PC_NONE)
+	if (pc_keymap_intern(r->ctxmap, pc_hash64(id), ctx_id_eq, r, &id,
+			     (pc_id)r->nids) != r->nids)
 		return fail_at(r, b, at, "ctxId %u appears twice", id);
 	PC_GROW(r->ids, r->nids, r->capids);
-	r->ids[r->nids] = (struct idmap){ id, ctx };
+	r->ids[r->nids++] = (struct idmap){ id, ctx };
 	if (id < r->ndense)
 		r->dense[id] = ctx;
-	pc_keymap_insert(r->ctxmap, pc_hash64(id), (pc_id)r->nids++);
 	return 0;
 }
 
@@ -312,6 +312,8 @@ static int read_tree(struct reader *r)
 	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 3), ssz = sec_size(b, 3);
 	NEED(r, b, s, 0xb, "Context section header");
+	/* a context takes at least 0x20 bytes of the section */
+	pc_ctx_reserve(r->db, (size_t)(ssz / 0x20));
 	uint64_t pe = pc_getle(b->p + s, 8), ne = pc_getle(b->p + s + 8, 2);
 	unsigned sze = b->p[s + 0xa];
 	if (ne && sze < 0x20)
