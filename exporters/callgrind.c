@@ -722,5 +722,6 @@ const struct pc_exporter pc_export_callgrind = {
 	.description = "Callgrind text for KCachegrind and callgrind_annotate "
 		       "(one aggregated file; --split: one per profile)",
 	.claims = cg_claims,
+	.point_only = 1,
 	.write = cg_write,
 };

@@ -156,15 +156,6 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	size_t own = w->own;
 	w->ntouched = 0;
 	blk_begin(o, &w->blk);
-	if (w->blk.capidx < db->ncontexts) {
-		/* at most one entry per context: reserved (untouched room
-		 * costs nothing), not copied as they grow */
-		w->blk.capidx = w->captouched = db->ncontexts;
-		w->blk.idx = pc_xrealloc(w->blk.idx, w->blk.capidx,
-					 sizeof(*w->blk.idx));
-		w->touched = pc_xrealloc(w->touched, w->captouched,
-					 sizeof(*w->touched));
-	}
 	if (!n && !sn) {
 		blk_end(o, &w->blk, w->block[prof + 1]);
 		return;
@@ -402,14 +393,16 @@ static void context_out(struct writer *w, struct merge *m, pc_id c,
 			m->ids[nids++] = m->g[i].metric;
 	/* a context has a few metric ids, mostly in order already: an
 	 * insertion sort (qsort's call was a tenth of this pass) */
-	if (nids > 64)
+	if (nids > 64) {
 		qsort(m->ids, nids, sizeof(*m->ids), cmp_u16);
-	for (size_t i = 1; i < nids && nids <= 64; i++) {
-		uint16_t t = m->ids[i];
-		size_t j = i;
-		for (; j && m->ids[j - 1] > t; j--)
-			m->ids[j] = m->ids[j - 1];
-		m->ids[j] = t;
+	} else {
+		for (size_t i = 1; i < nids; i++) {
+			uint16_t t = m->ids[i];
+			size_t j = i;
+			for (; j && m->ids[j - 1] > t; j--)
+				m->ids[j] = m->ids[j - 1];
+			m->ids[j] = t;
+		}
 	}
 	uint32_t at = 0;
 	for (size_t d = 0; d < nids; d++) {
@@ -604,6 +597,12 @@ static int write_profile_cct(struct writer *w)
 	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
 	for (size_t c = 0; c < db->ncontexts; c++)
 		w->slot[c] = PC_NONE;
+	/* a block's index and touched list have at most an entry per
+	 * context: reserved (untouched room costs nothing), not copied as
+	 * they grow */
+	w->blk.capidx = w->captouched = db->ncontexts;
+	w->blk.idx = pc_xmalloc(w->blk.capidx * sizeof(*w->blk.idx));
+	w->touched = pc_xmalloc(w->captouched * sizeof(*w->touched));
 	size_t i = 0, si = 0;
 	for (pc_id p = 0; p < db->nprofiles; p++) {
 		size_t j = i, sj = si;

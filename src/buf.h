@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 static inline void pc_le16(unsigned char *p, uint16_t v)
 {
@@ -22,7 +23,6 @@ static inline void pc_le64(unsigned char *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
-#include <string.h>
 static inline void pc_lef64(unsigned char *p, double v)
 {
 	uint64_t u;

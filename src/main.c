@@ -355,7 +355,7 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		return 1;
 	}
 	pc_dest_signals();
-	o->imp.point_only = !ex->is_dir;
+	o->imp.point_only = ex->point_only;
 	struct pc_db *db = load(o, inputs, n, NULL, &err);
 	int rc = 0;
 	if (!db || ex->write(db, o->out, &o->exp, &err)) {

@@ -496,6 +496,7 @@ struct pc_exporter {
 	/* Does an output name suggest this format? */
 	int (*claims)(const char *out);
 	int is_dir; /* the output is a directory */
+	int point_only; /* reads point values only (no stored scopes) */
 	int (*write)(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err);
 };

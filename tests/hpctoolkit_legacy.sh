@@ -30,6 +30,17 @@ migrate() {
 	"$SCOPES" -t "$tmp/$name.d" | sort >"$tmp/b"
 	if cmp -s "$tmp/a" "$tmp/b"; then ok "$name: $(wc -l <"$tmp/a") trace samples, same times and contexts"
 	else not_ok "$name: trace samples differ"; diff "$tmp/a" "$tmp/b" | head -5 | sed 's/^/# /'; fi
+	# straight to Callgrind (the stored (I)/(E) values are not kept)
+	# and through its v4 database: the same costs
+	if command -v callgrind_annotate >/dev/null; then
+		"$PROFCONV" convert -q "$db" -o "$tmp/callgrind.out.$name" &&
+			"$PROFCONV" convert -q "$tmp/$name.d" -o "$tmp/callgrind.out.$name.v4" &&
+			cg_same "$tmp/callgrind.out.$name" "$tmp/callgrind.out.$name.v4" &&
+			ok "$name: straight to Callgrind, the same costs as through v4 ($(wc -l <"$tmp/callgrind.out.$name.tsv") rows)" ||
+			not_ok "$name: Callgrind straight and through v4 differ"
+	else
+		skip "callgrind_annotate not installed"
+	fi
 	"$PROFCONV" identify "$db" >"$tmp/id"
 	check "$name: identified as hpctoolkit-legacy with score >= 90" \
 		grep -Eq 'hpctoolkit-legacy=(9[0-9]|100) .*-> hpctoolkit-legacy$' "$tmp/id"

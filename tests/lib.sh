@@ -21,6 +21,20 @@ check() {
 		not_ok "$d"; sed 's/^/# /' "$tmp/check.out" | head -40; fi
 }
 done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
+# cg_same A B: two Callgrind files show the same functions with the same
+# self and inclusive costs in callgrind_annotate, for every event (the
+# order of functions and their compressed names may differ)
+cg_same() {
+	nev=$(($(grep -m1 '^events:' "$1" | wc -w) - 1))
+	for f in "$1" "$2"; do
+		for inc in no yes; do
+			callgrind_annotate --threshold=100 --inclusive=$inc "$f" |
+				awk -v mode=self -v nev="$nev" \
+					-f "$top_srcdir/tests/annotate2tsv.awk" | sort
+		done >"$f.tsv"
+	done
+	[ -s "$1.tsv" ] && cmp -s "$1.tsv" "$2.tsv"
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # PC_VALGRIND=1 (tests/run.sh runs the CLI tests so): every profconv run

@@ -83,6 +83,35 @@ static void test_contexts(void)
 	}
 	lk.line = 10;
 	ok(pc_ctx_child(db, a, &lk) == l1, "lookup survives growth");
+	/* appended children (no lookup) are found once their parent is
+	 * looked up in, also after other contexts were added */
+	fk.function = 8;
+	pc_id b = pc_ctx_child(db, e, &fk);
+	struct pc_context ik = { .kind = PC_CTX_INSTRUCTION,
+				 .rel = PC_REL_LEXICAL, .function = PC_NONE,
+				 .file = PC_NONE, .module = 2 };
+	pc_id first = PC_NONE, last = PC_NONE;
+	for (uint64_t off = 0; off < 1000; off++) {
+		ik.offset = 4 * off;
+		last = pc_ctx_append(db, b, &ik);
+		first = off ? first : last;
+	}
+	fk.function = 9;
+	pc_id c = pc_ctx_child(db, e, &fk);
+	ik.offset = 0;
+	pc_id under_c = pc_ctx_append(db, c, &ik);
+	ok(pc_ctx_child(db, a, &lk) == l1 && db->ncontexts == under_c + 1,
+	   "a parent without appended children is looked up as before");
+	ik.offset = 4 * 999;
+	ok(pc_ctx_child(db, b, &ik) == last, "an appended child is found");
+	ik.offset = 0;
+	ok(pc_ctx_child(db, b, &ik) == first &&
+	   pc_ctx_child(db, c, &ik) == under_c &&
+	   db->ncontexts == under_c + 1,
+	   "appended children of every parent are found, none twice");
+	ik.offset = 4000;
+	ok(pc_ctx_child(db, b, &ik) == under_c + 1,
+	   "a new child after appending is a new context");
 	pc_db_free(db);
 }
 
@@ -149,6 +178,40 @@ static void test_values(void)
 			sorted = 0;
 	}
 	ok(sorted, "context-major sort orders by ctx, metric, profile");
+	pc_db_free(db);
+
+	/* values that come profile by profile are sorted per profile: a
+	 * large profile (radix) and small ones (merge), with duplicates */
+	db = pc_db_new(NULL);
+	n = 0;
+	size_t cap = 300000;
+	ref = malloc(cap * sizeof(*ref));
+	for (pc_id p = 0; p < 5; p++) {
+		size_t np = p == 2 ? 200000 : 1000 + 37 * p;
+		for (size_t i = 0; i < np; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			pc_id c = (pc_id)((s >> 20) % (np / 2 + 70000)),
+			      m = (pc_id)((s >> 8) % 3);
+			double v = (double)(1 + (s >> 40) % 7);
+			pc_value_add(db, p, c, m, v);
+			ref[n++] = (struct pc_value){ p, c, m, v };
+		}
+	}
+	pc_values_finish(db);
+	qsort(ref, n, sizeof(*ref), cmp_val);
+	k = bad = 0;
+	for (size_t i = 0; i < n;) {
+		struct pc_value v = ref[i++];
+		while (i < n && !cmp_val(&ref[i], &v))
+			v.value += ref[i++].value;
+		if (k >= db->nvalues || cmp_val(&db->values[k], &v) ||
+		    db->values[k].value != v.value)
+			bad++;
+		k++;
+	}
+	ok(!bad && k == db->nvalues && k < n,
+	   "per-profile sort + coalesce equals qsort + sum (%zu values)", k);
+	free(ref);
 	pc_db_free(db);
 }
 
