@@ -29,6 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Work above this share of a metric's total is laid out beyond the
+ * default budget (see pc_cg_expand). */
+#define CG_MIN_SHARE 1e-4
+
 struct scc {
 	uint32_t first, n; /* members in scc_members[first..first+n) */
 };
@@ -45,6 +49,7 @@ struct expand {
 	double *grand;    /* per metric: the part's total */
 	double *ones;     /* nev weights of 1 */
 	uint32_t *npos;   /* per function: distinct positions laid out */
+	size_t *isize;    /* per SCC: contexts an instance lays out */
 	/* cut below: per SCC, its flat profile (cached): SCC shares */
 	struct flat {
 		uint32_t *scc;
@@ -78,7 +83,26 @@ struct expand {
 	double *fcalls;
 	pc_id *fctx;
 	double *rest_calls;
-	double *uw; /* scratch, nev */
+	double *uw, *rw, *acc; /* scratch, nev each */
+
+	/* instances that did not fit whole, opened member by member: their
+	 * spanning trees (the one a whole instance follows) in preorder */
+	struct opened {
+		size_t base; /* first node */
+	} *opened;
+	size_t nopened, capopened;
+	struct onode {
+		uint32_t fn, edge; /* the spanning edge; UINT32_MAX at the entry */
+		uint32_t end;      /* the subtree is nodes [this, end) */
+		double share;      /* largest share of a metric's total below */
+	} *nodes;
+	size_t nnodes, capnodes, maxnodes;
+	double *own;   /* per function x nev: self + its calls out of its SCC */
+	double *fold;  /* per function: calls= counts of the costed calls into
+			* it from its own SCC */
+	uint32_t *par; /* scratch: a node's parent */
+	double *sub;   /* scratch: a node's subtree cost, nev */
+	size_t capscratch;
 };
 
 static void csr(size_t nfns, size_t n, const void *items, size_t stride,
@@ -289,6 +313,8 @@ struct work {
 	size_t w;      /* offset of the weights in the pool */
 	double share;  /* largest share of a metric's total it carries */
 	double calls;  /* calls into the entry it stands for */
+	uint32_t inst; /* a whole instance (UINT32_MAX), or a member node of */
+	uint32_t node; /* opened instance inst: its node */
 };
 
 /* Pending instances, heaviest first (a binary max-heap on share). */
@@ -299,31 +325,45 @@ struct workheap {
 	size_t npool, cappool;
 };
 
+/* The largest share of a metric's total that cost c (per metric) with
+ * weights w carries. */
+static double share_of(const struct expand *x, const double *w,
+		       const double *c)
+{
+	double share = 0;
+	for (size_t m = 0; m < x->nev; m++) {
+		double s = x->grand[m] > 0 ? w[m] * c[m] / x->grand[m] : 0;
+		share = s > share ? s : share;
+	}
+	return share;
+}
+
+static void insert_work(struct workheap *h, struct work it)
+{
+	PC_GROW(h->items, h->n, h->cap);
+	size_t i = h->n++;
+	while (i && h->items[(i - 1) / 2].share < it.share) {
+		h->items[i] = h->items[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->items[i] = it;
+}
+
 static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 		      uint32_t entry, pc_id parent, const double *w,
 		      double calls)
 {
 	size_t nev = x->nev;
-	double share = 0;
-	for (size_t m = 0; m < nev; m++) {
-		double s = x->grand[m] > 0 ?
-			w[m] * x->total[(size_t)scc * nev + m] / x->grand[m] : 0;
-		share = s > share ? s : share;
-	}
-	PC_GROW(h->items, h->n, h->cap);
 	if (h->npool + nev > h->cappool) {
 		h->cappool = (h->npool + nev) * 2;
 		h->pool = pc_xrealloc(h->pool, h->cappool, sizeof(double));
 	}
 	memcpy(h->pool + h->npool, w, nev * sizeof(double));
-	size_t i = h->n++;
-	struct work it = { scc, entry, parent, h->npool, share, calls };
+	insert_work(h, (struct work){
+		scc, entry, parent, h->npool,
+		share_of(x, w, x->total + (size_t)scc * nev), calls,
+		UINT32_MAX, 0 });
 	h->npool += nev;
-	while (i && h->items[(i - 1) / 2].share < share) {
-		h->items[i] = h->items[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->items[i] = it;
 }
 
 static struct work pop_work(struct workheap *h)
@@ -380,80 +420,262 @@ static int any_positive(const double *w, size_t n)
 	return 0;
 }
 
+/* Function f's self cost per position below its context fctx, weighted
+ * by w (times sh unless NULL). A run of records at one position (an
+ * instruction-level file's instructions of a line, when instructions
+ * are not laid out) takes one context lookup and one value per metric:
+ * the model sums a context's values in the order they come, so the sum
+ * of the run is the same as value by value. */
+static void lay_records(struct expand *x, uint32_t f, pc_id fctx,
+			const double *sh, const double *w)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	int instr = g->has_instr && (x->instructions || !g->has_line);
+	const struct cg_rec *prev = NULL;
+	pc_id c = PC_NONE;
+	for (uint32_t j = x->rec_start[f]; j < x->rec_start[f + 1]; j++) {
+		uint32_t r = x->rec_idx[j];
+		const struct cg_rec *rec = &g->recs[r];
+		if (!prev || instr || rec->file != prev->file ||
+		    rec->line != prev->line) {
+			if (prev)
+				for (size_t m = 0; m < nev; m++)
+					pc_value_add(x->db, x->profile, c,
+						     g->metric[m], x->acc[m]);
+			c = site_ctx(x, fctx, rec->file, rec->line, rec->module,
+				     rec->addr);
+			memset(x->acc, 0, nev * sizeof(double));
+		}
+		prev = rec;
+		for (size_t m = 0; m < nev; m++)
+			x->acc[m] += sh ? (double)g->rcost[r * nev + m] * sh[m] *
+						  w[m] :
+					  (double)g->rcost[r * nev + m] * w[m];
+	}
+	if (prev)
+		for (size_t m = 0; m < nev; m++)
+			pc_value_add(x->db, x->profile, c, g->metric[m],
+				     x->acc[m]);
+}
+
+struct lay {
+	uint32_t fn;
+	pc_id parent;
+};
+
+struct todo {
+	struct lay *a;
+	size_t n, cap;
+};
+
+/* Lays out function fn of SCC s below parent with weights w: its
+ * context, its costs per position and its call sites. Calls into other
+ * SCCs are queued as instances. Calls into members of s: with a todo
+ * list (a whole instance), the members not laid out yet go on it and
+ * the calls into the others are folded into them; without one (a
+ * member node), the member nodes take care of them. */
+static pc_id lay_member(struct expand *x, struct workheap *ws, uint32_t s,
+			uint32_t fn, pc_id parent, const double *w,
+			double *wchild, struct todo *todo)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	pc_id fctx = call_ctx(x, parent, g->fns[fn].func);
+	lay_records(x, fn, fctx, NULL, w);
+	/* in reverse, so members are laid out in edge order */
+	uint32_t e0 = x->edge_start[fn], e1 = x->edge_start[fn + 1];
+	for (uint32_t j = e1; j-- > e0;) {
+		uint32_t e = x->edge_idx[j];
+		const struct cg_edge *ed = &g->edges[e];
+		uint32_t t = x->scc_of[ed->to];
+		if (t == s) {
+			if (!todo)
+				continue;
+			double n = edge_calls(x, t, w, e);
+			if (x->visit[ed->to] == x->stamp) {
+				/* folded recursion: its calls go to the
+				 * callee's one context here */
+				x->fcalls[ed->to] += n;
+				continue;
+			}
+			x->visit[ed->to] = x->stamp;
+			x->fcalls[ed->to] = n;
+			pc_id c = site_ctx(x, fctx, ed->file, ed->line,
+					   ed->module, ed->addr);
+			PC_GROW(todo->a, todo->n, todo->cap);
+			todo->a[todo->n++] = (struct lay){ ed->to, c };
+			continue;
+		}
+		for (size_t m = 0; m < nev; m++)
+			wchild[m] = w[m] * ratio((double)g->ecost[e * nev + m],
+						 x->incl[t * nev + m]);
+		if (!any_positive(wchild, nev))
+			continue;
+		pc_id c = site_ctx(x, fctx, ed->file, ed->line, ed->module,
+				   ed->addr);
+		push_work(x, ws, t, ed->to, c, wchild, edge_calls(x, s, w, e));
+	}
+	return fctx;
+}
+
 /* Lays out one instance of an SCC entered at `entry` below `parent`
  * with weights w, and queues the instances of the SCCs it calls. */
 static void expand_instance(struct expand *x, struct workheap *ws,
 			    const struct work *it, const double *w,
 			    double *wchild)
 {
-	const struct cg_graph *g = x->g;
-	size_t nev = x->nev;
-	struct lay {
-		uint32_t fn;
-		pc_id parent;
-	} *todo = NULL;
-	size_t ntodo = 0, captodo = 0;
+	struct todo todo = { 0 };
 	x->stamp++;
 	x->visit[it->entry] = x->stamp;
 	x->fcalls[it->entry] = it->calls;
-	PC_GROW(todo, ntodo, captodo);
-	todo[ntodo++] = (struct lay){ it->entry, it->parent };
-	while (ntodo) {
-		struct lay l = todo[--ntodo];
-		pc_id fctx = call_ctx(x, l.parent, g->fns[l.fn].func);
-		x->fctx[l.fn] = fctx;
-		for (uint32_t j = x->rec_start[l.fn]; j < x->rec_start[l.fn + 1];
-		     j++) {
-			uint32_t r = x->rec_idx[j];
-			const struct cg_rec *rec = &g->recs[r];
-			pc_id c = site_ctx(x, fctx, rec->file, rec->line,
-					   rec->module, rec->addr);
-			for (size_t m = 0; m < nev; m++)
-				pc_value_add(x->db, x->profile, c, g->metric[m],
-					     (double)g->rcost[r * nev + m] *
-						     w[m]);
-		}
-		/* push in reverse so members are laid out in edge order */
-		uint32_t e0 = x->edge_start[l.fn], e1 = x->edge_start[l.fn + 1];
-		for (uint32_t j = e1; j-- > e0;) {
-			uint32_t e = x->edge_idx[j];
-			const struct cg_edge *ed = &g->edges[e];
-			uint32_t t = x->scc_of[ed->to];
-			if (t == it->scc) {
-				double n = edge_calls(x, t, w, e);
-				if (x->visit[ed->to] == x->stamp) {
-					/* folded recursion: its calls go to
-					 * the callee's one context here */
-					x->fcalls[ed->to] += n;
-					continue;
-				}
-				x->visit[ed->to] = x->stamp;
-				x->fcalls[ed->to] = n;
-				pc_id s = site_ctx(x, fctx, ed->file, ed->line,
-						   ed->module, ed->addr);
-				PC_GROW(todo, ntodo, captodo);
-				todo[ntodo++] = (struct lay){ ed->to, s };
-				continue;
-			}
-			for (size_t m = 0; m < nev; m++)
-				wchild[m] = w[m] *
-					    ratio((double)g->ecost[e * nev + m],
-						  x->incl[t * nev + m]);
-			if (!any_positive(wchild, nev))
-				continue;
-			pc_id s = site_ctx(x, fctx, ed->file, ed->line,
-					   ed->module, ed->addr);
-			push_work(x, ws, t, ed->to, s, wchild,
-				  edge_calls(x, it->scc, w, e));
-		}
+	PC_GROW(todo.a, todo.n, todo.cap);
+	todo.a[todo.n++] = (struct lay){ it->entry, it->parent };
+	while (todo.n) {
+		struct lay l = todo.a[--todo.n];
+		x->fctx[l.fn] = lay_member(x, ws, it->scc, l.fn, l.parent, w,
+					   wchild, &todo);
 	}
-	free(todo);
+	free(todo.a);
 	/* the calls into each member laid out, folded ones included */
 	const struct scc *c = &x->sccs[it->scc];
 	for (uint32_t k = 0; k < c->n; k++) {
 		uint32_t f = x->members[c->first + k];
 		if (x->visit[f] == x->stamp)
 			add_calls(x, x->fctx[f], x->fcalls[f]);
+	}
+}
+
+/* The calls into member f of SCC s from the other members of one
+ * instance with weights w (each of the instance's calls inside s goes
+ * to its callee's node: as edge_calls, summed). */
+static double fold_calls(const struct expand *x, uint32_t s, const double *w,
+			 uint32_t f)
+{
+	if (x->calls == PC_NONE || !x->fold[f])
+		return 0;
+	for (size_t m = 0; m < x->nev; m++)
+		if (x->incl[(size_t)s * x->nev + m] > 0)
+			return x->fold[f] * w[m];
+	return 0;
+}
+
+/* Contexts that laying out function f as one member takes (at most). */
+static size_t member_size(const struct expand *x, uint32_t f)
+{
+	return 1 + x->npos[f] + 2 * (x->edge_start[f + 1] - x->edge_start[f]);
+}
+
+/* Opens an instance that does not fit whole: its spanning tree (the one
+ * expand_instance follows, in the order it lays members out: a
+ * preorder), each node with the share of its subtree. Returns the
+ * opened instance, or UINT32_MAX when the nodes would pass their bound
+ * (the instance is then cut whole). */
+static uint32_t open_instance(struct expand *x, const struct work *it,
+			      const double *w)
+{
+	const struct cg_graph *g = x->g;
+	const struct scc *c = &x->sccs[it->scc];
+	size_t nev = x->nev;
+	if (x->nnodes + c->n > x->maxnodes || x->nopened >= UINT32_MAX - 1)
+		return UINT32_MAX;
+	if (!x->own) { /* the first time: per function, once */
+		x->own = pc_xcalloc((size_t)g->nfns * nev + 1, sizeof(double));
+		x->fold = pc_xcalloc(g->nfns + 1, sizeof(double));
+		for (size_t r = 0; r < g->nrecs; r++)
+			for (size_t m = 0; m < nev; m++)
+				x->own[(size_t)g->recs[r].fn * nev + m] +=
+					(double)g->rcost[r * nev + m];
+		for (size_t e = 0; e < g->nedges; e++) {
+			uint32_t a = x->scc_of[g->edges[e].from];
+			uint32_t b = x->scc_of[g->edges[e].to];
+			double *o = x->own + (size_t)g->edges[e].from * nev;
+			if (a == b) {
+				if (edge_calls(x, a, x->ones, e) != 0)
+					x->fold[g->edges[e].to] +=
+						(double)g->edges[e].count;
+				continue;
+			}
+			for (size_t m = 0; m < nev; m++)
+				o[m] += (double)g->ecost[e * nev + m] *
+					ratio(x->total[b * nev + m],
+					      x->incl[b * nev + m]);
+		}
+	}
+	while (x->nnodes + c->n > x->capnodes) {
+		x->capnodes = x->capnodes ? 2 * x->capnodes : 1024;
+		x->nodes = pc_xrealloc(x->nodes, x->capnodes,
+				       sizeof(*x->nodes));
+	}
+	if (c->n > x->capscratch) {
+		x->capscratch = c->n;
+		x->par = pc_xrealloc(x->par, c->n, sizeof(uint32_t));
+		x->sub = pc_xrealloc(x->sub, c->n * nev, sizeof(double));
+	}
+	struct onode *nd = x->nodes + x->nnodes;
+	struct pend {
+		uint32_t fn, parent, edge; /* parent node, spanning edge */
+	} *st = NULL;
+	size_t nst = 0, capst = 0;
+	uint32_t k = 0;
+	x->stamp++;
+	x->visit[it->entry] = x->stamp;
+	PC_GROW(st, nst, capst);
+	st[nst++] = (struct pend){ it->entry, UINT32_MAX, UINT32_MAX };
+	while (nst) {
+		struct pend l = st[--nst];
+		nd[k] = (struct onode){ l.fn, l.edge, k + 1, 0 };
+		x->par[k] = l.parent;
+		memcpy(x->sub + (size_t)k * nev, x->own + (size_t)l.fn * nev,
+		       nev * sizeof(double));
+		uint32_t e0 = x->edge_start[l.fn], e1 = x->edge_start[l.fn + 1];
+		for (uint32_t j = e1; j-- > e0;) {
+			uint32_t e = x->edge_idx[j];
+			uint32_t to = g->edges[e].to;
+			if (x->scc_of[to] != it->scc || x->visit[to] == x->stamp)
+				continue;
+			x->visit[to] = x->stamp;
+			PC_GROW(st, nst, capst);
+			st[nst++] = (struct pend){ to, k, e };
+		}
+		k++;
+	}
+	free(st);
+	/* subtrees: children come after their parents */
+	for (uint32_t i = k; i-- > 1;) {
+		uint32_t p = x->par[i];
+		if (nd[i].end > nd[p].end)
+			nd[p].end = nd[i].end;
+		for (size_t m = 0; m < nev; m++)
+			x->sub[(size_t)p * nev + m] += x->sub[(size_t)i * nev + m];
+	}
+	for (uint32_t i = 0; i < k; i++)
+		nd[i].share = share_of(x, w, x->sub + (size_t)i * nev);
+	PC_GROW(x->opened, x->nopened, x->capopened);
+	x->opened[x->nopened].base = x->nnodes;
+	x->nnodes += k;
+	return (uint32_t)x->nopened++;
+}
+
+/* Lays out one member node of an opened instance and queues its
+ * children in the spanning tree, each a member node of its own. */
+static void expand_member(struct expand *x, struct workheap *ws,
+			  const struct work *it, const double *w,
+			  double *wchild)
+{
+	size_t base = x->opened[it->inst].base;
+	uint32_t f = x->nodes[base + it->node].fn;
+	uint32_t end = x->nodes[base + it->node].end;
+	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild,
+				NULL);
+	add_calls(x, fctx, it->calls + fold_calls(x, it->scc, w, f));
+	for (uint32_t j = it->node + 1; j < end; j = x->nodes[base + j].end) {
+		const struct onode *ch = &x->nodes[base + j];
+		const struct cg_edge *ed = &x->g->edges[ch->edge];
+		pc_id c = site_ctx(x, fctx, ed->file, ed->line, ed->module,
+				   ed->addr);
+		insert_work(ws, (struct work){ it->scc, it->entry, c, it->w,
+					       ch->share, 0, it->inst, j });
 	}
 }
 
@@ -474,66 +696,59 @@ static size_t instance_size(const struct expand *x, uint32_t s)
 {
 	const struct scc *c = &x->sccs[s];
 	size_t n = 0;
-	for (uint32_t k = 0; k < c->n; k++) {
-		uint32_t f = x->members[c->first + k];
-		n += 1 + x->npos[f] +
-		     2 * (x->edge_start[f + 1] - x->edge_start[f]);
-	}
+	for (uint32_t k = 0; k < c->n; k++)
+		n += member_size(x, x->members[c->first + k]);
 	return n;
 }
 
-/* Passes SCC u's shares su on to the SCCs it calls (sh, per SCC x
- * metric), in proportion to each call edge's inclusive cost; with on,
- * each SCC reached the first time goes on the max-heap of indices. */
-static void spread(const struct expand *x, uint32_t u, const double *su,
-		   double *sh, uint8_t *on, uint32_t *heap, size_t *nh)
+/* Passes function f's shares su (f a member of SCC u) on to the SCCs it
+ * calls (sh, per SCC x metric), in proportion to each call edge's
+ * inclusive cost; with on, each SCC reached the first time goes on the
+ * max-heap of indices. */
+static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
+		      const double *su, double *sh, uint8_t *on,
+		      uint32_t *heap, size_t *nh)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
-	const struct scc *c = &x->sccs[u];
-	for (uint32_t k = 0; k < c->n; k++) {
-		uint32_t f = x->members[c->first + k];
-		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
-		     j++) {
-			uint32_t e = x->edge_idx[j];
-			uint32_t v = x->scc_of[g->edges[e].to];
-			if (v == u)
-				continue;
-			for (size_t m = 0; m < nev; m++)
-				sh[(size_t)v * nev + m] +=
-					su[m] * ratio((double)g->ecost[e * nev + m],
-						      x->incl[v * nev + m]);
-			if (!on || on[v])
-				continue;
-			on[v] = 1; /* sift up */
-			size_t q = (*nh)++;
-			while (q && heap[(q - 1) / 2] < v) {
-				heap[q] = heap[(q - 1) / 2];
-				q = (q - 1) / 2;
-			}
-			heap[q] = v;
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j];
+		uint32_t v = x->scc_of[g->edges[e].to];
+		if (v == u)
+			continue;
+		for (size_t m = 0; m < nev; m++)
+			sh[(size_t)v * nev + m] +=
+				su[m] * ratio((double)g->ecost[e * nev + m],
+					      x->incl[v * nev + m]);
+		if (!on || on[v])
+			continue;
+		on[v] = 1; /* sift up */
+		size_t q = (*nh)++;
+		while (q && heap[(q - 1) / 2] < v) {
+			heap[q] = heap[(q - 1) / 2];
+			q = (q - 1) / 2;
 		}
+		heap[q] = v;
 	}
 }
 
-/* The flat profile of one full instance of SCC t: the share of each SCC
- * it reaches (t itself 1), per metric. Callee SCCs have smaller indices
- * than their callers, so the shares are final when taken in decreasing
- * index order (a max-heap of indices). Cached per SCC. */
-static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
-			    uint8_t *on, uint32_t *heap, size_t limit)
+/* The same for all of SCC u's members. */
+static void spread(const struct expand *x, uint32_t u, const double *su,
+		   double *sh, uint8_t *on, uint32_t *heap, size_t *nh)
 {
-	struct flat *fl = &x->flats[t];
-	if (fl->done == 1)
-		return fl->size <= limit ? fl : NULL;
-	if (fl->done == 2)
-		return NULL; /* limits only shrink */
-	fl->done = 1;
-	size_t nev = x->nev, nh = 0, cap = 0;
-	heap[nh++] = t;
-	on[t] = 1;
-	for (size_t m = 0; m < nev; m++)
-		sh[(size_t)t * nev + m] = 1;
+	const struct scc *c = &x->sccs[u];
+	for (uint32_t k = 0; k < c->n; k++)
+		spread_fn(x, u, x->members[c->first + k], su, sh, on, heap, nh);
+}
+
+/* Fills flat profile fl from the SCCs on the heap (their shares in sh):
+ * callee SCCs have smaller indices than their callers, so the shares
+ * are final when taken in decreasing index order. Returns 0 (fl and the
+ * scratch emptied) as soon as fl lays out more than limit contexts. */
+static int flat_run(struct expand *x, struct flat *fl, double *sh,
+		    uint8_t *on, uint32_t *heap, size_t nh, size_t limit)
+{
+	size_t nev = x->nev, cap = fl->n;
 	while (nh) {
 		uint32_t u = heap[0], last = heap[--nh];
 		size_t i = 0;
@@ -574,19 +789,39 @@ static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
 			free(fl->scc);
 			free(fl->share);
 			*fl = (struct flat){ .done = 2 };
-			return NULL;
+			return 0;
 		}
 		spread(x, u, su, sh, on, heap, &nh);
 		memset(su, 0, nev * sizeof(double));
 		on[u] = 0;
 	}
-	return fl;
+	return 1;
+}
+
+/* The flat profile of one full instance of SCC t: the share of each SCC
+ * it reaches (t itself 1), per metric. Cached per SCC. */
+static struct flat *flat_of(struct expand *x, uint32_t t, double *sh,
+			    uint8_t *on, uint32_t *heap, size_t limit)
+{
+	struct flat *fl = &x->flats[t];
+	if (fl->done == 1)
+		return fl->size <= limit ? fl : NULL;
+	if (fl->done == 2)
+		return NULL; /* limits only shrink */
+	fl->done = 1;
+	heap[0] = t;
+	on[t] = 1;
+	for (size_t m = 0; m < x->nev; m++)
+		sh[(size_t)t * x->nev + m] = 1;
+	return flat_run(x, fl, sh, on, heap, 1, limit) ? fl : NULL;
 }
 
 /* The calls that function f of SCC u makes inside a cut below parent
- * (u's weights: sh times w), to its callees' flat contexts. */
+ * (u's weights: sh times w), to its callees' flat contexts; the calls
+ * inside u only with insc. */
 static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
-		       const double *sh, const double *w, pc_id parent)
+		       const double *sh, const double *w, pc_id parent,
+		       int insc)
 {
 	if (x->calls == PC_NONE)
 		return;
@@ -595,6 +830,8 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 		x->uw[m] = sh[m] * w[m];
 	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
 		uint32_t e = x->edge_idx[j];
+		if (!insc && x->scc_of[g->edges[e].to] == u)
+			continue;
 		double n = edge_calls(x, u, x->uw, e);
 		if (n != 0)
 			add_calls(x, call_ctx(x, parent,
@@ -602,56 +839,96 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 	}
 }
 
+/* Function f's self cost per position below parent, weighted by sh
+ * times w. */
+static void lay_fn_flat(struct expand *x, uint32_t f, const double *sh,
+			const double *w, pc_id parent)
+{
+	if (x->rec_start[f] == x->rec_start[f + 1])
+		return;
+	lay_records(x, f, call_ctx(x, parent, x->g->fns[f].func), sh, w);
+}
+
 /* Lays out a cut below `parent`: each function of the flat profile once,
  * with its self cost per position, weighted by w. */
 static void lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
 		     const double *w)
 {
-	const struct cg_graph *g = x->g;
-	size_t nev = x->nev;
 	for (size_t i = 0; i < fl->n; i++) {
 		const struct scc *c = &x->sccs[fl->scc[i]];
-		const double *sh = fl->share + i * nev;
+		const double *sh = fl->share + i * x->nev;
 		for (uint32_t k = 0; k < c->n; k++) {
 			uint32_t f = x->members[c->first + k];
-			flat_calls(x, fl->scc[i], f, sh, w, parent);
-			if (x->rec_start[f] == x->rec_start[f + 1])
-				continue;
-			pc_id fctx = call_ctx(x, parent, g->fns[f].func);
-			for (uint32_t j = x->rec_start[f];
-			     j < x->rec_start[f + 1]; j++) {
-				uint32_t r = x->rec_idx[j];
-				const struct cg_rec *rec = &g->recs[r];
-				pc_id cx = site_ctx(x, fctx, rec->file, rec->line,
-						    rec->module, rec->addr);
-				for (size_t m = 0; m < nev; m++)
-					pc_value_add(x->db, x->profile, cx,
-						     g->metric[m],
-						     (double)g->rcost[r * nev + m] *
-							     sh[m] * w[m]);
-			}
+			flat_calls(x, fl->scc[i], f, sh, w, parent, 1);
+			lay_fn_flat(x, f, sh, w, parent);
 		}
 	}
 }
 
-/* The cuts that did not fit, summed per SCC in rest (weights): their
+/* A member node of an opened instance that did not fit, as a cut below
+ * its call site: the members of its subtree once each (with all the
+ * instance's calls into them: fold_calls; a cut node is never the
+ * entry, whose node is laid out when the instance is opened), then the
+ * flat profile of the SCCs they call. Returns 0 if it is larger than
+ * limit. */
+static int cut_member(struct expand *x, const struct work *it,
+		      const double *w, double *sh, uint8_t *on,
+		      uint32_t *heap, size_t limit)
+{
+	const struct onode *nd = x->nodes + x->opened[it->inst].base;
+	struct flat fl = { 0 };
+	size_t nh = 0;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++)
+		fl.size += 1 + x->npos[nd[k].fn];
+	if (fl.size > limit)
+		return 0;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++)
+		spread_fn(x, it->scc, nd[k].fn, x->ones, sh, on, heap, &nh);
+	if (!flat_run(x, &fl, sh, on, heap, nh, limit))
+		return 0;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
+		uint32_t f = nd[k].fn;
+		flat_calls(x, it->scc, f, x->ones, w, it->parent, 0);
+		lay_fn_flat(x, f, x->ones, w, it->parent);
+		add_calls(x, call_ctx(x, it->parent, x->g->fns[f].func),
+			  fold_calls(x, it->scc, w, f));
+	}
+	lay_flat(x, &fl, it->parent, w);
+	free(fl.scc);
+	free(fl.share);
+	return 1;
+}
+
+/* The cuts that did not fit, summed per SCC in rest and per function in
+ * frest (the members of opened instances' cut nodes), as weights: their
  * flat profiles in one pass over the SCCs (callers before callees),
  * laid out once below `parent`. rest is consumed. */
-static void lay_rest(struct expand *x, double *rest, pc_id parent)
+static void lay_rest(struct expand *x, double *rest, const double *frest,
+		     pc_id parent)
 {
 	size_t nev = x->nev;
-	struct flat one = { 0 };
-	uint32_t scc;
-	one.scc = &scc;
-	one.n = 1;
 	for (size_t u = x->nsccs; u-- > 0;) {
-		double *su = rest + u * nev;
-		if (!any_positive(su, nev))
-			continue;
-		spread(x, (uint32_t)u, su, rest, NULL, NULL, NULL);
-		scc = (uint32_t)u;
-		one.share = su;
-		lay_flat(x, &one, parent, x->ones);
+		const double *su = rest + u * nev;
+		int whole = any_positive(su, nev);
+		const struct scc *c = &x->sccs[u];
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			const double *fw = frest ? frest + (size_t)f * nev : NULL;
+			int part = fw && any_positive(fw, nev);
+			if (!whole && !part)
+				continue;
+			for (size_t m = 0; m < nev && part; m++)
+				x->rw[m] = su[m] + fw[m];
+			const double *sw = part ? x->rw : su;
+			spread_fn(x, (uint32_t)u, f, sw, rest, NULL, NULL, NULL);
+			if (whole)
+				flat_calls(x, (uint32_t)u, f, su, x->ones,
+					   parent, 1);
+			if (part)
+				flat_calls(x, (uint32_t)u, f, fw, x->ones,
+					   parent, 0);
+			lay_fn_flat(x, f, sw, x->ones, parent);
+		}
 	}
 }
 
@@ -693,6 +970,29 @@ static size_t flat_floor(struct expand *x)
 	return n;
 }
 
+/* By default, work that carries CG_MIN_SHARE or more of a metric's
+ * total is laid out beyond the budget, so that every calling context
+ * above that share is in the tree, as long as the tree stays within
+ * four times the budget and its v4 database within some 30 times the
+ * input. The input's size is estimated from its cost and call lines
+ * (11 bytes each, what a line with compressed names takes at least),
+ * not measured, so that the tree does not depend on how the file is
+ * written; a context costs some 62 + 137 bytes per metric in a v4
+ * database (measured). --max-contexts is a bound: nothing beyond it. */
+static size_t default_cap(const struct expand *x,
+			  const struct pc_import_opts *opts)
+{
+	if (opts && opts->max_contexts)
+		return x->budget;
+	double metrics = (double)x->nev + (x->calls != PC_NONE);
+	double est = 30.0 * 11.0 * (double)(x->g->nrecs + x->g->nedges) /
+		     (62.0 + 137.0 * metrics);
+	double most = 4.0 * (double)x->budget;
+	if (est > most)
+		est = most;
+	return est > (double)x->budget ? (size_t)est : x->budget;
+}
+
 static size_t used(const struct expand *x)
 {
 	return x->db->ncontexts - x->start;
@@ -722,8 +1022,9 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.npos = pc_xcalloc(g->nfns + 1, sizeof(uint32_t));
 	x.reserve = flat_floor(&x);
 	size_t big = 0;
+	x.isize = pc_xmalloc((x.nsccs + 1) * sizeof(size_t));
 	for (uint32_t s = 0; s < x.nsccs; s++) {
-		size_t n = instance_size(&x, s);
+		size_t n = x.isize[s] = instance_size(&x, s);
 		big = n > big ? n : big;
 	}
 	size_t extra = big + x.reserve / 2 > x.reserve ? big + x.reserve / 2 :
@@ -731,12 +1032,6 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.budget = opts && opts->max_contexts ? opts->max_contexts :
 		   x.reserve + extra + 1024;
 	size_t room = x.budget > x.reserve ? x.budget - x.reserve : 0;
-	/* the contexts this may add, and values: a value per event (and
-	 * calls) for each, twice (a context's cost may come in parts) */
-	size_t most = x.budget > x.reserve ? x.budget : x.reserve;
-	pc_ctx_reserve(db, most);
-	pc_values_reserve(db, most > SIZE_MAX / (2 * x.nev + 2) ?
-				      SIZE_MAX : most * (2 * x.nev + 2));
 	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
 	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
 	for (size_t r = 0; r < g->nrecs; r++)
@@ -757,6 +1052,17 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.fcalls = pc_xcalloc(g->nfns, sizeof(double));
 	x.fctx = pc_xcalloc(g->nfns, sizeof(pc_id));
 	x.uw = pc_xmalloc((x.nev + 1) * sizeof(double));
+	x.rw = pc_xmalloc((x.nev + 1) * sizeof(double));
+	x.acc = pc_xmalloc((x.nev + 1) * sizeof(double));
+	size_t cap = default_cap(&x, opts);
+	size_t caproom = cap > x.reserve ? cap - x.reserve : 0;
+	x.maxnodes = cap;
+	/* the contexts this may add, and values: a value per event (and
+	 * calls) for each, twice (a context's cost may come in parts) */
+	size_t most = cap > x.reserve ? cap : x.reserve;
+	pc_ctx_reserve(db, most);
+	pc_values_reserve(db, most > SIZE_MAX / (2 * x.nev + 2) ?
+				      SIZE_MAX : most * (2 * x.nev + 2));
 
 	struct workheap ws = { 0 };
 	double *w = pc_xmalloc(x.nev * sizeof(double));
@@ -784,16 +1090,47 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		struct work it = pop_work(&ws);
 		if (used(&x) >= next_progress) {
 			pc_progress(db->diag, "building the calling-context tree",
-				    used(&x), x.budget, UINT64_MAX);
+				    used(&x), cap, UINT64_MAX);
 			next_progress = used(&x) + (1u << 16);
 		}
-		if (used(&x) + instance_size(&x, it.scc) > room) {
-			PC_GROW(cuts, ncut, capcuts);
-			cuts[ncut++] = it;
+		memcpy(w, ws.pool + it.w, x.nev * sizeof(double));
+		size_t lim = it.share >= CG_MIN_SHARE ? caproom : room;
+		if (it.inst == UINT32_MAX &&
+		    used(&x) + x.isize[it.scc] <= lim) {
+			expand_instance(&x, &ws, &it, w, wchild);
 			continue;
 		}
-		memcpy(w, ws.pool + it.w, x.nev * sizeof(double));
-		expand_instance(&x, &ws, &it, w, wchild);
+		/* an instance that does not fit whole is laid out member by
+		 * member, each member node (with its subtree) competing
+		 * with all other pending work */
+		if (it.inst == UINT32_MAX && x.sccs[it.scc].n > 1 &&
+		    used(&x) + member_size(&x, it.entry) <= lim) {
+			it.inst = open_instance(&x, &it, w);
+			it.node = 0; /* the entry: laid out now */
+		}
+		if (it.inst != UINT32_MAX &&
+		    (it.node == 0 ||
+		     used(&x) + member_size(&x, x.nodes[x.opened[it.inst].base +
+							 it.node].fn) <= lim)) {
+			expand_member(&x, &ws, &it, w, wchild);
+			continue;
+		}
+		PC_GROW(cuts, ncut, capcuts);
+		cuts[ncut++] = it;
+		/* once nothing can fit (what is pending is no heavier than
+		 * this), the rest are cuts too, taken as they lie: they all
+		 * go below the entry point, since no room is left for a
+		 * cut below its call site */
+		if (used(&x) >= caproom ||
+		    (it.share < CG_MIN_SHARE && used(&x) >= room)) {
+			while (ncut + ws.n > capcuts) {
+				capcuts = 2 * capcuts;
+				cuts = pc_xrealloc(cuts, capcuts, sizeof(*cuts));
+			}
+			memcpy(cuts + ncut, ws.items, ws.n * sizeof(*cuts));
+			ncut += ws.n;
+			ws.n = 0;
+		}
 	}
 	/* the cuts, heaviest first: each instance's flat profile below its
 	 * call site while the budget lasts; the rest are summed per SCC and
@@ -801,35 +1138,56 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	double *sh = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
 	uint8_t *on = pc_xcalloc(x.nsccs + 1, 1);
 	uint32_t *heap = pc_xmalloc((x.nsccs + 1) * sizeof(uint32_t));
-	double *rest = NULL;
+	double *rest = NULL, *frest = NULL;
 	double cut_share = 0, flat_share = 0;
 	for (size_t i = 0; i < ncut; i++) {
 		const struct work *it = &cuts[i];
 		const double *wc = ws.pool + it->w;
 		cut_share += it->share;
 		if (used(&x) + x.reserve < x.budget) {
-			const struct flat *fl =
-				flat_of(&x, it->scc, sh, on, heap,
-					x.budget - x.reserve - used(&x));
-			if (fl) {
-				lay_flat(&x, fl, it->parent, wc);
-				add_calls(&x, call_ctx(&x, it->parent,
-						       g->fns[it->entry].func),
-					  it->calls);
-				continue;
+			size_t limit = x.budget - x.reserve - used(&x);
+			if (it->inst != UINT32_MAX) {
+				if (cut_member(&x, it, wc, sh, on, heap, limit))
+					continue;
+			} else {
+				const struct flat *fl = flat_of(
+					&x, it->scc, sh, on, heap, limit);
+				if (fl) {
+					lay_flat(&x, fl, it->parent, wc);
+					add_calls(&x,
+						  call_ctx(&x, it->parent,
+							   g->fns[it->entry]
+								   .func),
+						  it->calls);
+					continue;
+				}
 			}
 		}
 		if (!rest) {
 			rest = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
 			x.rest_calls = pc_xcalloc(g->nfns, sizeof(double));
 		}
-		x.rest_calls[it->entry] += it->calls;
-		for (size_t m = 0; m < x.nev; m++)
-			rest[(size_t)it->scc * x.nev + m] += wc[m];
 		flat_share += it->share;
+		if (it->inst == UINT32_MAX) {
+			x.rest_calls[it->entry] += it->calls;
+			for (size_t m = 0; m < x.nev; m++)
+				rest[(size_t)it->scc * x.nev + m] += wc[m];
+			continue;
+		}
+		/* a member node's subtree, member by member */
+		if (!frest)
+			frest = pc_xcalloc((size_t)g->nfns * x.nev + 1,
+					   sizeof(double));
+		const struct onode *nd = x.nodes + x.opened[it->inst].base;
+		for (uint32_t k = it->node; k < nd[it->node].end; k++) {
+			uint32_t f = nd[k].fn;
+			for (size_t m = 0; m < x.nev; m++)
+				frest[(size_t)f * x.nev + m] += wc[m];
+			x.rest_calls[f] += fold_calls(&x, it->scc, wc, f);
+		}
 	}
 	if (rest) {
-		lay_rest(&x, rest, entry);
+		lay_rest(&x, rest, frest, entry);
 		for (uint32_t f = 0; f < g->nfns; f++)
 			if (x.rest_calls[f] != 0)
 				add_calls(&x, call_ctx(&x, entry,
@@ -837,21 +1195,36 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 					  x.rest_calls[f]);
 	}
 	free(rest);
+	free(frest);
 	free(x.rest_calls);
+	free(x.rw);
+	free(x.acc);
+	free(x.isize);
+	free(x.opened);
+	free(x.nodes);
+	free(x.own);
+	free(x.fold);
+	free(x.par);
+	free(x.sub);
 	free(x.fcalls);
 	free(x.fctx);
 	free(x.uw);
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
 	if (ncut && !(db->diag && db->diag->quiet)) {
-		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu, "
+		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
-			"lies below %zu cuts, kept per function and line%s%s",
-			used(&x), x.budget, 100 * cut_share, ncut,
+			"lies below %zu cuts (the heaviest %.2g%%), kept per "
+			"function and line%s%s",
+			used(&x), x.budget,
+			cap > x.budget && used(&x) > x.budget ?
+				", more for contexts above 0.01%" : "",
+			100 * cut_share, ncut, 100 * cuts[0].share,
 			flat_share > 0 ? "; part of it below the entry point" :
 					 " below each cut",
-			used(&x) > x.budget ? " (the flat profile alone needs "
-					      "more than the budget)" : "");
+			cap == x.budget && used(&x) > x.budget ?
+				" (the flat profile alone needs more than the "
+				"budget)" : "");
 	}
 	free(sh);
 	free(on);

@@ -90,4 +90,78 @@ nctx=$(awk '/^contexts/ {print $2}' "$tmp/lim")
 # (no smaller than the flat profile: every function with its lines)
 if [ "$nctx" -lt 5100 ]; then ok "bounded tree is the flat profile ($nctx contexts)"
 else not_ok "bounded tree has $nctx contexts"; fi
+# every bound, from below the flat profile to the whole tree, on a small
+# recursive cluster {a, b, c} (entered from main, calling d and e):
+# whole instances, instances laid out member by member, cuts below call
+# sites and below the entry point each keep every function's self cost
+# and calls (the file is written by hand so that each way is taken at
+# some bound between 1 and 80 contexts)
+cat >"$tmp/scc.out" <<'EOF'
+# callgrind format
+version: 1
+creator: written by hand for tests/callgrind_dump.sh
+cmd: scc
+events: Ir
+fl=t.c
+fn=main
+1 5
+cfn=a
+calls=2 10
+2 300
+cfn=d
+calls=1 40
+3 50
+fn=a
+10 10
+11 3
+cfn=b
+calls=3 20
+12 120
+cfn=c
+calls=4 30
+13 90
+cfn=d
+calls=2 40
+14 20
+fn=b
+20 10
+21 5
+cfn=a
+calls=1 10
+22 60
+cfn=e
+calls=5 50
+23 25
+cfn=e
+calls=1 50
+24 5
+fn=c
+30 40
+31 7
+cfn=a
+calls=2 10
+32 30
+fn=d
+40 30
+41 4
+cfn=e
+calls=1 50
+42 5
+cfn=e
+calls=1 50
+43 5
+fn=e
+50 20
+51 5
+EOF
+"$PROFCONV" convert -q --max-contexts=1000 -o "$tmp/full.d" "$tmp/scc.out"
+"$PROFCONV" check --values "$tmp/full.d" >"$tmp/full.v"
+bad=""
+for mc in $(seq 1 80); do
+	if "$PROFCONV" convert -q --force --max-contexts=$mc -o "$tmp/b.d" "$tmp/scc.out" &&
+		"$PROFCONV" check --values "$tmp/b.d" >"$tmp/b.v" && cmp -s "$tmp/full.v" "$tmp/b.v"; then :
+	else bad="$bad $mc"; fi
+done
+check "each bound 1-80 keeps the totals, self costs and calls per function" test -z "$bad"
+check "... which are those of the input" grep -qx 'function	Calls	e	8' "$tmp/full.v"
 done_testing

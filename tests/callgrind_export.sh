@@ -160,6 +160,26 @@ for old in "$@"; do
 		written="$written $tmp/callgrind.out.old-$b"
 done
 
+# bounded trees of the interpreter, whose eval loop is one recursive
+# cluster of some 700 functions: at these budgets its instances do not
+# fit whole and are laid out member by member; member nodes that do not
+# fit are cut below their call sites or, past the budget, below the
+# entry point. Each way keeps every function's self cost and calls.
+gzip -dc py-json.out.gz | sed 's/^calls=0 /calls=1 /' >"$tmp/py.out"
+annotate self 1 "$tmp/py.out" | sort >"$tmp/py.self"
+awk -v per=callee -f "$top_srcdir/tests/cg_calls.awk" "$tmp/py.out" | sort >"$tmp/py.calls"
+for mc in 14000 16000 22000; do
+	"$PROFCONV" convert -q --max-contexts=$mc -o "$tmp/py$mc.d" py-json.out.gz &&
+		"$PROFCONV" convert -q -o "$tmp/callgrind.out.py$mc" "$tmp/py$mc.d"
+	annotate self 1 "$tmp/callgrind.out.py$mc" | sort >"$tmp/b.self"
+	check "py-json in $mc contexts: $(wc -l <"$tmp/py.self") functions keep their self costs" \
+		cmp -s "$tmp/py.self" "$tmp/b.self"
+	"$PROFCONV" check --values "$tmp/py$mc.d" | awk -F'\t' '$1 == "function" && $2 == "Calls" {
+		printf "%s\t%d\n", $3, $4 + 0.5}' | sort >"$tmp/b.calls"
+	check "py-json in $mc contexts: $(wc -l <"$tmp/py.calls") functions keep their calls" \
+		cmp -s "$tmp/py.calls" "$tmp/b.calls"
+done
+
 # KCachegrind, headless: every file we wrote loads without a message
 if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
 	kc() { # file: prints KCachegrind's load messages
