@@ -83,6 +83,13 @@ struct expand {
 	double *fcalls;
 	pc_id *fctx;
 	double *rest_calls;
+	/* cuts: their count, summed and largest shares, and those that go
+	 * below the entry point: summed weights per SCC (rest) and per
+	 * function for members of opened instances (frest) */
+	size_t ncut;
+	double cut_share, flat_share, heaviest;
+	double *rest, *frest;
+	size_t room, caproom; /* budget - floor; the cap - floor */
 	double *uw, *rw, *acc; /* scratch, nev each */
 
 	/* instances that did not fit whole, opened member by member: their
@@ -338,6 +345,79 @@ static double share_of(const struct expand *x, const double *w,
 	return share;
 }
 
+/* The calls into member f of SCC s from the other members of one
+ * instance with weights w (each of the instance's calls inside s goes
+ * to its callee's node: as edge_calls, summed). */
+static double fold_calls(const struct expand *x, uint32_t s, const double *w,
+			 uint32_t f)
+{
+	if (x->calls == PC_NONE || !x->fold[f])
+		return 0;
+	for (size_t m = 0; m < x->nev; m++)
+		if (x->incl[(size_t)s * x->nev + m] > 0)
+			return x->fold[f] * w[m];
+	return 0;
+}
+
+static size_t used(const struct expand *x)
+{
+	return x->db->ncontexts - x->start;
+}
+
+/* Contexts that laying out function f as one member takes (at most). */
+static size_t member_size(const struct expand *x, uint32_t f)
+{
+	return 1 + x->npos[f] + 2 * (x->edge_start[f + 1] - x->edge_start[f]);
+}
+
+/* Whether work of this share that needs at least `need` contexts can
+ * never be laid out nor be cut below its call site: what is laid out
+ * only grows, and once it passes the room, nothing is left for cuts
+ * below call sites. */
+static int hopeless(const struct expand *x, double share, size_t need)
+{
+	size_t u = used(x);
+	return u >= x->room &&
+	       u + need > (share >= CG_MIN_SHARE ? x->caproom : x->room);
+}
+
+static void note_cut(struct expand *x, double share)
+{
+	x->ncut++;
+	x->cut_share += share;
+	if (share > x->heaviest)
+		x->heaviest = share;
+}
+
+/* Work cut below the entry point: its weights w are summed per SCC, or
+ * for a member node per function of its subtree (laid out by lay_rest
+ * at the end). */
+static void to_rest(struct expand *x, const struct work *it, const double *w)
+{
+	size_t nev = x->nev;
+	x->flat_share += it->share;
+	if (!x->rest) {
+		x->rest = pc_xcalloc(x->nsccs * nev + 1, sizeof(double));
+		x->rest_calls = pc_xcalloc(x->g->nfns, sizeof(double));
+	}
+	if (it->inst == UINT32_MAX) {
+		x->rest_calls[it->entry] += it->calls;
+		for (size_t m = 0; m < nev; m++)
+			x->rest[(size_t)it->scc * nev + m] += w[m];
+		return;
+	}
+	if (!x->frest)
+		x->frest = pc_xcalloc((size_t)x->g->nfns * nev + 1,
+				      sizeof(double));
+	const struct onode *nd = x->nodes + x->opened[it->inst].base;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
+		uint32_t f = nd[k].fn;
+		for (size_t m = 0; m < nev; m++)
+			x->frest[(size_t)f * nev + m] += w[m];
+		x->rest_calls[f] += fold_calls(x, it->scc, w, f);
+	}
+}
+
 static void insert_work(struct workheap *h, struct work it)
 {
 	PC_GROW(h->items, h->n, h->cap);
@@ -354,15 +434,22 @@ static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 		      double calls)
 {
 	size_t nev = x->nev;
+	struct work it = { scc, entry, parent, h->npool,
+			   share_of(x, w, x->total + (size_t)scc * nev), calls,
+			   UINT32_MAX, 0 };
+	/* (opened, an instance needs room for its entry member first) */
+	if (hopeless(x, it.share, x->sccs[scc].n > 1 ?
+					  member_size(x, entry) : x->isize[scc])) {
+		note_cut(x, it.share);
+		to_rest(x, &it, w);
+		return;
+	}
 	if (h->npool + nev > h->cappool) {
 		h->cappool = (h->npool + nev) * 2;
 		h->pool = pc_xrealloc(h->pool, h->cappool, sizeof(double));
 	}
 	memcpy(h->pool + h->npool, w, nev * sizeof(double));
-	insert_work(h, (struct work){
-		scc, entry, parent, h->npool,
-		share_of(x, w, x->total + (size_t)scc * nev), calls,
-		UINT32_MAX, 0 });
+	insert_work(h, it);
 	h->npool += nev;
 }
 
@@ -546,26 +633,6 @@ static void expand_instance(struct expand *x, struct workheap *ws,
 	}
 }
 
-/* The calls into member f of SCC s from the other members of one
- * instance with weights w (each of the instance's calls inside s goes
- * to its callee's node: as edge_calls, summed). */
-static double fold_calls(const struct expand *x, uint32_t s, const double *w,
-			 uint32_t f)
-{
-	if (x->calls == PC_NONE || !x->fold[f])
-		return 0;
-	for (size_t m = 0; m < x->nev; m++)
-		if (x->incl[(size_t)s * x->nev + m] > 0)
-			return x->fold[f] * w[m];
-	return 0;
-}
-
-/* Contexts that laying out function f as one member takes (at most). */
-static size_t member_size(const struct expand *x, uint32_t f)
-{
-	return 1 + x->npos[f] + 2 * (x->edge_start[f + 1] - x->edge_start[f]);
-}
-
 /* Opens an instance that does not fit whole: its spanning tree (the one
  * expand_instance follows, in the order it lays members out: a
  * preorder), each node with the share of its subtree. Returns the
@@ -674,8 +741,14 @@ static void expand_member(struct expand *x, struct workheap *ws,
 		const struct cg_edge *ed = &x->g->edges[ch->edge];
 		pc_id c = site_ctx(x, fctx, ed->file, ed->line, ed->module,
 				   ed->addr);
-		insert_work(ws, (struct work){ it->scc, it->entry, c, it->w,
-					       ch->share, 0, it->inst, j });
+		struct work cw = { it->scc, it->entry, c, it->w, ch->share, 0,
+				   it->inst, j };
+		if (hopeless(x, cw.share, member_size(x, ch->fn))) {
+			note_cut(x, cw.share);
+			to_rest(x, &cw, w);
+		} else {
+			insert_work(ws, cw);
+		}
 	}
 }
 
@@ -993,11 +1066,6 @@ static size_t default_cap(const struct expand *x,
 	return est > (double)x->budget ? (size_t)est : x->budget;
 }
 
-static size_t used(const struct expand *x)
-{
-	return x->db->ncontexts - x->start;
-}
-
 void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		  pc_id entry, const struct pc_import_opts *opts)
 {
@@ -1056,6 +1124,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.acc = pc_xmalloc((x.nev + 1) * sizeof(double));
 	size_t cap = default_cap(&x, opts);
 	size_t caproom = cap > x.reserve ? cap - x.reserve : 0;
+	x.room = room;
+	x.caproom = caproom;
 	x.maxnodes = cap;
 	/* the contexts this may add, and values: a value per event (and
 	 * calls) for each, twice (a context's cost may come in parts) */
@@ -1081,7 +1151,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			push_work(&x, &ws, s, root_entry(&x, called, s), entry,
 				  x.root + (size_t)s * x.nev, 0);
 	}
-	/* best first, while half the budget lasts */
+	/* best first, while the room lasts */
 	size_t ncut = 0;
 	struct work *cuts = NULL;
 	size_t capcuts = 0;
@@ -1115,6 +1185,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			expand_member(&x, &ws, &it, w, wchild);
 			continue;
 		}
+		note_cut(&x, it.share);
 		PC_GROW(cuts, ncut, capcuts);
 		cuts[ncut++] = it;
 		/* once nothing can fit (what is pending is no heavier than
@@ -1123,12 +1194,11 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		 * cut below its call site */
 		if (used(&x) >= caproom ||
 		    (it.share < CG_MIN_SHARE && used(&x) >= room)) {
-			while (ncut + ws.n > capcuts) {
-				capcuts = 2 * capcuts;
-				cuts = pc_xrealloc(cuts, capcuts, sizeof(*cuts));
+			for (size_t i = 0; i < ws.n; i++) {
+				note_cut(&x, ws.items[i].share);
+				to_rest(&x, &ws.items[i],
+					ws.pool + ws.items[i].w);
 			}
-			memcpy(cuts + ncut, ws.items, ws.n * sizeof(*cuts));
-			ncut += ws.n;
 			ws.n = 0;
 		}
 	}
@@ -1138,12 +1208,9 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	double *sh = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
 	uint8_t *on = pc_xcalloc(x.nsccs + 1, 1);
 	uint32_t *heap = pc_xmalloc((x.nsccs + 1) * sizeof(uint32_t));
-	double *rest = NULL, *frest = NULL;
-	double cut_share = 0, flat_share = 0;
 	for (size_t i = 0; i < ncut; i++) {
 		const struct work *it = &cuts[i];
 		const double *wc = ws.pool + it->w;
-		cut_share += it->share;
 		if (used(&x) + x.reserve < x.budget) {
 			size_t limit = x.budget - x.reserve - used(&x);
 			if (it->inst != UINT32_MAX) {
@@ -1163,39 +1230,18 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				}
 			}
 		}
-		if (!rest) {
-			rest = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
-			x.rest_calls = pc_xcalloc(g->nfns, sizeof(double));
-		}
-		flat_share += it->share;
-		if (it->inst == UINT32_MAX) {
-			x.rest_calls[it->entry] += it->calls;
-			for (size_t m = 0; m < x.nev; m++)
-				rest[(size_t)it->scc * x.nev + m] += wc[m];
-			continue;
-		}
-		/* a member node's subtree, member by member */
-		if (!frest)
-			frest = pc_xcalloc((size_t)g->nfns * x.nev + 1,
-					   sizeof(double));
-		const struct onode *nd = x.nodes + x.opened[it->inst].base;
-		for (uint32_t k = it->node; k < nd[it->node].end; k++) {
-			uint32_t f = nd[k].fn;
-			for (size_t m = 0; m < x.nev; m++)
-				frest[(size_t)f * x.nev + m] += wc[m];
-			x.rest_calls[f] += fold_calls(&x, it->scc, wc, f);
-		}
+		to_rest(&x, it, wc);
 	}
-	if (rest) {
-		lay_rest(&x, rest, frest, entry);
+	if (x.rest) {
+		lay_rest(&x, x.rest, x.frest, entry);
 		for (uint32_t f = 0; f < g->nfns; f++)
 			if (x.rest_calls[f] != 0)
 				add_calls(&x, call_ctx(&x, entry,
 						       g->fns[f].func),
 					  x.rest_calls[f]);
 	}
-	free(rest);
-	free(frest);
+	free(x.rest);
+	free(x.frest);
 	free(x.rest_calls);
 	free(x.rw);
 	free(x.acc);
@@ -1211,7 +1257,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.uw);
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
-	if (ncut && !(db->diag && db->diag->quiet)) {
+	if (x.ncut && !(db->diag && db->diag->quiet)) {
 		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
@@ -1219,8 +1265,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			used(&x), x.budget,
 			cap > x.budget && used(&x) > x.budget ?
 				", more for contexts above 0.01%" : "",
-			100 * cut_share, ncut, 100 * cuts[0].share,
-			flat_share > 0 ? "; part of it below the entry point" :
+			100 * x.cut_share, x.ncut, 100 * x.heaviest,
+			x.flat_share > 0 ? "; part of it below the entry point" :
 					 " below each cut",
 			cap == x.budget && used(&x) > x.budget ?
 				" (the flat profile alone needs more than the "
