@@ -1047,7 +1047,9 @@ static size_t flat_floor(struct expand *x)
  * total is laid out beyond the budget, so that every calling context
  * above that share is in the tree, as long as the tree stays within
  * four times the budget and its v4 database within some 30 times the
- * input. The input's size is estimated from its cost and call lines
+ * input (5 times for an instruction-level input laid out by lines,
+ * whose contexts each stand for several of its lines: issue 7's
+ * targets). The input's size is estimated from its cost and call lines
  * (11 bytes each, what a line with compressed names takes at least),
  * not measured, so that the tree does not depend on how the file is
  * written; a context costs some 62 + 137 bytes per metric in a v4
@@ -1058,7 +1060,9 @@ static size_t default_cap(const struct expand *x,
 	if (opts && opts->max_contexts)
 		return x->budget;
 	double metrics = (double)x->nev + (x->calls != PC_NONE);
-	double est = 30.0 * 11.0 * (double)(x->g->nrecs + x->g->nedges) /
+	double times = x->g->has_instr && x->g->has_line && !x->instructions ?
+			       5.0 : 30.0;
+	double est = times * 11.0 * (double)(x->g->nrecs + x->g->nedges) /
 		     (62.0 + 137.0 * metrics);
 	double most = 4.0 * (double)x->budget;
 	if (est > most)
