@@ -42,7 +42,8 @@ struct expand {
 	const struct cg_graph *g;
 	size_t nev;
 	pc_id profile;
-	int instructions; /* instruction contexts below lines */
+	int instr_ctx;    /* instruction contexts are laid out (below lines
+			   * with --instructions, or without lines) */
 	size_t start;     /* db->ncontexts before this part */
 	size_t budget;    /* contexts this part may add */
 	size_t reserve;   /* of it, kept for the flat fallback */
@@ -94,9 +95,7 @@ struct expand {
 
 	/* instances that did not fit whole, opened member by member: their
 	 * spanning trees (the one a whole instance follows) in preorder */
-	struct opened {
-		size_t base; /* first node */
-	} *opened;
+	size_t *obase; /* per opened instance: its first node */
 	size_t nopened, capopened;
 	struct onode {
 		uint32_t fn, edge; /* the spanning edge; UINT32_MAX at the entry */
@@ -297,7 +296,7 @@ static pc_id site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
 					.line = line };
 		c = pc_ctx_child(x->db, c, &k);
 	}
-	if (x->g->has_instr && (x->instructions || !x->g->has_line)) {
+	if (x->instr_ctx) {
 		struct pc_context k = { .kind = PC_CTX_INSTRUCTION,
 					.rel = PC_REL_LEXICAL, .module = module,
 					.offset = addr };
@@ -345,6 +344,17 @@ static double share_of(const struct expand *x, const double *w,
 	return share;
 }
 
+/* An instance's share of SCC s's calls: its weight in the first metric
+ * the SCC has activity in (the weights of each metric sum to 1 over the
+ * instances, so the counts stay whole); 0 without activity. */
+static double calls_weight(const struct expand *x, uint32_t s, const double *w)
+{
+	for (size_t m = 0; m < x->nev; m++)
+		if (x->incl[(size_t)s * x->nev + m] > 0)
+			return w[m];
+	return 0;
+}
+
 /* The calls into member f of SCC s from the other members of one
  * instance with weights w (each of the instance's calls inside s goes
  * to its callee's node: as edge_calls, summed). */
@@ -353,10 +363,7 @@ static double fold_calls(const struct expand *x, uint32_t s, const double *w,
 {
 	if (x->calls == PC_NONE || !x->fold[f])
 		return 0;
-	for (size_t m = 0; m < x->nev; m++)
-		if (x->incl[(size_t)s * x->nev + m] > 0)
-			return x->fold[f] * w[m];
-	return 0;
+	return x->fold[f] * calls_weight(x, s, w);
 }
 
 static size_t used(const struct expand *x)
@@ -409,13 +416,21 @@ static void to_rest(struct expand *x, const struct work *it, const double *w)
 	if (!x->frest)
 		x->frest = pc_xcalloc((size_t)x->g->nfns * nev + 1,
 				      sizeof(double));
-	const struct onode *nd = x->nodes + x->opened[it->inst].base;
+	const struct onode *nd = x->nodes + x->obase[it->inst];
 	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
 		uint32_t f = nd[k].fn;
 		for (size_t m = 0; m < nev; m++)
 			x->frest[(size_t)f * nev + m] += w[m];
 		x->rest_calls[f] += fold_calls(x, it->scc, w, f);
 	}
+}
+
+/* Work that can no longer fit: counted as a cut and sent to the rest. */
+static void cut_to_rest(struct expand *x, const struct work *it,
+			const double *w)
+{
+	note_cut(x, it->share);
+	to_rest(x, it, w);
 }
 
 static void insert_work(struct workheap *h, struct work it)
@@ -440,8 +455,7 @@ static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 	/* (opened, an instance needs room for its entry member first) */
 	if (hopeless(x, it.share, x->sccs[scc].n > 1 ?
 					  member_size(x, entry) : x->isize[scc])) {
-		note_cut(x, it.share);
-		to_rest(x, &it, w);
+		cut_to_rest(x, &it, w);
 		return;
 	}
 	if (h->npool + nev > h->cappool) {
@@ -474,9 +488,7 @@ static struct work pop_work(struct workheap *h)
 }
 
 /* The calls an instance of SCC s with weights w makes along edge e:
- * the edge's count times the instance's share of the SCC's activity,
- * in the first metric the SCC has activity in (the weights of each
- * metric sum to 1 over the instances, so the counts stay whole). */
+ * the edge's count times the instance's calls_weight. */
 static double edge_calls(const struct expand *x, uint32_t s, const double *w,
 			 uint32_t e)
 {
@@ -487,10 +499,7 @@ static double edge_calls(const struct expand *x, uint32_t s, const double *w,
 		cost = x->g->ecost[(size_t)e * x->nev + m] != 0;
 	if (!cost)
 		return 0;
-	for (size_t m = 0; m < x->nev; m++)
-		if (x->incl[(size_t)s * x->nev + m] > 0)
-			return (double)x->g->edges[e].count * w[m];
-	return 0;
+	return (double)x->g->edges[e].count * calls_weight(x, s, w);
 }
 
 static void add_calls(struct expand *x, pc_id ctx, double calls)
@@ -518,13 +527,12 @@ static void lay_records(struct expand *x, uint32_t f, pc_id fctx,
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
-	int instr = g->has_instr && (x->instructions || !g->has_line);
 	const struct cg_rec *prev = NULL;
 	pc_id c = PC_NONE;
 	for (uint32_t j = x->rec_start[f]; j < x->rec_start[f + 1]; j++) {
 		uint32_t r = x->rec_idx[j];
 		const struct cg_rec *rec = &g->recs[r];
-		if (!prev || instr || rec->file != prev->file ||
+		if (!prev || x->instr_ctx || rec->file != prev->file ||
 		    rec->line != prev->line) {
 			if (prev)
 				for (size_t m = 0; m < nev; m++)
@@ -718,8 +726,8 @@ static uint32_t open_instance(struct expand *x, const struct work *it,
 	}
 	for (uint32_t i = 0; i < k; i++)
 		nd[i].share = share_of(x, w, x->sub + (size_t)i * nev);
-	PC_GROW(x->opened, x->nopened, x->capopened);
-	x->opened[x->nopened].base = x->nnodes;
+	PC_GROW(x->obase, x->nopened, x->capopened);
+	x->obase[x->nopened] = x->nnodes;
 	x->nnodes += k;
 	return (uint32_t)x->nopened++;
 }
@@ -730,7 +738,7 @@ static void expand_member(struct expand *x, struct workheap *ws,
 			  const struct work *it, const double *w,
 			  double *wchild)
 {
-	size_t base = x->opened[it->inst].base;
+	size_t base = x->obase[it->inst];
 	uint32_t f = x->nodes[base + it->node].fn;
 	uint32_t end = x->nodes[base + it->node].end;
 	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild,
@@ -743,12 +751,10 @@ static void expand_member(struct expand *x, struct workheap *ws,
 				   ed->addr);
 		struct work cw = { it->scc, it->entry, c, it->w, ch->share, 0,
 				   it->inst, j };
-		if (hopeless(x, cw.share, member_size(x, ch->fn))) {
-			note_cut(x, cw.share);
-			to_rest(x, &cw, w);
-		} else {
+		if (hopeless(x, cw.share, member_size(x, ch->fn)))
+			cut_to_rest(x, &cw, w);
+		else
 			insert_work(ws, cw);
-		}
 	}
 }
 
@@ -948,7 +954,7 @@ static int cut_member(struct expand *x, const struct work *it,
 		      const double *w, double *sh, uint8_t *on,
 		      uint32_t *heap, size_t limit)
 {
-	const struct onode *nd = x->nodes + x->opened[it->inst].base;
+	const struct onode *nd = x->nodes + x->obase[it->inst];
 	struct flat fl = { 0 };
 	size_t nh = 0;
 	for (uint32_t k = it->node; k < nd[it->node].end; k++)
@@ -1020,7 +1026,7 @@ static int cmp_pos(const void *a, const void *b)
 static size_t flat_floor(struct expand *x)
 {
 	const struct cg_graph *g = x->g;
-	int instr = g->has_instr && (x->instructions || !g->has_line);
+	int instr = x->instr_ctx;
 	uint64_t *k = pc_xmalloc((g->nrecs + 1) * 3 * sizeof(uint64_t));
 	for (size_t r = 0; r < g->nrecs; r++) {
 		const struct cg_rec *rec = &g->recs[r];
@@ -1060,8 +1066,7 @@ static size_t default_cap(const struct expand *x,
 	if (opts && opts->max_contexts)
 		return x->budget;
 	double metrics = (double)x->nev + (x->calls != PC_NONE);
-	double times = x->g->has_instr && x->g->has_line && !x->instructions ?
-			       5.0 : 30.0;
+	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
 	double est = times * 11.0 * (double)(x->g->nrecs + x->g->nedges) /
 		     (62.0 + 137.0 * metrics);
 	double most = 4.0 * (double)x->budget;
@@ -1078,7 +1083,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	struct expand x = {
 		.db = db, .g = g, .nev = g->nev, .profile = profile,
 		.start = db->ncontexts,
-		.instructions = opts && opts->instructions,
+		.instr_ctx = g->has_instr &&
+			     ((opts && opts->instructions) || !g->has_line),
 	};
 	csr(g->nfns, g->nrecs, g->recs, sizeof(*g->recs),
 	    offsetof(struct cg_rec, fn), &x.rec_start, &x.rec_idx);
@@ -1184,7 +1190,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		}
 		if (it.inst != UINT32_MAX &&
 		    (it.node == 0 ||
-		     used(&x) + member_size(&x, x.nodes[x.opened[it.inst].base +
+		     used(&x) + member_size(&x, x.nodes[x.obase[it.inst] +
 							 it.node].fn) <= lim)) {
 			expand_member(&x, &ws, &it, w, wchild);
 			continue;
@@ -1198,11 +1204,9 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		 * cut below its call site */
 		if (used(&x) >= caproom ||
 		    (it.share < CG_MIN_SHARE && used(&x) >= room)) {
-			for (size_t i = 0; i < ws.n; i++) {
-				note_cut(&x, ws.items[i].share);
-				to_rest(&x, &ws.items[i],
-					ws.pool + ws.items[i].w);
-			}
+			for (size_t i = 0; i < ws.n; i++)
+				cut_to_rest(&x, &ws.items[i],
+					    ws.pool + ws.items[i].w);
 			ws.n = 0;
 		}
 	}
@@ -1250,7 +1254,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.rw);
 	free(x.acc);
 	free(x.isize);
-	free(x.opened);
+	free(x.obase);
 	free(x.nodes);
 	free(x.own);
 	free(x.fold);
