@@ -21,17 +21,24 @@
  * have reached, with that function's self cost there per line (the
  * instance's flat profile). So totals, every function's self cost and
  * every (function, line) cost stay exact, and the cost below a cut stays
- * under the cut. Only if even the cuts would overrun the budget does the
- * rest of a cut go to the same flat contexts directly below the entry
- * point. */
+ * under the cut. Cuts that would overrun the budget so go below the
+ * nearest heavy context above them instead (an anchor: 1% of a metric's
+ * total or more), one context per function with that function's cost
+ * there, heaviest first as room allows; what is left goes to the same
+ * flat contexts directly below the entry point. */
 #include "callgrind.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Work above this share of a metric's total is laid out beyond the
  * default budget (see pc_cg_expand). */
 #define CG_MIN_SHARE 1e-4
+/* Work laid out with this share of a metric's total or more is an
+ * anchor: the cuts below it that do not fit below their call sites go
+ * flat below it (see lay_rests). */
+#define CG_ANCHOR_SHARE 1e-2
 
 struct scc {
 	uint32_t first, n; /* members in scc_members[first..first+n) */
@@ -78,18 +85,28 @@ struct expand {
 
 	/* calls= counts: the metric (PC_NONE without counts), per function
 	 * the calls into it in the instance being laid out and its
-	 * context there, and the calls into cut instances laid out below
-	 * the entry point */
+	 * context there */
 	pc_id calls;
 	double *fcalls;
 	pc_id *fctx;
-	double *rest_calls;
-	/* cuts: their count, summed and largest shares, and those that go
-	 * below the entry point: summed weights per SCC (rest) and per
-	 * function for members of opened instances (frest) */
+	/* cuts: their count, summed and largest shares, and the largest
+	 * share of a metric's total laid out flat below the entry point */
 	size_t ncut;
 	double cut_share, flat_share, heaviest;
-	double *rest, *frest;
+	/* where the cuts that do not fit below their call sites go: below
+	 * the nearest anchor laid out above them (work of CG_ANCHOR_SHARE
+	 * or more; the entry point is anchor 0). Their weights are summed
+	 * per SCC (rest) and, for members of opened instances, per
+	 * function (frest), with the calls into each function (calls).
+	 * At most maxstore anchors hold rests (they are dense); past
+	 * that, the nearest anchor above that holds one takes it. */
+	struct anchor {
+		pc_id ctx;     /* its function context */
+		uint32_t up;   /* the anchor above */
+		double *rest, *frest, *calls;
+	} *anchors;
+	size_t nanchors, capanchors, nstore, maxstore;
+	uint32_t cur;  /* the anchor of the work being laid out */
 	size_t room, caproom; /* budget - floor; the cap - floor */
 	double *uw, *rw, *acc; /* scratch, nev each */
 
@@ -321,6 +338,7 @@ struct work {
 	double calls;  /* calls into the entry it stands for */
 	uint32_t inst; /* a whole instance (UINT32_MAX), or a member node of */
 	uint32_t node; /* opened instance inst: its node */
+	uint32_t anchor; /* where it goes if it becomes a rest */
 };
 
 /* Pending instances, heaviest first (a binary max-heap on share). */
@@ -396,32 +414,44 @@ static void note_cut(struct expand *x, double share)
 		x->heaviest = share;
 }
 
-/* Work cut below the entry point: its weights w are summed per SCC, or
+/* The anchor that holds the rest of work anchored at a: a itself, or
+ * the nearest anchor above it once maxstore anchors hold rests (the
+ * entry point's always can). */
+static struct anchor *store_of(struct expand *x, uint32_t a)
+{
+	while (a && !x->anchors[a].rest && x->nstore >= x->maxstore)
+		a = x->anchors[a].up;
+	struct anchor *an = &x->anchors[a];
+	if (!an->rest) {
+		an->rest = pc_xcalloc(x->nsccs * x->nev + 1, sizeof(double));
+		an->calls = pc_xcalloc(x->g->nfns, sizeof(double));
+		x->nstore += a != 0;
+	}
+	return an;
+}
+
+/* Work cut flat below its anchor: its weights w are summed per SCC, or
  * for a member node per function of its subtree (laid out by lay_rest
  * at the end). */
 static void to_rest(struct expand *x, const struct work *it, const double *w)
 {
 	size_t nev = x->nev;
-	x->flat_share += it->share;
-	if (!x->rest) {
-		x->rest = pc_xcalloc(x->nsccs * nev + 1, sizeof(double));
-		x->rest_calls = pc_xcalloc(x->g->nfns, sizeof(double));
-	}
+	struct anchor *an = store_of(x, it->anchor);
 	if (it->inst == UINT32_MAX) {
-		x->rest_calls[it->entry] += it->calls;
+		an->calls[it->entry] += it->calls;
 		for (size_t m = 0; m < nev; m++)
-			x->rest[(size_t)it->scc * nev + m] += w[m];
+			an->rest[(size_t)it->scc * nev + m] += w[m];
 		return;
 	}
-	if (!x->frest)
-		x->frest = pc_xcalloc((size_t)x->g->nfns * nev + 1,
-				      sizeof(double));
+	if (!an->frest)
+		an->frest = pc_xcalloc((size_t)x->g->nfns * nev + 1,
+				       sizeof(double));
 	const struct onode *nd = x->nodes + x->obase[it->inst];
 	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
 		uint32_t f = nd[k].fn;
 		for (size_t m = 0; m < nev; m++)
-			x->frest[(size_t)f * nev + m] += w[m];
-		x->rest_calls[f] += fold_calls(x, it->scc, w, f);
+			an->frest[(size_t)f * nev + m] += w[m];
+		an->calls[f] += fold_calls(x, it->scc, w, f);
 	}
 }
 
@@ -451,7 +481,7 @@ static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 	size_t nev = x->nev;
 	struct work it = { scc, entry, parent, h->npool,
 			   share_of(x, w, x->total + (size_t)scc * nev), calls,
-			   UINT32_MAX, 0 };
+			   UINT32_MAX, 0, x->cur };
 	/* (opened, an instance needs room for its entry member first) */
 	if (hopeless(x, it.share, x->sccs[scc].n > 1 ?
 					  member_size(x, entry) : x->isize[scc])) {
@@ -750,7 +780,7 @@ static void expand_member(struct expand *x, struct workheap *ws,
 		pc_id c = site_ctx(x, fctx, ed->file, ed->line, ed->module,
 				   ed->addr);
 		struct work cw = { it->scc, it->entry, c, it->w, ch->share, 0,
-				   it->inst, j };
+				   it->inst, j, x->cur };
 		if (hopeless(x, cw.share, member_size(x, ch->fn)))
 			cut_to_rest(x, &cw, w);
 		else
@@ -978,37 +1008,220 @@ static int cut_member(struct expand *x, const struct work *it,
 	return 1;
 }
 
-/* The cuts that did not fit, summed per SCC in rest and per function in
- * frest (the members of opened instances' cut nodes), as weights: their
- * flat profiles in one pass over the SCCs (callers before callees),
- * laid out once below `parent`. rest is consumed. */
-static void lay_rest(struct expand *x, double *rest, const double *frest,
-		     pc_id parent)
+/* Scratch for the anchors' rests: per function the weight reached and
+ * the calls into it, the functions touched, the SCC shares. */
+struct restwalk {
+	double *wf;   /* nfns x nev */
+	double *cin;  /* nfns */
+	uint32_t *list;
+	size_t n;
+	double *sh;   /* nsccs x nev, zeroed */
+};
+
+static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
+{
+	if (x->visit[f] != x->stamp) {
+		x->visit[f] = x->stamp;
+		rw->list[rw->n++] = f;
+	}
+}
+
+/* The rest of anchor an: its cuts' flat profiles in one pass over the
+ * SCCs (callers before callees, shares passed on as for a cut below its
+ * call site), giving each function reached its weight and the calls
+ * into it (rw's lists). */
+static void walk_rest(struct expand *x, const struct anchor *an,
+		      struct restwalk *rw)
 {
 	size_t nev = x->nev;
+	const struct cg_graph *g = x->g;
+	double *rest = rw->sh;
+	memcpy(rest, an->rest, x->nsccs * nev * sizeof(double));
+	x->stamp++;
+	rw->n = 0;
 	for (size_t u = x->nsccs; u-- > 0;) {
-		const double *su = rest + u * nev;
+		double *su = rest + u * nev;
 		int whole = any_positive(su, nev);
 		const struct scc *c = &x->sccs[u];
 		for (uint32_t k = 0; k < c->n; k++) {
 			uint32_t f = x->members[c->first + k];
-			const double *fw = frest ? frest + (size_t)f * nev : NULL;
+			const double *fw = an->frest ? an->frest +
+						(size_t)f * nev : NULL;
 			int part = fw && any_positive(fw, nev);
 			if (!whole && !part)
 				continue;
-			for (size_t m = 0; m < nev && part; m++)
-				x->rw[m] = su[m] + fw[m];
-			const double *sw = part ? x->rw : su;
-			spread_fn(x, (uint32_t)u, f, sw, rest, NULL, NULL, NULL);
-			if (whole)
-				flat_calls(x, (uint32_t)u, f, su, x->ones,
-					   parent, 1);
-			if (part)
-				flat_calls(x, (uint32_t)u, f, fw, x->ones,
-					   parent, 0);
-			lay_fn_flat(x, f, sw, x->ones, parent);
+			for (size_t m = 0; m < nev; m++)
+				x->rw[m] = su[m] + (part ? fw[m] : 0);
+			spread_fn(x, (uint32_t)u, f, x->rw, rest, NULL, NULL,
+				  NULL);
+			touch(x, rw, f);
+			for (size_t m = 0; m < nev; m++)
+				rw->wf[(size_t)f * nev + m] += x->rw[m];
+			if (x->calls == PC_NONE)
+				continue;
+			/* its calls: all of a whole SCC's, those out of
+			 * the SCC for a member node's */
+			for (uint32_t j = x->edge_start[f];
+			     j < x->edge_start[f + 1]; j++) {
+				uint32_t e = x->edge_idx[j];
+				uint32_t t = g->edges[e].to;
+				double n = whole ? edge_calls(x, (uint32_t)u,
+							      su, e) : 0;
+				if (part && x->scc_of[t] != u)
+					n += edge_calls(x, (uint32_t)u, fw, e);
+				if (n != 0) {
+					touch(x, rw, t);
+					rw->cin[t] += n;
+				}
+			}
+		}
+		memset(su, 0, nev * sizeof(double));
+	}
+	for (uint32_t f = 0; f < g->nfns; f++)
+		if (an->calls[f] != 0) {
+			touch(x, rw, f);
+			rw->cin[f] += an->calls[f];
+		}
+}
+
+static void free_rest(struct anchor *an)
+{
+	free(an->rest);
+	free(an->frest);
+	free(an->calls);
+	an->rest = an->frest = an->calls = NULL;
+}
+
+/* Shares are put in buckets of a quarter power of two. */
+#define CG_NBUCKETS 256
+static unsigned bucket_of(double share)
+{
+	double b = -4 * log2(share);
+	return b >= CG_NBUCKETS - 1 ? CG_NBUCKETS - 1 : b < 0 ? 0 :
+								(unsigned)b;
+}
+
+/* Function f's self cost with weights w laid out below ctx, with the
+ * calls into it. */
+static void lay_settled(struct expand *x, uint32_t f, const double *w,
+			double calls, pc_id ctx)
+{
+	pc_id fctx = PC_NONE;
+	if (x->rec_start[f] != x->rec_start[f + 1] && any_positive(w, x->nev)) {
+		fctx = call_ctx(x, ctx, x->g->fns[f].func);
+		lay_records(x, f, fctx, NULL, w);
+	}
+	if (calls != 0)
+		add_calls(x, fctx != PC_NONE ? fctx :
+			  call_ctx(x, ctx, x->g->fns[f].func), calls);
+}
+
+/* Lays out the anchors' rests within `avail` contexts. Each function an
+ * anchor's cuts reach is laid out below the anchor if its cost there is
+ * heavy enough, the heaviest first as room allows; the others' weights
+ * (and calls) are summed and laid out once below the entry point, flat:
+ * at most the flat profile, for which room is kept. */
+static void lay_rests(struct expand *x, size_t avail, pc_id entry)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev, nf = g->nfns;
+	struct restwalk rw = {
+		.wf = pc_xcalloc(nf * nev + 1, sizeof(double)),
+		.cin = pc_xcalloc(nf + 1, sizeof(double)),
+		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
+		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
+	};
+	double *self = pc_xcalloc(nf * nev + 1, sizeof(double));
+	for (size_t r = 0; r < g->nrecs; r++)
+		for (size_t m = 0; m < nev; m++)
+			self[(size_t)g->recs[r].fn * nev + m] +=
+				(double)g->rcost[r * nev + m];
+	/* room for the anchors: what the entry point's part cannot take
+	 * (the flat profile and the functions without cost) */
+	size_t nocost = 0;
+	for (uint32_t f = 0; f < nf; f++)
+		nocost += x->rec_start[f] == x->rec_start[f + 1];
+	size_t room = avail > x->reserve + nocost ?
+		avail - x->reserve - nocost : 0;
+	/* the sizes of the functions below anchors per share bucket; the
+	 * buckets that fit are laid out below their anchors */
+	size_t hist[CG_NBUCKETS] = { 0 };
+	unsigned last = 0; /* buckets [0, last) fit */
+	double *ew = pc_xcalloc(nf * nev + 1, sizeof(double));
+	double *ec = pc_xcalloc(nf + 1, sizeof(double));
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t a = 1; a < x->nanchors; a++) {
+			struct anchor *an = &x->anchors[a];
+			if (!an->rest)
+				continue;
+			walk_rest(x, an, &rw);
+			for (size_t i = 0; i < rw.n; i++) {
+				uint32_t f = rw.list[i];
+				double *w = rw.wf + (size_t)f * nev;
+				double sh = share_of(x, w, self + (size_t)f * nev);
+				unsigned b = sh > 0 ? bucket_of(sh) :
+						      CG_NBUCKETS;
+				if (pass == 0) {
+					if (b < CG_NBUCKETS)
+						hist[b] += 1 + x->npos[f];
+				} else if (b < last) {
+					lay_settled(x, f, w, rw.cin[f],
+						    an->ctx);
+				} else {
+					for (size_t m = 0; m < nev; m++)
+						ew[(size_t)f * nev + m] += w[m];
+					ec[f] += rw.cin[f];
+				}
+				memset(w, 0, nev * sizeof(double));
+				rw.cin[f] = 0;
+			}
+			if (pass == 1)
+				free_rest(an);
+		}
+		if (pass == 0) {
+			size_t sum = 0;
+			while (last < CG_NBUCKETS && sum + hist[last] <= room)
+				sum += hist[last++];
 		}
 	}
+	/* the entry point's own rest and what the anchors passed on */
+	if (x->anchors[0].rest) {
+		walk_rest(x, &x->anchors[0], &rw);
+		free_rest(&x->anchors[0]);
+	}
+	double *flat = pc_xcalloc(nev, sizeof(double)); /* laid out there */
+	for (uint32_t f = 0; f < nf; f++) {
+		double *w = rw.wf + (size_t)f * nev;
+		for (size_t m = 0; m < nev; m++) {
+			w[m] += ew[(size_t)f * nev + m];
+			flat[m] += w[m] * self[(size_t)f * nev + m];
+		}
+		lay_settled(x, f, w, rw.cin[f] + ec[f], entry);
+	}
+	x->flat_share = share_of(x, x->ones, flat);
+	free(flat);
+	free(ew);
+	free(ec);
+	free(rw.wf);
+	free(rw.cin);
+	free(rw.list);
+	free(rw.sh);
+	free(self);
+}
+
+/* The anchor of work `it` laid out now, entering at function fn: a new
+ * one if it is heavy enough. */
+static uint32_t anchor_at(struct expand *x, const struct work *it,
+			  uint32_t fn)
+{
+	if (it->share < CG_ANCHOR_SHARE || x->nanchors >= UINT32_MAX)
+		return it->anchor;
+	PC_GROW(x->anchors, x->nanchors, x->capanchors);
+	x->anchors[x->nanchors] = (struct anchor){
+		.ctx = call_ctx(x, it->parent, x->g->fns[fn].func),
+		.up = it->anchor,
+	};
+	return (uint32_t)x->nanchors++;
 }
 
 static int cmp_pos(const void *a, const void *b)
@@ -1061,18 +1274,24 @@ static size_t flat_floor(struct expand *x)
  * written; a context costs some 62 + 137 bytes per metric in a v4
  * database (measured). --max-contexts is a bound: nothing beyond it. */
 static size_t default_cap(const struct expand *x,
-			  const struct pc_import_opts *opts)
+			  const struct pc_import_opts *opts, size_t *limit)
 {
 	if (opts && opts->max_contexts)
-		return x->budget;
+		return *limit = x->budget;
 	double metrics = (double)x->nev + (x->calls != PC_NONE);
 	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
 	double est = times * 11.0 * (double)(x->g->nrecs + x->g->nedges) /
 		     (62.0 + 137.0 * metrics);
 	double most = 4.0 * (double)x->budget;
-	if (est > most)
-		est = most;
-	return est > (double)x->budget ? (size_t)est : x->budget;
+	size_t cap = est > most ? (size_t)most :
+		     est > (double)x->budget ? (size_t)est : x->budget;
+	/* the rests of cuts may take one flat profile more (the estimate
+	 * is low: 12 times cc1plus's line-level input at the cap), except
+	 * where the target is 5 times */
+	double more = (double)cap + (double)x->reserve;
+	*limit = times > 5.0 || more < est ? (size_t)more :
+		 est > (double)cap ? (size_t)est : cap;
+	return cap;
 }
 
 void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
@@ -1132,14 +1351,15 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.uw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.rw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.acc = pc_xmalloc((x.nev + 1) * sizeof(double));
-	size_t cap = default_cap(&x, opts);
+	size_t hard; /* the bound of everything, rests included */
+	size_t cap = default_cap(&x, opts, &hard);
 	size_t caproom = cap > x.reserve ? cap - x.reserve : 0;
 	x.room = room;
 	x.caproom = caproom;
 	x.maxnodes = cap;
 	/* the contexts this may add, and values: a value per event (and
 	 * calls) for each, twice (a context's cost may come in parts) */
-	size_t most = cap > x.reserve ? cap : x.reserve;
+	size_t most = hard > x.reserve ? hard : x.reserve;
 	pc_ctx_reserve(db, most);
 	pc_values_reserve(db, most > SIZE_MAX / (2 * x.nev + 2) ?
 				      SIZE_MAX : most * (2 * x.nev + 2));
@@ -1151,6 +1371,16 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	for (size_t e = 0; e < g->nedges; e++)
 		if (x.scc_of[g->edges[e].from] == x.scc_of[g->edges[e].to])
 			called[g->edges[e].to] = 1;
+	/* anchors: the entry point, and work laid out with CG_ANCHOR_SHARE
+	 * of a metric's total or more; the rests of maxstore anchors take
+	 * at most some 16 MiB (a rest is dense: per SCC and function) */
+	x.anchors = pc_xcalloc(1, sizeof(*x.anchors));
+	x.anchors[0] = (struct anchor){ .ctx = entry };
+	x.nanchors = x.capanchors = 1;
+	x.maxstore = (16u << 20) / (((x.nsccs + g->nfns) * x.nev + g->nfns) *
+				    sizeof(double) + 1);
+	if (x.maxstore > 256)
+		x.maxstore = 256;
 	/* roots: SCCs with activity no caller accounts for */
 	for (uint32_t f = 0; f < g->nfns; f++) {
 		uint32_t s = x.scc_of[f];
@@ -1177,6 +1407,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		size_t lim = it.share >= CG_MIN_SHARE ? caproom : room;
 		if (it.inst == UINT32_MAX &&
 		    used(&x) + x.isize[it.scc] <= lim) {
+			x.cur = anchor_at(&x, &it, it.entry);
 			expand_instance(&x, &ws, &it, w, wchild);
 			continue;
 		}
@@ -1192,6 +1423,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		    (it.node == 0 ||
 		     used(&x) + member_size(&x, x.nodes[x.obase[it.inst] +
 							 it.node].fn) <= lim)) {
+			x.cur = anchor_at(&x, &it,
+					  x.nodes[x.obase[it.inst] + it.node].fn);
 			expand_member(&x, &ws, &it, w, wchild);
 			continue;
 		}
@@ -1240,17 +1473,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		}
 		to_rest(&x, it, wc);
 	}
-	if (x.rest) {
-		lay_rest(&x, x.rest, x.frest, entry);
-		for (uint32_t f = 0; f < g->nfns; f++)
-			if (x.rest_calls[f] != 0)
-				add_calls(&x, call_ctx(&x, entry,
-						       g->fns[f].func),
-					  x.rest_calls[f]);
-	}
-	free(x.rest);
-	free(x.frest);
-	free(x.rest_calls);
+	lay_rests(&x, hard > used(&x) ? hard - used(&x) : 0, entry);
+	free(x.anchors);
 	free(x.rw);
 	free(x.acc);
 	free(x.isize);
@@ -1266,16 +1490,20 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
 	if (x.ncut && !(db->diag && db->diag->quiet)) {
+		char flat[96] = "";
+		if (x.flat_share > 0)
+			snprintf(flat, sizeof flat, " or a caller above it with 1%% "
+				 "or more (%.2g%% flat below the entry point)",
+				 100 * x.flat_share);
 		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
-			"function and line%s%s",
+			"function and line below each cut%s%s",
 			used(&x), x.budget,
 			cap > x.budget && used(&x) > x.budget ?
 				", more for contexts above 0.01%" : "",
 			100 * x.cut_share, x.ncut, 100 * x.heaviest,
-			x.flat_share > 0 ? "; part of it below the entry point" :
-					 " below each cut",
+			flat,
 			cap == x.budget && used(&x) > x.budget ?
 				" (the flat profile alone needs more than the "
 				"budget)" : "");

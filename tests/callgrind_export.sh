@@ -163,8 +163,8 @@ done
 # bounded trees of the interpreter, whose eval loop is one recursive
 # cluster of some 700 functions: at these budgets its instances do not
 # fit whole and are laid out member by member; member nodes that do not
-# fit are cut below their call sites or, past the budget, below the
-# entry point. Each way keeps every function's self cost and calls.
+# fit are cut below their call sites or, past the budget, below a heavy
+# caller or the entry point. Each way keeps every function's self cost and calls.
 gzip -dc py-json.out.gz | sed 's/^calls=0 /calls=1 /' >"$tmp/py.out"
 annotate self 1 "$tmp/py.out" | sort >"$tmp/py.self"
 awk -v per=callee -f "$top_srcdir/tests/cg_calls.awk" "$tmp/py.out" | sort >"$tmp/py.calls"
@@ -179,6 +179,19 @@ for mc in 14000 16000 22000; do
 	check "py-json in $mc contexts: $(wc -l <"$tmp/py.calls") functions keep their calls" \
 		cmp -s "$tmp/py.calls" "$tmp/b.calls"
 done
+# by default the cuts that do not fit below their call sites go below
+# the nearest caller with 1% of the cost or more, as room allows: only a
+# small part of the cost below cuts lies flat below the entry point, and
+# the calls into the functions below those callers are kept
+"$PROFCONV" convert -o "$tmp/pyd.d" py-json.out.gz 2>"$tmp/pyd.warn"
+cut=$(sed -n 's/.*about \([0-9.e+-]*\)% of the cost lies below.*/\1/p' "$tmp/pyd.warn")
+flat=$(sed -n 's/.*(\([0-9.e+-]*\)% flat below the entry point).*/\1/p' "$tmp/pyd.warn")
+check "py-json by default: of the ${cut:-?}% of the cost below cuts, ${flat:-?}% lies flat below the entry point" \
+	awk -v c="${cut:-0}" -v f="${flat:-100}" 'BEGIN { exit !(c > 0 && f < c / 4) }'
+"$PROFCONV" check --values "$tmp/pyd.d" | awk -F'\t' '$1 == "function" && $2 == "Calls" {
+	printf "%s\t%d\n", $3, $4 + 0.5}' | sort >"$tmp/b.calls"
+check "py-json by default: $(wc -l <"$tmp/py.calls") functions keep their calls" \
+	cmp -s "$tmp/py.calls" "$tmp/b.calls"
 
 # KCachegrind, headless: every file we wrote loads without a message
 if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
