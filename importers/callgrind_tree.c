@@ -39,6 +39,8 @@
  * anchor: the cuts below it that do not fit below their call sites go
  * flat below it (see lay_rests). */
 #define CG_ANCHOR_SHARE 1e-2
+/* room for the warning's account of where the rests went */
+#define CG_WHERE 512
 
 struct scc {
 	uint32_t first, n; /* members in scc_members[first..first+n) */
@@ -93,6 +95,9 @@ struct expand {
 	 * share of a metric's total laid out flat below the entry point */
 	size_t ncut;
 	double cut_share, flat_share, heaviest;
+	/* the share of a metric's total the rests left to the end put
+	 * below anchors (the entry point's part is flat_share) */
+	double top_share;
 	/* where the cuts that do not fit below their call sites go: below
 	 * the nearest anchor laid out above them (work of CG_ANCHOR_SHARE
 	 * or more; the entry point is anchor 0). Their weights are summed
@@ -1116,15 +1121,114 @@ static void lay_settled(struct expand *x, uint32_t f, const double *w,
 			  call_ctx(x, ctx, x->g->fns[f].func), calls);
 }
 
-/* Lays out the anchors' rests within `avail` contexts. Each function an
- * anchor's cuts reach is laid out below the anchor if its cost there is
- * heavy enough, the heaviest first as room allows; the others' weights
- * (and calls) are summed and laid out once below the entry point, flat:
- * at most the flat profile, for which room is kept. */
-static void lay_rests(struct expand *x, size_t avail, pc_id entry)
+/* Per anchor: the functions its descendants passed up to it, with
+ * their weights (nev each), the calls into them and the lowest anchor
+ * above all the rests they came from. */
+struct carry {
+	uint32_t *f, *src;
+	double *w, *c;
+	size_t n, cap;
+};
+
+static void carry_add(struct carry *cr, size_t nev, uint32_t f,
+		      const double *w, double calls, uint32_t src)
+{
+	if (cr->n == cr->cap) {
+		cr->cap = cr->cap ? 2 * cr->cap : 64;
+		cr->f = pc_xrealloc(cr->f, cr->cap, sizeof(uint32_t));
+		cr->src = pc_xrealloc(cr->src, cr->cap, sizeof(uint32_t));
+		cr->w = pc_xrealloc(cr->w, cr->cap * nev, sizeof(double));
+		cr->c = pc_xrealloc(cr->c, cr->cap, sizeof(double));
+	}
+	cr->f[cr->n] = f;
+	cr->src[cr->n] = src;
+	memcpy(cr->w + cr->n * nev, w, nev * sizeof(double));
+	cr->c[cr->n++] = calls;
+}
+
+/* The lowest anchor above both a and b (an anchor's index is larger
+ * than those of the anchors above it). */
+static uint32_t anchor_lca(const struct expand *x, uint32_t a, uint32_t b)
+{
+	while (a != b)
+		if (a > b)
+			a = x->anchors[a].up;
+		else
+			b = x->anchors[b].up;
+	return a;
+}
+
+/* Anchor a's rest (with rest) and what its descendants passed up to it,
+ * summed per function in rw (its touched list), with in src the lowest
+ * anchor above the rests each function's weight came from. */
+static void gather(struct expand *x, uint32_t a, struct carry *cr,
+		   int rest, struct restwalk *rw, uint32_t *src)
+{
+	size_t nev = x->nev;
+	if (rest && x->anchors[a].rest) {
+		walk_rest(x, &x->anchors[a], rw);
+		free_rest(&x->anchors[a]);
+		for (size_t i = 0; i < rw->n; i++)
+			src[rw->list[i]] = a;
+	} else {
+		x->stamp++;
+		rw->n = 0;
+	}
+	struct carry *c = &cr[a];
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t f = c->f[i];
+		size_t n = rw->n;
+		touch(x, rw, f);
+		src[f] = rw->n > n ? c->src[i] : anchor_lca(x, src[f], c->src[i]);
+		for (size_t m = 0; m < nev; m++)
+			rw->wf[(size_t)f * nev + m] += c->w[i * nev + m];
+		rw->cin[f] += c->c[i];
+	}
+	free(c->f);
+	free(c->src);
+	free(c->w);
+	free(c->c);
+	*c = (struct carry){ 0 };
+}
+
+/* Contexts laying out function f with weights w (and calls) takes at
+ * most. */
+static size_t settled_size(const struct expand *x, uint32_t f,
+			   const double *w, double calls)
+{
+	if (x->rec_start[f] != x->rec_start[f + 1] && any_positive(w, x->nev))
+		return 1 + x->npos[f];
+	return calls != 0;
+}
+
+struct ranked {
+	double share;
+	uint32_t f;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	return x->f < y->f ? -1 : x->f > y->f;
+}
+
+/* Lays out the anchors' rests within `avail` contexts (with soft, a
+ * default bound: and the entry point's own part), anchors below their
+ * ancestors. Each function an anchor's cuts reach is laid out below the
+ * anchor if its cost there is heavy enough and room is left; else it is
+ * passed up to the anchor above, where it is summed with what that
+ * anchor has of the same function, and so on. What reaches the entry
+ * point is laid out once per function (room for that flat profile is
+ * kept throughout), below the lowest anchor above all the rests its
+ * weight came from; the roots' own cuts are the entry point's. A
+ * function in both goes there whole, unless room is left to lay it out
+ * in both places (the heaviest first). */
+static void lay_rests(struct expand *x, size_t avail, pc_id entry, int soft)
 {
 	const struct cg_graph *g = x->g;
-	size_t nev = x->nev, nf = g->nfns;
+	size_t nev = x->nev, nf = g->nfns, na = x->nanchors;
 	struct restwalk rw = {
 		.wf = pc_xcalloc(nf * nev + 1, sizeof(double)),
 		.cin = pc_xcalloc(nf + 1, sizeof(double)),
@@ -1136,72 +1240,131 @@ static void lay_rests(struct expand *x, size_t avail, pc_id entry)
 		for (size_t m = 0; m < nev; m++)
 			self[(size_t)g->recs[r].fn * nev + m] +=
 				(double)g->rcost[r * nev + m];
-	/* room for the anchors: what the entry point's part cannot take
-	 * (the flat profile and the functions without cost) */
+	/* room kept for the last flat profile: the flat profile and the
+	 * functions without cost */
 	size_t nocost = 0;
 	for (uint32_t f = 0; f < nf; f++)
 		nocost += x->rec_start[f] == x->rec_start[f + 1];
-	size_t room = avail > x->reserve + nocost ?
-		avail - x->reserve - nocost : 0;
+	size_t keep = x->reserve + nocost;
+	size_t end = used(x) + avail; /* nothing beyond */
 	/* the sizes of the functions below anchors per share bucket; the
 	 * buckets that fit are laid out below their anchors */
 	size_t hist[CG_NBUCKETS] = { 0 };
+	for (size_t a = 1; a < na; a++) {
+		struct anchor *an = &x->anchors[a];
+		if (!an->rest)
+			continue;
+		walk_rest(x, an, &rw);
+		for (size_t i = 0; i < rw.n; i++) {
+			uint32_t f = rw.list[i];
+			double *w = rw.wf + (size_t)f * nev;
+			double sh = share_of(x, w, self + (size_t)f * nev);
+			if (sh > 0)
+				hist[bucket_of(sh)] += 1 + x->npos[f];
+			memset(w, 0, nev * sizeof(double));
+			rw.cin[f] = 0;
+		}
+	}
 	unsigned last = 0; /* buckets [0, last) fit */
-	double *ew = pc_xcalloc(nf * nev + 1, sizeof(double));
-	double *ec = pc_xcalloc(nf + 1, sizeof(double));
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t a = 1; a < x->nanchors; a++) {
-			struct anchor *an = &x->anchors[a];
-			if (!an->rest)
-				continue;
-			walk_rest(x, an, &rw);
-			for (size_t i = 0; i < rw.n; i++) {
-				uint32_t f = rw.list[i];
-				double *w = rw.wf + (size_t)f * nev;
-				double sh = share_of(x, w, self + (size_t)f * nev);
-				unsigned b = sh > 0 ? bucket_of(sh) :
-						      CG_NBUCKETS;
-				if (pass == 0) {
-					if (b < CG_NBUCKETS)
-						hist[b] += 1 + x->npos[f];
-				} else if (b < last) {
-					lay_settled(x, f, w, rw.cin[f],
-						    an->ctx);
-				} else {
-					for (size_t m = 0; m < nev; m++)
-						ew[(size_t)f * nev + m] += w[m];
-					ec[f] += rw.cin[f];
-				}
-				memset(w, 0, nev * sizeof(double));
-				rw.cin[f] = 0;
-			}
-			if (pass == 1)
-				free_rest(an);
-		}
-		if (pass == 0) {
-			size_t sum = 0;
-			while (last < CG_NBUCKETS && sum + hist[last] <= room)
-				sum += hist[last++];
-		}
-	}
-	/* the entry point's own rest and what the anchors passed on */
-	if (x->anchors[0].rest) {
-		walk_rest(x, &x->anchors[0], &rw);
-		free_rest(&x->anchors[0]);
-	}
-	double *flat = pc_xcalloc(nev, sizeof(double)); /* laid out there */
-	for (uint32_t f = 0; f < nf; f++) {
+	size_t room = avail > keep ? avail - keep : 0, sum = 0;
+	while (last < CG_NBUCKETS && sum + hist[last] <= room)
+		sum += hist[last++];
+	struct carry *cr = pc_xcalloc(na + 1, sizeof(*cr));
+	uint32_t *src = pc_xmalloc((nf + 1) * sizeof(uint32_t));
+	/* the roots' own cuts: the entry point's, aside (w0, c0) */
+	double *w0 = pc_xcalloc(nf * nev + 1, sizeof(double));
+	double *c0 = pc_xcalloc(nf + 1, sizeof(double));
+	uint8_t *in0 = pc_xcalloc(nf + 1, 1);
+	size_t size0 = 0;
+	gather(x, 0, cr, 1, &rw, src);
+	for (size_t i = 0; i < rw.n; i++) {
+		uint32_t f = rw.list[i];
 		double *w = rw.wf + (size_t)f * nev;
-		for (size_t m = 0; m < nev; m++) {
-			w[m] += ew[(size_t)f * nev + m];
-			flat[m] += w[m] * self[(size_t)f * nev + m];
+		size0 += settled_size(x, f, w, rw.cin[f]);
+		in0[f] = 1;
+		memcpy(w0 + (size_t)f * nev, w, nev * sizeof(double));
+		c0[f] = rw.cin[f];
+		memset(w, 0, nev * sizeof(double));
+		rw.cin[f] = 0;
+	}
+	if (soft)
+		end += size0;
+	for (size_t a = na; a-- > 1;) {
+		if (!x->anchors[a].rest && !cr[a].n)
+			continue;
+		gather(x, (uint32_t)a, cr, 1, &rw, src);
+		for (size_t i = 0; i < rw.n; i++) {
+			uint32_t f = rw.list[i];
+			double *w = rw.wf + (size_t)f * nev;
+			double sh = share_of(x, w, self + (size_t)f * nev);
+			size_t sz = settled_size(x, f, w, rw.cin[f]);
+			if (sh > 0 && bucket_of(sh) < last &&
+			    used(x) + sz + keep <= end)
+				lay_settled(x, f, w, rw.cin[f],
+					    x->anchors[a].ctx);
+			else
+				carry_add(&cr[x->anchors[a].up], nev, f, w,
+					  rw.cin[f], src[f]);
+			memset(w, 0, nev * sizeof(double));
+			rw.cin[f] = 0;
 		}
-		lay_settled(x, f, w, rw.cin[f] + ec[f], entry);
+	}
+	/* what reached the entry point: each function below the lowest
+	 * anchor above its rests; with the roots' part too if room is
+	 * left for both (the heaviest first), else whole at the entry
+	 * point */
+	gather(x, 0, cr, 0, &rw, src);
+	size_t need = size0, n = 0;
+	struct ranked *both = pc_xmalloc((rw.n + 1) * sizeof(*both));
+	for (size_t i = 0; i < rw.n; i++) {
+		uint32_t f = rw.list[i];
+		const double *w = rw.wf + (size_t)f * nev;
+		if (!in0[f])
+			need += settled_size(x, f, w, rw.cin[f]);
+		else if (src[f] != 0)
+			both[n++] = (struct ranked){
+				share_of(x, w, self + (size_t)f * nev), f };
+	}
+	qsort(both, n, sizeof(*both), cmp_ranked);
+	size_t spare = used(x) + need <= end ? end - used(x) - need : 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = both[i].f;
+		size_t sz = settled_size(x, f, rw.wf + (size_t)f * nev,
+					 rw.cin[f]);
+		if (sz > spare)
+			src[f] = 0;
+		else
+			spare -= sz;
+	}
+	free(both);
+	double *flat = pc_xcalloc(nev, sizeof(double)); /* at the entry */
+	double *below = pc_xcalloc(nev, sizeof(double)); /* at anchors */
+	for (uint32_t f = 0; f < nf; f++) {
+		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
+		const double *sf = self + (size_t)f * nev;
+		if (x->visit[f] == x->stamp && src[f] != 0) {
+			for (size_t m = 0; m < nev; m++)
+				below[m] += w[m] * sf[m];
+			lay_settled(x, f, w, rw.cin[f],
+				    x->anchors[src[f]].ctx);
+		} else if (x->visit[f] == x->stamp) {
+			for (size_t m = 0; m < nev; m++)
+				v[m] += w[m];
+			c0[f] += rw.cin[f];
+		}
+		for (size_t m = 0; m < nev; m++)
+			flat[m] += v[m] * sf[m];
+		lay_settled(x, f, v, c0[f], entry);
 	}
 	x->flat_share = share_of(x, x->ones, flat);
+	x->top_share = share_of(x, x->ones, below);
 	free(flat);
-	free(ew);
-	free(ec);
+	free(below);
+	free(w0);
+	free(c0);
+	free(in0);
+	free(src);
+	free(cr);
 	free(rw.wf);
 	free(rw.cin);
 	free(rw.list);
@@ -1473,7 +1636,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		}
 		to_rest(&x, it, wc);
 	}
-	lay_rests(&x, hard > used(&x) ? hard - used(&x) : 0, entry);
+	lay_rests(&x, hard > used(&x) ? hard - used(&x) : 0, entry,
+		  !(opts && opts->max_contexts));
 	free(x.anchors);
 	free(x.rw);
 	free(x.acc);
@@ -1490,20 +1654,27 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
 	if (x.ncut && !(db->diag && db->diag->quiet)) {
-		char flat[96] = "";
-		if (x.flat_share > 0)
-			snprintf(flat, sizeof flat, " or a caller above it with 1%% "
-				 "or more (%.2g%% flat below the entry point)",
-				 100 * x.flat_share);
+		char where[CG_WHERE] = "";
+		size_t n = 0;
+		if (x.top_share > 0)
+			n = (size_t)snprintf(where, sizeof where, "%.2g%% below "
+				"the lowest caller above all of a function's "
+				"cuts", 100 * x.top_share);
+		if (x.flat_share > 0 && n < sizeof where)
+			snprintf(where + n, sizeof where - n,
+				 "%s%.2g%% flat below the entry point",
+				 n ? "; " : "", 100 * x.flat_share);
 		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
-			"function and line below each cut%s%s",
+			"function and line below each cut, or else below the "
+			"nearest caller above it with 1%% or more that has "
+			"room%s%s%s%s",
 			used(&x), x.budget,
 			cap > x.budget && used(&x) > x.budget ?
 				", more for contexts above 0.01%" : "",
 			100 * x.cut_share, x.ncut, 100 * x.heaviest,
-			flat,
+			*where ? " (" : "", where, *where ? ")" : "",
 			cap == x.budget && used(&x) > x.budget ?
 				" (the flat profile alone needs more than the "
 				"budget)" : "");

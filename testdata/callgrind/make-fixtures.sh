@@ -7,7 +7,7 @@ set -eu
 here=$(pwd)
 w=/tmp/profconv-fixtures
 rm -rf "$w"; mkdir -p "$w"
-cp src/prog.c src/threads.c src/tmpl.cpp "$w"
+cp src/prog.c src/threads.c src/tmpl.cpp src/cc1-input.cpp "$w"
 cd "$w"
 gcc -O1 -g -o prog prog.c -lm
 gcc -O1 -g -pthread -o threads threads.c
@@ -36,7 +36,13 @@ $vg --tool=callgrind --callgrind-out-file=cpp.default.out ./tmpl >/dev/null
 $vg --tool=callgrind --dump-instr=yes --collect-jumps=yes --callgrind-out-file=cpp.instr.out ./tmpl >/dev/null
 $vg --tool=callgrind --callgrind-out-file=py-json.out /usr/bin/python3 -c \
 	'import json; d={"a":[1,2,3]*1000,"b":{"x":"y"*100}}; s=json.dumps(d); [json.loads(s) for _ in range(200)]'
-for f in cpp.default.out cpp.instr.out py-json.out; do gzip -9 -n -c $f > $f.gz; done
+# GCC 12's C++ compiler proper (Debian's cc1plus, no debug info) at -O2
+# on a small file: a real compiler's call graph, with recursive clusters
+# of hundreds of functions (parser, optimizer passes, the garbage
+# collector's marking) and helpers with hundreds of callers
+$vg --tool=callgrind --callgrind-out-file=cc1plus.out \
+	/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus -quiet -O2 -g cc1-input.cpp -o cc1-input.s
+for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
 cd "$here"
 cp "$w"/*.out* .
