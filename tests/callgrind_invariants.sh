@@ -26,7 +26,7 @@ for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 	prog.dumps.out prog.dumps.out.1 prog.default.out.gz \
 	threads.out-01 threads.out-02 threads.out-03 \
 	small.main.out small.main-sepcallers.out small.spin-instr.out \
-	cpp.default.out.gz cpp.instr.out.gz py-json.out.gz; do
+	cpp.default.out.gz cpp.instr.out.gz py-json.out.gz cc1plus.out.gz; do
 	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/in.out"
 	nev=$(grep -m1 '^events:' "$tmp/in.out" | wc -w); nev=$((nev - 1))
 	"$HELPER" "$f" >"$tmp/ours" || { not_ok "$f: import"; continue; }
@@ -50,7 +50,7 @@ for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 	# the C++ ones name edges by keys annotate writes without gcc's
 	# clone suffix, which this helper cannot match: their edges are
 	# checked against annotate after a round trip in callgrind_export)
-	case $f in prog.cachegrind.out | py-json.out.gz | cpp.*) continue ;; esac
+	case $f in prog.cachegrind.out | py-json.out.gz | cc1plus.out.gz | cpp.*) continue ;; esac
 	callgrind_annotate --auto=no --threshold=100 --inclusive=yes --tree=calling "$tmp/in.out" |
 		awk -v mode=edges -v nev="$nev" -f "$AWKF" >"$tmp/edges"
 	if "$HELPER" --edges "$tmp/edges" "$f" >"$tmp/e.out"; then
