@@ -215,6 +215,7 @@ static struct cg_edge *graph_edge(struct cg_graph *g, const struct cg_edge *e,
 	h = pc_hash64(h ^ e->addr ^ ((uint64_t)e->module << 40));
 	pc_id i = pc_keymap_intern(g->edgemap, h, edge_eq, g, e,
 				   (pc_id)g->nedges);
+	g->ncalls++;
 	if (i == g->nedges) {
 		size_t cap = g->capedges;
 		PC_GROW(g->edges, g->nedges, g->capedges);

@@ -45,6 +45,7 @@ struct cg_graph {
 
 	struct cg_edge *edges;
 	size_t nedges, capedges;
+	size_t ncalls; /* calls= lines read (edges merge repeated ones) */
 	uint64_t *ecost; /* nedges x nev */
 	struct pc_keymap *edgemap;
 };

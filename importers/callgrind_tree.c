@@ -56,6 +56,7 @@ struct expand {
 	size_t start;     /* db->ncontexts before this part */
 	size_t budget;    /* contexts this part may add */
 	size_t reserve;   /* of it, kept for the flat fallback */
+	size_t nocost;    /* functions without self cost */
 	double *grand;    /* per metric: the part's total */
 	double *ones;     /* nev weights of 1 */
 	uint32_t *npos;   /* per function: distinct positions laid out */
@@ -94,7 +95,10 @@ struct expand {
 	/* cuts: their count, summed and largest shares, and the largest
 	 * share of a metric's total laid out flat below the entry point */
 	size_t ncut;
-	double cut_share, flat_share, heaviest;
+	double flat_share, heaviest;
+	/* per function x nev: its self cost; per metric: the self cost
+	 * laid out in the tree (not below cuts) */
+	double *fself, *laid;
 	/* the share of a metric's total the rests left to the end put
 	 * below anchors (the entry point's part is flat_share) */
 	double top_share;
@@ -414,7 +418,6 @@ static int hopeless(const struct expand *x, double share, size_t need)
 static void note_cut(struct expand *x, double share)
 {
 	x->ncut++;
-	x->cut_share += share;
 	if (share > x->heaviest)
 		x->heaviest = share;
 }
@@ -613,6 +616,8 @@ static pc_id lay_member(struct expand *x, struct workheap *ws, uint32_t s,
 	size_t nev = x->nev;
 	pc_id fctx = call_ctx(x, parent, g->fns[fn].func);
 	lay_records(x, fn, fctx, NULL, w);
+	for (size_t m = 0; m < nev; m++)
+		x->laid[m] += w[m] * x->fself[(size_t)fn * nev + m];
 	/* in reverse, so members are laid out in edge order */
 	uint32_t e0 = x->edge_start[fn], e1 = x->edge_start[fn + 1];
 	for (uint32_t j = e1; j-- > e0;) {
@@ -690,12 +695,9 @@ static uint32_t open_instance(struct expand *x, const struct work *it,
 	if (x->nnodes + c->n > x->maxnodes || x->nopened >= UINT32_MAX - 1)
 		return UINT32_MAX;
 	if (!x->own) { /* the first time: per function, once */
-		x->own = pc_xcalloc((size_t)g->nfns * nev + 1, sizeof(double));
+		x->own = pc_xmalloc(((size_t)g->nfns * nev + 1) * sizeof(double));
+		memcpy(x->own, x->fself, (size_t)g->nfns * nev * sizeof(double));
 		x->fold = pc_xcalloc(g->nfns + 1, sizeof(double));
-		for (size_t r = 0; r < g->nrecs; r++)
-			for (size_t m = 0; m < nev; m++)
-				x->own[(size_t)g->recs[r].fn * nev + m] +=
-					(double)g->rcost[r * nev + m];
 		for (size_t e = 0; e < g->nedges; e++) {
 			uint32_t a = x->scc_of[g->edges[e].from];
 			uint32_t b = x->scc_of[g->edges[e].to];
@@ -1235,17 +1237,10 @@ static void lay_rests(struct expand *x, size_t avail, pc_id entry, int soft)
 		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
 	};
-	double *self = pc_xcalloc(nf * nev + 1, sizeof(double));
-	for (size_t r = 0; r < g->nrecs; r++)
-		for (size_t m = 0; m < nev; m++)
-			self[(size_t)g->recs[r].fn * nev + m] +=
-				(double)g->rcost[r * nev + m];
+	const double *self = x->fself;
 	/* room kept for the last flat profile: the flat profile and the
 	 * functions without cost */
-	size_t nocost = 0;
-	for (uint32_t f = 0; f < nf; f++)
-		nocost += x->rec_start[f] == x->rec_start[f + 1];
-	size_t keep = x->reserve + nocost;
+	size_t keep = x->reserve + x->nocost;
 	size_t end = used(x) + avail; /* nothing beyond */
 	/* the sizes of the functions below anchors per share bucket; the
 	 * buckets that fit are laid out below their anchors */
@@ -1369,7 +1364,6 @@ static void lay_rests(struct expand *x, size_t avail, pc_id entry, int soft)
 	free(rw.cin);
 	free(rw.list);
 	free(rw.sh);
-	free(self);
 }
 
 /* The anchor of work `it` laid out now, entering at function fn: a new
@@ -1436,15 +1430,73 @@ static size_t flat_floor(struct expand *x)
  * not measured, so that the tree does not depend on how the file is
  * written; a context costs some 62 + 137 bytes per metric in a v4
  * database (measured). --max-contexts is a bound: nothing beyond it. */
-static size_t default_cap(const struct expand *x,
-			  const struct pc_import_opts *opts, size_t *limit)
+/* Decimal digits of v. */
+static double digits(uint64_t v)
+{
+	double d = 1;
+	for (; v >= 10; v /= 10)
+		d++;
+	return d;
+}
+
+/* The input's size as valgrind writes it (names once, positions and
+ * costs in decimal), from the graph and its count of cost and calls=
+ * lines: the same whatever form the file itself has (gzip, names
+ * compressed or not, CRLF). */
+static double input_bytes(const struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = g->nev;
+	double b = 0, pos = g->has_instr ? 4 : 0; /* an address: "+N " */
+	for (size_t r = 0; r < g->nrecs; r++) {
+		b += 1 + pos + digits(g->recs[r].line);
+		for (size_t m = 0; m < nev; m++)
+			if (g->rcost[r * nev + m])
+				b += 1 + digits(g->rcost[r * nev + m]);
+	}
+	double c = 0; /* a call: cfn=(id), calls=N target, its cost line */
+	for (size_t e = 0; e < g->nedges; e++) {
+		c += 10 + 8 + digits(g->edges[e].count) + 2 * (1 + pos) +
+		     2 * digits(g->edges[e].line);
+		for (size_t m = 0; m < nev; m++)
+			if (g->ecost[e * nev + m])
+				c += 1 + digits(g->ecost[e * nev + m]);
+	}
+	if (g->nedges) /* the same call may be written several times */
+		b += c * (double)g->ncalls / (double)g->nedges;
+	/* per function fn=(id) name and fl=(id), the names of its file
+	 * and module once */
+	const struct pc_db *db = x->db;
+	uint8_t *seen = pc_xcalloc(db->nfiles + db->nmodules + 1, 1);
+	for (size_t f = 0; f < g->nfns; f++) {
+		const struct pc_function *fn = &db->functions[g->fns[f].func];
+		b += 20 + (double)strlen(fn->name);
+		if (fn->file != PC_NONE && !seen[fn->file]++)
+			b += (double)strlen(db->files[fn->file].path);
+		if (fn->module != PC_NONE && !seen[db->nfiles + fn->module]++)
+			b += (double)strlen(db->modules[fn->module].path);
+	}
+	free(seen);
+	return b;
+}
+
+static size_t default_cap(struct expand *x, const struct pc_import_opts *opts,
+			  size_t *limit)
 {
 	if (opts && opts->max_contexts)
 		return *limit = x->budget;
-	double metrics = (double)x->nev + (x->calls != PC_NONE);
+	/* a context's bytes: some 62 + 137 per metric it has a value of
+	 * (measured); as many as a cost line has on average, and calls */
+	const struct cg_graph *g = x->g;
+	double nz = 0;
+	for (size_t i = 0; i < g->nrecs * g->nev; i++)
+		nz += g->rcost[i] != 0;
+	double metrics = nz / (double)(g->nrecs ? g->nrecs : 1) +
+			 (x->calls != PC_NONE);
+	double ctxbytes = 62.0 + 137.0 * metrics;
+	double per = 11.0 * (double)(g->nrecs + g->nedges) / ctxbytes;
 	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
-	double est = times * 11.0 * (double)(x->g->nrecs + x->g->nedges) /
-		     (62.0 + 137.0 * metrics);
+	double est = times * per;
 	double most = 4.0 * (double)x->budget;
 	size_t cap = est > most ? (size_t)most :
 		     est > (double)x->budget ? (size_t)est : x->budget;
@@ -1454,6 +1506,16 @@ static size_t default_cap(const struct expand *x,
 	double more = (double)cap + (double)x->reserve;
 	*limit = times > 5.0 || more < est ? (size_t)more :
 		 est > (double)cap ? (size_t)est : cap;
+	/* a small input, where even that passes 30 times the input: the
+	 * whole tree within 30 times, the flat profile and its rests kept
+	 * and at least 1024 contexts of calling context */
+	double small = 30.0 * input_bytes(x) / ctxbytes;
+	if ((double)*limit > small) {
+		size_t least = x->reserve + x->nocost + 1024;
+		*limit = small > (double)least ? (size_t)small : least;
+		x->budget = *limit - x->nocost;
+		cap = x->budget;
+	}
 	return cap;
 }
 
@@ -1481,6 +1543,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	 * line-level input as a database */
 	x.npos = pc_xcalloc(g->nfns + 1, sizeof(uint32_t));
 	x.reserve = flat_floor(&x);
+	for (uint32_t f = 0; f < g->nfns; f++)
+		x.nocost += x.rec_start[f] == x.rec_start[f + 1];
 	size_t big = 0;
 	x.isize = pc_xmalloc((x.nsccs + 1) * sizeof(size_t));
 	for (uint32_t s = 0; s < x.nsccs; s++) {
@@ -1491,12 +1555,16 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 							 x.reserve;
 	x.budget = opts && opts->max_contexts ? opts->max_contexts :
 		   x.reserve + extra + 1024;
-	size_t room = x.budget > x.reserve ? x.budget - x.reserve : 0;
 	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
 	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
+	x.laid = pc_xcalloc(x.nev + 1, sizeof(double));
+	x.fself = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
 	for (size_t r = 0; r < g->nrecs; r++)
-		for (size_t m = 0; m < x.nev; m++)
-			x.grand[m] += (double)g->rcost[r * x.nev + m];
+		for (size_t m = 0; m < x.nev; m++) {
+			double c = (double)g->rcost[r * x.nev + m];
+			x.grand[m] += c;
+			x.fself[(size_t)g->recs[r].fn * x.nev + m] += c;
+		}
 	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
 	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
 	for (size_t m = 0; m < x.nev; m++)
@@ -1516,6 +1584,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.acc = pc_xmalloc((x.nev + 1) * sizeof(double));
 	size_t hard; /* the bound of everything, rests included */
 	size_t cap = default_cap(&x, opts, &hard);
+	size_t room = x.budget > x.reserve ? x.budget - x.reserve : 0;
 	size_t caproom = cap > x.reserve ? cap - x.reserve : 0;
 	x.room = room;
 	x.caproom = caproom;
@@ -1654,6 +1723,10 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
 	if (x.ncut && !(db->diag && db->diag->quiet)) {
+		double cut_share = 0; /* the largest of any metric */
+		for (size_t m = 0; m < x.nev; m++)
+			if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
+				cut_share = 1 - x.laid[m] / x.grand[m];
 		char where[CG_WHERE] = "";
 		size_t n = 0;
 		if (x.top_share > 0)
@@ -1673,9 +1746,9 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			used(&x), x.budget,
 			cap > x.budget && used(&x) > x.budget ?
 				", more for contexts above 0.01%" : "",
-			100 * x.cut_share, x.ncut, 100 * x.heaviest,
+			100 * cut_share, x.ncut, 100 * x.heaviest,
 			*where ? " (" : "", where, *where ? ")" : "",
-			cap == x.budget && used(&x) > x.budget ?
+			opts && opts->max_contexts && used(&x) > x.budget ?
 				" (the flat profile alone needs more than the "
 				"budget)" : "");
 	}
@@ -1689,6 +1762,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	}
 	free(x.flats);
 	free(x.grand);
+	free(x.laid);
+	free(x.fself);
 	free(x.ones);
 	free(x.npos);
 	free(called);

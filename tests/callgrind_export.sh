@@ -35,6 +35,10 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 		not_ok "$f: callgrind -> v4 -> callgrind"; continue
 	fi
 	written="$written $out"
+	# the default database is at most 30 times the input (issue 7)
+	isz=$(gzip -dcf "$f" | wc -c); dsz=$(du -sb "$tmp/v4.d" | cut -f1)
+	check "$f: the database is $(awk -v d="$dsz" -v i="$isz" 'BEGIN {printf "%.1f", d / i}') times the input (30 at most)" \
+		test "$dsz" -le $((30 * isz))
 	annotate self "$nev" "$tmp/orig.out" | sort >"$tmp/a"
 	annotate self "$nev" "$out" | sort >"$tmp/b"
 	if [ -s "$tmp/warn" ]; then
