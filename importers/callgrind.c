@@ -269,6 +269,7 @@ static void start_graph(struct parser *p)
 		has_instr |= p->pos[i] == POS_INSTR;
 	}
 	graph_init(&p->g, p->nev, p->ev, has_line, has_instr);
+	p->g.merge = !cg_instr_ctx(&p->g, p->opts);
 	if (p->selfsum)
 		memset(p->selfsum, 0, p->nev * sizeof(*p->selfsum));
 	/* a part may go on in the function the previous one ended in */
@@ -728,12 +729,24 @@ static int cost_line(struct parser *p, const char *s)
 		.fn = p->cur_fn, .file = file, .line = (uint32_t)line,
 		.module = p->cur_ob, .addr = addr,
 	};
-	uint64_t *c = graph_rec(&p->g, &key);
+	struct cg_graph *g = &p->g;
+	const struct cg_rec *last = g->nrecs ? &g->recs[g->nrecs - 1] : NULL;
+	int same = g->merge && last && last->fn == key.fn &&
+		   last->file == key.file && last->line == key.line;
+	uint64_t *c = same ? g->rcost + (g->nrecs - 1) * g->nev :
+			     graph_rec(g, &key);
+	g->ncost++;
+	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + cg_digits(line);
 	for (size_t m = 0; m < p->nev; m++) {
-		if (p->selfsum[m] > UINT64_MAX - p->line_costs[m])
+		uint64_t v = p->line_costs[m];
+		if (p->selfsum[m] > UINT64_MAX - v)
 			return fail(p, "sum of costs past 64 bits");
-		p->selfsum[m] += p->line_costs[m];
-		c[m] = p->line_costs[m];
+		p->selfsum[m] += v;
+		c[m] = same ? c[m] + v : v;
+		if (v) {
+			g->nonzero++;
+			g->cost_bytes += 1 + cg_digits(v);
+		}
 	}
 	return 0;
 }

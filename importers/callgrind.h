@@ -46,9 +46,34 @@ struct cg_graph {
 	struct cg_edge *edges;
 	size_t nedges, capedges;
 	size_t ncalls; /* calls= lines read (edges merge repeated ones) */
+
+	/* consecutive cost lines at one position of a function are one
+	 * record when instruction contexts are not laid out (merge); the
+	 * cost lines read, their nonzero costs and their size as valgrind
+	 * writes them (see input_bytes in callgrind_tree.c) */
+	int merge;
+	size_t ncost;
+	double nonzero, cost_bytes;
 	uint64_t *ecost; /* nedges x nev */
 	struct pc_keymap *edgemap;
 };
+
+/* Decimal digits of v. */
+static inline double cg_digits(uint64_t v)
+{
+	double d = 1;
+	for (; v >= 10; v /= 10)
+		d++;
+	return d;
+}
+
+/* Whether instruction contexts are laid out: below the line contexts
+ * with --instructions, or without lines. */
+static inline int cg_instr_ctx(const struct cg_graph *g,
+			       const struct pc_import_opts *opts)
+{
+	return g->has_instr && ((opts && opts->instructions) || !g->has_line);
+}
 
 /* Expands the graph into a calling-context tree below `entry` and adds
  * the point values to `profile`, within a context budget

@@ -1387,7 +1387,7 @@ static uint32_t anchor_at(struct expand *x, const struct work *it,
 static int cmp_pos(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
@@ -1395,28 +1395,37 @@ static int cmp_pos(const void *a, const void *b)
 
 /* Contexts of the flat profile: each function with self cost, and its
  * distinct positions (lines; instructions too when they are laid out),
- * also counted per function in x->npos. */
+ * also counted per function in x->npos. Function by function, so the
+ * scratch is one function's records (a whole file's keys and qsort's
+ * copy of them were a third of the peak memory of an instruction-level
+ * input). */
 static size_t flat_floor(struct expand *x)
 {
 	const struct cg_graph *g = x->g;
 	int instr = x->instr_ctx;
-	uint64_t *k = pc_xmalloc((g->nrecs + 1) * 3 * sizeof(uint64_t));
-	for (size_t r = 0; r < g->nrecs; r++) {
-		const struct cg_rec *rec = &g->recs[r];
-		k[3 * r] = rec->fn;
-		k[3 * r + 1] = g->has_line ?
-			((uint64_t)rec->file << 32 | rec->line) : 0;
-		k[3 * r + 2] = instr ? (rec->addr ^ (uint64_t)rec->module << 48) : 0;
-	}
-	qsort(k, g->nrecs, 3 * sizeof(uint64_t), cmp_pos);
-	size_t n = 0;
-	for (size_t r = 0; r < g->nrecs; r++) {
-		const uint64_t *a = k + 3 * r, *b = a - 3;
-		if (r && a[0] == b[0] && a[1] == b[1] && a[2] == b[2])
+	unsigned add = 1 + (instr && g->has_line);
+	size_t most = 0, n = 0;
+	for (uint32_t f = 0; f < g->nfns; f++)
+		if (x->rec_start[f + 1] - x->rec_start[f] > most)
+			most = x->rec_start[f + 1] - x->rec_start[f];
+	uint64_t *k = pc_xmalloc((most + 1) * 2 * sizeof(uint64_t));
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		size_t m = x->rec_start[f + 1] - x->rec_start[f];
+		if (!m)
 			continue;
-		unsigned add = 1 + (instr && g->has_line);
-		x->npos[a[0]] += add;
-		n += add + (!r || a[0] != b[0]); /* the function once */
+		for (size_t i = 0; i < m; i++) {
+			const struct cg_rec *rec =
+				&g->recs[x->rec_idx[x->rec_start[f] + i]];
+			k[2 * i] = g->has_line ?
+				((uint64_t)rec->file << 32 | rec->line) : 0;
+			k[2 * i + 1] = instr ? (rec->addr ^
+						(uint64_t)rec->module << 48) : 0;
+		}
+		qsort(k, m, 2 * sizeof(uint64_t), cmp_pos);
+		for (size_t i = 0; i < m; i++)
+			if (!i || cmp_pos(k + 2 * i, k + 2 * i - 2))
+				x->npos[f] += add;
+		n += 1 + x->npos[f]; /* the function once */
 	}
 	free(k);
 	return n;
@@ -1433,14 +1442,6 @@ static size_t flat_floor(struct expand *x)
  * not measured, so that the tree does not depend on how the file is
  * written; a context costs some 62 + 137 bytes per metric in a v4
  * database (measured). --max-contexts is a bound: nothing beyond it. */
-/* Decimal digits of v. */
-static double digits(uint64_t v)
-{
-	double d = 1;
-	for (; v >= 10; v /= 10)
-		d++;
-	return d;
-}
 
 /* The input's size as valgrind writes it (names once, positions and
  * costs in decimal), from the graph and its count of cost and calls=
@@ -1450,20 +1451,14 @@ static double input_bytes(const struct expand *x)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = g->nev;
-	double b = 0, pos = g->has_instr ? 4 : 0; /* an address: "+N " */
-	for (size_t r = 0; r < g->nrecs; r++) {
-		b += 1 + pos + digits(g->recs[r].line);
-		for (size_t m = 0; m < nev; m++)
-			if (g->rcost[r * nev + m])
-				b += 1 + digits(g->rcost[r * nev + m]);
-	}
+	double b = g->cost_bytes, pos = g->has_instr ? 4 : 0; /* "+N " */
 	double c = 0; /* a call: cfn=(id), calls=N target, its cost line */
 	for (size_t e = 0; e < g->nedges; e++) {
-		c += 10 + 8 + digits(g->edges[e].count) + 2 * (1 + pos) +
-		     2 * digits(g->edges[e].line);
+		c += 10 + 8 + cg_digits(g->edges[e].count) + 2 * (1 + pos) +
+		     2 * cg_digits(g->edges[e].line);
 		for (size_t m = 0; m < nev; m++)
 			if (g->ecost[e * nev + m])
-				c += 1 + digits(g->ecost[e * nev + m]);
+				c += 1 + cg_digits(g->ecost[e * nev + m]);
 	}
 	if (g->nedges) /* the same call may be written several times */
 		b += c * (double)g->ncalls / (double)g->nedges;
@@ -1491,13 +1486,10 @@ static size_t default_cap(struct expand *x, const struct pc_import_opts *opts,
 	/* a context's bytes: some 62 + 137 per metric it has a value of
 	 * (measured); as many as a cost line has on average, and calls */
 	const struct cg_graph *g = x->g;
-	double nz = 0;
-	for (size_t i = 0; i < g->nrecs * g->nev; i++)
-		nz += g->rcost[i] != 0;
-	double metrics = nz / (double)(g->nrecs ? g->nrecs : 1) +
+	double metrics = g->nonzero / (double)(g->ncost ? g->ncost : 1) +
 			 (x->calls != PC_NONE);
 	double ctxbytes = 62.0 + 137.0 * metrics;
-	double per = 11.0 * (double)(g->nrecs + g->nedges) / ctxbytes;
+	double per = 11.0 * (double)(g->ncost + g->nedges) / ctxbytes;
 	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
 	double est = times * per;
 	double most = 4.0 * (double)x->budget;
@@ -1534,8 +1526,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	struct expand x = {
 		.db = db, .g = g, .nev = g->nev, .profile = profile,
 		.start = db->ncontexts,
-		.instr_ctx = g->has_instr &&
-			     ((opts && opts->instructions) || !g->has_line),
+		.instr_ctx = cg_instr_ctx(g, opts),
 	};
 	csr(g->nfns, g->nrecs, g->recs, sizeof(*g->recs),
 	    offsetof(struct cg_rec, fn), &x.rec_start, &x.rec_idx);

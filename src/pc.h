@@ -60,10 +60,11 @@ struct pc_blob {
 int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 		int optional, struct pc_err *err);
 void pc_blob_unmap(struct pc_blob *b);
-/* Counts n more units (values, samples) read; every 2^22 of them, gives
- * back the pages of the mapping read so far (touched again, they are
- * read again from the file), so a reader that goes through a large file
- * keeps its memory bounded. */
+/* Counts n more units (values, samples) read; every 2^18 of them (some
+ * 3 MB of values), gives back the pages of the mapping read so far
+ * (touched again, they are read again from the file), so a reader that
+ * goes through a large file keeps its memory bounded: mapped pages
+ * count in the process's resident memory. */
 void pc_blob_read(struct pc_blob *b, uint64_t n);
 #define PC_GROW(ptr, n, cap)                                                 \
 	do {                                                                 \

@@ -596,7 +596,7 @@ int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 void pc_blob_read(struct pc_blob *b, uint64_t n)
 {
 	b->since += n;
-	if (b->since < (uint64_t)1 << 22)
+	if (b->since < (uint64_t)1 << 18)
 		return;
 	b->since = 0;
 	if (b->p)

@@ -65,6 +65,12 @@ check "cache simulation events become metrics" grep -q '^m8 "DLmw"' "$tmp/cs"
 check "no instruction contexts by default" sh -c "! grep -q 'lexical instruction at=M' '$tmp/cs'"
 "$PROFCONV" dump -q --instructions prog.cachesim.out >"$tmp/csi"
 check "--instructions: instruction contexts under line contexts" grep -q 'lexical instruction at=M' "$tmp/csi"
+# without --instructions, consecutive cost lines of a function at one
+# line are one record; with it, every instruction keeps its context:
+# small.spin-instr.out has 11 distinct addresses in spin's cost lines
+# and 8 call sites (counted by hand from the file)
+n=$("$PROFCONV" dump -q --instructions small.spin-instr.out | grep -o 'lexical instruction at=[^ ]*' | sort -u | wc -l)
+check "--instructions: all 19 instruction positions of small.spin-instr.out ($n)" test "$n" -eq 19
 printf '# callgrind format\nevent: Ir : Instruction Fetches\nevent: Sum = Ir + Dr\nevents: Ir Dr\nfl=a.c\nfn=main\n3 10 2\n' >"$tmp/ev.out"
 "$PROFCONV" dump -q "$tmp/ev.out" >"$tmp/ev"
 check "event long name kept, derived event skipped" \
