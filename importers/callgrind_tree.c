@@ -81,6 +81,7 @@ struct expand {
 	uint32_t *members;
 
 	double *incl;  /* per SCC x nev: max(self + out, in) */
+	double *efrac; /* per edge x nev: its cost / its callee SCC's incl */
 	double *total; /* per SCC x nev: cost of one full expansion */
 	double *root;  /* per SCC x nev: share not covered by callers */
 
@@ -644,8 +645,7 @@ static pc_id lay_member(struct expand *x, struct workheap *ws, uint32_t s,
 			continue;
 		}
 		for (size_t m = 0; m < nev; m++)
-			wchild[m] = w[m] * ratio((double)g->ecost[e * nev + m],
-						 x->incl[t * nev + m]);
+			wchild[m] = w[m] * x->efrac[e * nev + m];
 		if (!any_positive(wchild, nev))
 			continue;
 		pc_id c = site_ctx(x, fctx, ed->file, ed->line, ed->module,
@@ -837,8 +837,7 @@ static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 			continue;
 		for (size_t m = 0; m < nev; m++)
 			sh[(size_t)v * nev + m] +=
-				su[m] * ratio((double)g->ecost[e * nev + m],
-					      x->incl[v * nev + m]);
+				su[m] * x->efrac[e * nev + m];
 		if (!on || on[v])
 			continue;
 		on[v] = 1; /* sift up */
@@ -1106,9 +1105,13 @@ static void free_rest(struct anchor *an)
 #define CG_NBUCKETS 256
 static unsigned bucket_of(double share)
 {
-	double b = -4 * log2(share);
-	return b >= CG_NBUCKETS - 1 ? CG_NBUCKETS - 1 : b < 0 ? 0 :
-								(unsigned)b;
+	/* floor(-4 log2(share)): share = f 2^e, f in [0.5, 1) */
+	int e;
+	double f = frexp(share, &e);
+	int b = -4 * e + (f == 0.5 ? 4 : f <= 0.59460355750136051 ? 3 :
+			  f <= 0.70710678118654757 ? 2 :
+			  f <= 0.84089641525371450 ? 1 : 0);
+	return b >= CG_NBUCKETS - 1 ? CG_NBUCKETS - 1 : b < 0 ? 0 : (unsigned)b;
 }
 
 /* Function f's self cost with weights w laid out below ctx, with the
@@ -1534,6 +1537,12 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	    offsetof(struct cg_edge, from), &x.edge_start, &x.edge_idx);
 	find_sccs(&x);
 	scc_costs(&x);
+	x.efrac = pc_xmalloc((g->nedges * x.nev + 1) * sizeof(double));
+	for (size_t e = 0; e < g->nedges; e++)
+		for (size_t m = 0; m < x.nev; m++)
+			x.efrac[e * x.nev + m] = ratio(
+				(double)g->ecost[e * x.nev + m],
+				x.incl[(size_t)x.scc_of[g->edges[e].to] * x.nev + m]);
 	/* the flat profile (every function once with its positions) is
 	 * the floor; by default as much again goes to calling context, and
 	 * at least room for one instance of the largest recursive cluster
@@ -1782,6 +1791,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.sccs);
 	free(x.members);
 	free(x.incl);
+	free(x.efrac);
 	free(x.total);
 	free(x.root);
 }
