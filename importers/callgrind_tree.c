@@ -24,8 +24,9 @@
  * under the cut. Cuts that would overrun the budget so go below the
  * nearest heavy context above them instead (an anchor: 1% of a metric's
  * total or more), one context per function with that function's cost
- * there, heaviest first as room allows; what is left goes to the same
- * flat contexts directly below the entry point. */
+ * there, heaviest first as room allows; what is left of a function is
+ * passed up from anchor to anchor and laid out once, below the lowest
+ * anchor above all the cuts it came from. */
 #include "callgrind.h"
 
 #include <math.h>
@@ -94,8 +95,8 @@ struct expand {
 	pc_id calls;
 	double *fcalls;
 	pc_id *fctx;
-	/* cuts: their count, summed and largest shares, and the largest
-	 * share of a metric's total laid out flat below the entry point */
+	/* cuts: their count and largest share, and the largest share of a
+	 * metric's total laid out flat below the entry point */
 	size_t ncut;
 	double flat_share, heaviest;
 	/* per function x nev: its self cost; per metric: the self cost
