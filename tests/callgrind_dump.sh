@@ -69,8 +69,8 @@ check "--instructions: instruction contexts under line contexts" grep -q 'lexica
 # line are one record; with it, every instruction keeps its context:
 # small.spin-instr.out has 11 distinct addresses in spin's cost lines
 # and 8 call sites (counted by hand from the file)
-n=$("$PROFCONV" dump -q --instructions small.spin-instr.out | grep -o 'lexical instruction at=[^ ]*' | sort -u | wc -l)
-check "--instructions: all 19 instruction positions of small.spin-instr.out ($n)" test "$n" -eq 19
+ni=$("$PROFCONV" dump -q --instructions small.spin-instr.out | grep -o 'lexical instruction at=[^ ]*' | sort -u | wc -l)
+check "--instructions: all 19 instruction positions of small.spin-instr.out ($ni)" test "$ni" -eq 19
 printf '# callgrind format\nevent: Ir : Instruction Fetches\nevent: Sum = Ir + Dr\nevents: Ir Dr\nfl=a.c\nfn=main\n3 10 2\n' >"$tmp/ev.out"
 "$PROFCONV" dump -q "$tmp/ev.out" >"$tmp/ev"
 check "event long name kept, derived event skipped" \
