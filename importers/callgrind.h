@@ -45,6 +45,8 @@ struct cg_graph {
 
 	struct cg_edge *edges;
 	size_t nedges, capedges;
+	uint64_t *ecost; /* nedges x nev */
+	struct pc_keymap *edgemap;
 	size_t ncalls; /* calls= lines read (edges merge repeated ones) */
 
 	/* consecutive cost lines at one position of a function are one
@@ -54,8 +56,6 @@ struct cg_graph {
 	int merge;
 	size_t ncost;
 	double nonzero, cost_bytes;
-	uint64_t *ecost; /* nedges x nev */
-	struct pc_keymap *edgemap;
 };
 
 /* Decimal digits of v. */
