@@ -59,6 +59,8 @@ struct expand {
 	size_t reserve;   /* of it, kept for the flat fallback */
 	size_t nocost;    /* functions without self cost */
 	int tight;        /* the default bound is 30 times the input */
+	int rootroom;     /* the roots' own rest may pass the bound (a
+			   * default bound, not a tight one) */
 	double *grand;    /* per metric: the part's total */
 	double *ones;     /* nev weights of 1 */
 	uint32_t *npos;   /* per function: distinct positions laid out */
@@ -1223,8 +1225,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return x->f < y->f ? -1 : x->f > y->f;
 }
 
-/* Lays out the anchors' rests within `avail` contexts (with soft, a
- * default bound: and the entry point's own part), anchors below their
+/* Lays out the anchors' rests within `avail` contexts (with rootroom:
+ * and the entry point's own part), anchors below their
  * ancestors. Each function an anchor's cuts reach is laid out below the
  * anchor if its cost there is heavy enough and room is left; else it is
  * passed up to the anchor above, where it is summed with what that
@@ -1234,7 +1236,7 @@ static int cmp_ranked(const void *a, const void *b)
  * weight came from; the roots' own cuts are the entry point's. A
  * function in both goes there whole, unless room is left to lay it out
  * in both places (the heaviest first). */
-static void lay_rests(struct expand *x, size_t avail, pc_id entry, int soft)
+static void lay_rests(struct expand *x, size_t avail, pc_id entry)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev, nf = g->nfns, na = x->nanchors;
@@ -1289,7 +1291,7 @@ static void lay_rests(struct expand *x, size_t avail, pc_id entry, int soft)
 		memset(w, 0, nev * sizeof(double));
 		rw.cin[f] = 0;
 	}
-	if (soft && !x->tight)
+	if (x->rootroom)
 		end += size0;
 	for (size_t a = na; a-- > 1;) {
 		if (!x->anchors[a].rest && !cr[a].n)
@@ -1435,18 +1437,6 @@ static size_t flat_floor(struct expand *x)
 	return n;
 }
 
-/* By default, work that carries CG_MIN_SHARE or more of a metric's
- * total is laid out beyond the budget, so that every calling context
- * above that share is in the tree, as long as the tree stays within
- * four times the budget and its v4 database within some 30 times the
- * input (5 times for an instruction-level input laid out by lines,
- * whose contexts each stand for several of its lines: issue 7's
- * targets). The input's size is estimated from its cost and call lines
- * (11 bytes each, what a line with compressed names takes at least),
- * not measured, so that the tree does not depend on how the file is
- * written; a context costs some 62 + 137 bytes per metric in a v4
- * database (measured). --max-contexts is a bound: nothing beyond it. */
-
 /* The input's size as valgrind writes it (names once, positions and
  * costs in decimal), from the graph and its count of cost and calls=
  * lines: the same whatever form the file itself has (gzip, names
@@ -1482,6 +1472,17 @@ static double input_bytes(const struct expand *x)
 	return b;
 }
 
+/* By default, work that carries CG_MIN_SHARE or more of a metric's
+ * total is laid out beyond the budget, so that every calling context
+ * above that share is in the tree, as long as the tree stays within
+ * four times the budget and its v4 database within some 30 times the
+ * input (5 times for an instruction-level input laid out by lines,
+ * whose contexts each stand for several of its lines: issue 7's
+ * targets). The input's size is estimated from its cost and call lines
+ * (11 bytes each, what a line with compressed names takes at least),
+ * not measured, so that the tree does not depend on how the file is
+ * written; a context costs some 62 + 137 bytes per metric in a v4
+ * database (measured). --max-contexts is a bound: nothing beyond it. */
 static size_t default_cap(struct expand *x, const struct pc_import_opts *opts,
 			  size_t *limit)
 {
@@ -1602,7 +1603,8 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	 * per event (and calls) for each, twice (a context's cost may come
 	 * in parts) */
 	size_t most = hard > x.reserve ? hard : x.reserve;
-	if (!(opts && opts->max_contexts) && !x.tight)
+	x.rootroom = !(opts && opts->max_contexts) && !x.tight;
+	if (x.rootroom)
 		most += x.reserve + x.nocost;
 	pc_ctx_reserve(db, most);
 	pc_values_reserve(db, most > SIZE_MAX / (2 * x.nev + 2) ?
@@ -1717,8 +1719,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		}
 		to_rest(&x, it, wc);
 	}
-	lay_rests(&x, hard > used(&x) ? hard - used(&x) : 0, entry,
-		  !(opts && opts->max_contexts));
+	lay_rests(&x, hard > used(&x) ? hard - used(&x) : 0, entry);
 	free(x.anchors);
 	free(x.rw);
 	free(x.acc);
