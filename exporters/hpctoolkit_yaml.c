@@ -1,6 +1,9 @@
 /* metrics/default.yaml of an HPCToolkit v4 database, emitted with
  * libyaml so that any metric name is quoted correctly. Its inputs match
- * meta.db's summaries (metric name, scope, formula, combine). */
+ * meta.db's summaries (metric name, scope, formula, combine). A v4
+ * input's own file (db->yaml: hpcprof's derived metrics, hidden raw
+ * metrics, formats) is written back unchanged while the output's metrics
+ * are still exactly that input's. */
 #include "hpctoolkit.h"
 
 #include <errno.h>
@@ -237,6 +240,21 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	if (!f)
 		return pc_err_set(err, "%s: cannot write: %s", path,
 				  strerror(errno));
+	/* the input's own, while the metrics are still exactly its */
+	if (db->yaml && db->nmetrics == db->yaml_nmetrics && !db->nderived &&
+	    l->npartials == 1) {
+		if (fwrite(db->yaml, 1, db->yaml_len, f) != db->yaml_len ||
+		    fclose(f) != 0)
+			return pc_err_set(err, "%s: cannot write: %s", path,
+					  strerror(errno));
+		return 0;
+	}
+	if (db->yaml)
+		pc_warn(db->diag, "metrics/default.yaml of the HPCToolkit "
+			"input is not carried (%s): metrics it hides or "
+			"derives are presented as plain metrics",
+			l->npartials > 1 ? "the output adds statistics" :
+					   "the output has other metrics too");
 	struct em m = { .failed = 0 };
 	if (!yaml_emitter_initialize(&m.e)) {
 		fclose(f);

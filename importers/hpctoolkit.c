@@ -11,11 +11,10 @@
  * Context ids that meta.db elides (hpcprof leaves out lexical
  * instruction contexts) hold point values that belong to a visible
  * context: hpctoolkit_place.c finds which from the stored scopes, and
- * the values are added to that context's point values. A value with no
- * single place goes, with a warning, to a line "[elided contexts, place
- * undecided]" below the deepest context common to its possible places;
- * one that fits nowhere to "[context N not in meta.db]" below an
- * "unknown entry".
+ * the values are added to that context's point values; where an id has
+ * no single place, the stored scopes still say how much each context
+ * holds (see place()). metrics/default.yaml is kept for the v4 writer
+ * (keep_yaml).
  *
  * Structure sizes stored in the files are used as strides; unknown enum
  * values are accepted with a warning. This reader shares no code with
@@ -31,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yaml.h>
 
 
 struct reader {
@@ -72,6 +72,11 @@ struct reader {
 	/* profile index -> model profile (PC_NONE for summaries) */
 	pc_id *prof_id;
 	uint32_t nprof;
+	/* elided ids whose values were placed by context but which have no
+	 * single place themselves, sorted (trace samples naming them show
+	 * the deepest context certain to hold them) */
+	uint32_t *vague;
+	size_t nvague, capvague;
 };
 
 static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
@@ -585,29 +590,37 @@ static int cmp_elided(const void *a, const void *b)
 
 /* Adds the point values of elided ids to the visible contexts they
  * belong to (hpctoolkit_place.c), and binds each placed id to its
- * context for trace.db. An id whose place is not decided goes to a line
- * "[elided contexts, place undecided]" below the deepest context that
- * certainly holds it (so it still counts for the right functions
- * wherever that is decided), with stored scopes equal to its point
- * values; one that fits nowhere to a placeholder below the unknown
- * entry (ctx_of). */
+ * context for trace.db. Where some ids have no single place, the
+ * visible contexts' residuals still say how much of their values each
+ * context holds: when they account for those values exactly, each
+ * context takes its part, and each such id is bound, for trace.db, to
+ * the deepest context that certainly holds it (r->vague lists them).
+ * Otherwise (stored scopes that do not add up the standard way) such an
+ * id goes to a line "[elided contexts, place undecided]" below that
+ * context, with stored scopes equal to its point values; one that fits
+ * nowhere to a placeholder below the unknown entry (ctx_of). */
 static int place(struct reader *r)
 {
 	if (!r->nel)
 		return 0;
 	qsort(r->el, r->nel, sizeof(*r->el), cmp_elided);
-	pc_id *where = pc_xmalloc(r->nel * sizeof(pc_id));
-	uint8_t *exact = pc_xmalloc(r->nel);
-	size_t ambiguous, unsearched;
-	pc_hpc_place(r->db, r->first_profile, r->el, r->nel, where, exact,
-		     &ambiguous, &unsearched);
+	struct pc_hpc_placed pd = {
+		.where = pc_xmalloc(r->nel * sizeof(pc_id)),
+		.exact = pc_xmalloc(r->nel),
+	};
+	pc_hpc_place(r->db, r->first_profile, r->el, r->nel, &pd);
 	double lost = 0, total = 0;
 	for (size_t i = 0, e = 0; i < r->nel; e++) {
 		uint32_t id = r->el[i].ctx;
-		pc_id c = where[e];
-		if (!exact[e] && c == 0) /* only entry points hang there */
+		pc_id c = pd.where[e];
+		int exact = pd.exact[e];
+		if (!exact && pd.accounted) {
+			PC_GROW(r->vague, r->nvague, r->capvague);
+			r->vague[r->nvague++] = id; /* el is sorted by id */
+		} else if (!exact && c == 0) { /* only entry points hang there */
 			c = pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN);
-		if (!exact[e] && c != PC_NONE) {
+		}
+		if (!exact && !pd.accounted && c != PC_NONE) {
 			struct pc_context k = {
 				.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
 				.file = pc_file_get(r->db, "[elided contexts, "
@@ -622,28 +635,38 @@ static int place(struct reader *r)
 			c = ctx_of(r, id);
 		for (; i < r->nel && r->el[i].ctx == id; i++) {
 			const struct pc_value *v = &r->el[i];
-			pc_value_add(r->db, v->profile, c, v->metric, v->value);
 			total += fabs(v->value);
-			if (exact[e])
+			if (exact) {
+				pc_value_add(r->db, v->profile, c, v->metric,
+					     v->value);
 				continue;
+			}
+			if (pd.accounted)
+				continue; /* in pd.rest, by context */
+			pc_value_add(r->db, v->profile, c, v->metric, v->value);
 			lost += fabs(v->value);
 			for (unsigned s = 1; s < PC_NSCOPES; s++)
 				pc_scoped_add(r->db, v->profile, c, v->metric, s,
 					      v->value);
 		}
 	}
-	if (ambiguous + unsearched)
+	for (size_t i = 0; i < pd.nrest; i++)
+		pc_value_add(r->db, pd.rest[i].profile, pd.rest[i].ctx,
+			     pd.rest[i].metric, pd.rest[i].value);
+	if (pd.ambiguous + pd.unsearched && !pd.accounted)
 		pc_warn(r->db->diag, "%s: %zu elided context(s) (%.3g%% of "
 			"their values) have no single place: %zu fit several "
-			"places exactly, %zu were not decided by the search; "
-			"they are kept in a line \"[elided contexts, place "
-			"undecided]\" below the deepest context that holds "
-			"every place each could have",
-			r->prof.path, ambiguous + unsearched,
-			total ? 100 * lost / total : 0.0, ambiguous,
-			unsearched);
-	free(where);
-	free(exact);
+			"places exactly, %zu were not decided by the search, "
+			"and the stored scopes of the visible contexts do not "
+			"add up to them; they are kept in a line \"[elided "
+			"contexts, place undecided]\" below the deepest "
+			"context that holds every place each could have",
+			r->prof.path, pd.ambiguous + pd.unsearched,
+			total ? 100 * lost / total : 0.0, pd.ambiguous,
+			pd.unsearched);
+	free(pd.where);
+	free(pd.exact);
+	free(pd.rest);
 	return 0;
 }
 
@@ -804,8 +827,22 @@ static int read_profiles(struct reader *r)
 	return place(r);
 }
 
+static int is_vague(const struct reader *r, uint32_t id)
+{
+	size_t lo = 0, hi = r->nvague;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->vague[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nvague && r->vague[lo] == id;
+}
+
 static int read_traces(struct reader *r)
 {
+	uint64_t nvague = 0;
 	struct pc_blob *b = &r->trace;
 	int rc = map_file(r, b, "trace.db", 1);
 	if (rc)
@@ -827,11 +864,134 @@ static int read_traces(struct reader *r)
 				       "0x%llx) is not whole samples inside "
 				       "the file", (unsigned long long)a,
 				       (unsigned long long)z);
-		for (uint64_t x = a; x < z; x += 12)
+		for (uint64_t x = a; x < z; x += 12) {
+			uint32_t id = (uint32_t)pc_getle(b->p + x + 8, 4);
 			pc_trace_add(r->db, r->prof_id[pi], pc_getle(b->p + x, 8),
-				     ctx_of(r, (uint32_t)pc_getle(b->p + x + 8, 4)));
+				     ctx_of(r, id));
+			if (r->nvague)
+				nvague += is_vague(r, id);
+		}
 	}
+	if (nvague)
+		pc_warn(r->db->diag, "%s: %llu trace sample(s) name elided "
+			"contexts whose place the stored scopes do not decide "
+			"(several places fit them exactly, or the search did "
+			"not finish); they show the deepest context certain to "
+			"hold them", b->path, (unsigned long long)nvague);
 	return 0;
+}
+
+static const char *ynode_str(yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ?
+		       (const char *)n->data.scalar.value : NULL;
+}
+
+/* The value of key k in mapping m, or NULL. */
+static yaml_node_t *ynode_get(yaml_document_t *d, yaml_node_t *m,
+			      const char *k)
+{
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
+	     p < m->data.mapping.pairs.top; p++) {
+		const char *key =
+			ynode_str(yaml_document_get_node(d, p->key));
+		if (key && !strcmp(key, k))
+			return yaml_document_get_node(d, p->value);
+	}
+	return NULL;
+}
+
+/* Why the inputs of a parsed default.yaml cannot stand for the v4
+ * writer's (NULL: they can): each must be a metric of the model, in a
+ * scope the writer gives every metric, summed as the writer sums it
+ * ("$$", combine sum). why has room for 256 bytes. */
+static const char *yaml_inputs_bad(const struct pc_db *db,
+				   yaml_document_t *d, char *why)
+{
+	yaml_node_t *in = ynode_get(d, yaml_document_get_root_node(d),
+				    "inputs");
+	if (!in || in->type != YAML_SEQUENCE_NODE)
+		return "it has no inputs list";
+	for (yaml_node_item_t *i = in->data.sequence.items.start;
+	     i < in->data.sequence.items.top; i++) {
+		yaml_node_t *x = yaml_document_get_node(d, *i);
+		const char *m = ynode_str(ynode_get(d, x, "metric")),
+			   *sc = ynode_str(ynode_get(d, x, "scope")),
+			   *f = ynode_str(ynode_get(d, x, "formula")),
+			   *c = ynode_str(ynode_get(d, x, "combine"));
+		int known = 0;
+		for (unsigned k = 0; sc && k < PC_NSCOPES; k++)
+			known |= !strcmp(sc, pc_scope_names[k]);
+		if (m && known && f && !strcmp(f, "$$") && c &&
+		    !strcmp(c, "sum") && pc_metric_find(db, m) != PC_NONE)
+			continue;
+		snprintf(why, 256, "input %.80s/%.20s/%.20s/%.20s is not one "
+			 "profconv writes", m ? m : "?", sc ? sc : "?",
+			 f ? f : "?", c ? c : "?");
+		return why;
+	}
+	return NULL;
+}
+
+/* Keeps the input's metrics/default.yaml (db->yaml) for the v4 writer
+ * when this input brought every metric of the model so far and the
+ * file's inputs are ones the writer gives them; otherwise says why it
+ * is not carried. Not fatal either way: the output then gets a
+ * default.yaml of its own. */
+static void keep_yaml(struct reader *r, const char *path, size_t m0)
+{
+	struct pc_db *db = r->db;
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	if (!f)
+		return; /* no file: the caller says so */
+	char why[256];
+	const char *bad = NULL;
+	char *text = NULL;
+	size_t n = 0;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		bad = "not a regular file";
+	} else {
+		text = pc_xmalloc((size_t)st.st_size + 1);
+		n = fread(text, 1, (size_t)st.st_size, f);
+		if (n != (size_t)st.st_size || ferror(f))
+			bad = "cannot read it";
+	}
+	fclose(f);
+	yaml_parser_t p;
+	yaml_document_t d;
+	int loaded = 0;
+	if (!bad && yaml_parser_initialize(&p)) {
+		yaml_parser_set_input_string(&p, (unsigned char *)text, n);
+		loaded = yaml_parser_load(&p, &d);
+		if (!loaded || !yaml_document_get_root_node(&d)) {
+			snprintf(why, sizeof why, "line %zu: %s",
+				 (size_t)p.problem_mark.line + 1,
+				 p.problem ? p.problem : "not a YAML document");
+			bad = why;
+		}
+		yaml_parser_delete(&p);
+	} else if (!bad) {
+		bad = "cannot start the YAML parser";
+	}
+	if (!bad)
+		bad = yaml_inputs_bad(db, &d, why);
+	if (loaded)
+		yaml_document_delete(&d);
+	if (bad) {
+		pc_warn(db->diag, "%s: %s; metrics it hides or derives are "
+			"presented as plain metrics in a v4 output", path, bad);
+	} else if (m0 == 0 && !db->yaml) {
+		char *keep = pc_db_alloc(db, n + 1);
+		memcpy(keep, text, n);
+		keep[n] = 0;
+		db->yaml = keep;
+		db->yaml_len = n;
+		db->yaml_nmetrics = db->nmetrics;
+	}
+	free(text);
 }
 
 static int v4_read(struct pc_db *db, const char *path,
@@ -843,17 +1003,21 @@ static int v4_read(struct pc_db *db, const char *path,
 	r->dir = path;
 	r->err = err;
 	r->ctxmap = pc_keymap_new();
+	size_t m0 = db->nmetrics;
 	int rc = read_meta(r);
 	if (!rc)
 		rc = read_profiles(r);
 	char yaml[4200];
 	struct stat st;
 	if (!rc && !pc_path_join(yaml, sizeof yaml, path,
-				 "metrics/default.yaml") &&
-	    stat(yaml, &st) != 0)
-		pc_warn(db->diag, "%s: no metrics/default.yaml (an older "
-			"hpcprof's database); databases profconv writes have "
-			"one", path);
+				 "metrics/default.yaml")) {
+		if (stat(yaml, &st) != 0)
+			pc_warn(db->diag, "%s: no metrics/default.yaml (an "
+				"older hpcprof's database); databases "
+				"profconv writes have one", path);
+		else
+			keep_yaml(r, yaml, m0);
+	}
 	if (!rc) {
 		struct pc_blob cct = { 0 };
 		int c = map_file(r, &cct, "cct.db", 1);
@@ -875,6 +1039,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	free(r->fn_id);
 	free(r->prof_id);
 	free(r->el);
+	free(r->vague);
 	free(r);
 	if (rc)
 		pc_err_context(err, "reading HPCToolkit database '%s'", path);

@@ -622,9 +622,67 @@ static uint32_t comp_index(const uint64_t *keys, size_t n, uint64_t k)
 	return lo < n && keys[lo] == k ? (uint32_t)lo : UINT32_MAX;
 }
 
+/* What the residuals hold once the decided ids are taken out belongs to
+ * the undecided ids: hpcprof's sums say how much of it each visible
+ * context has, whichever ids make it up. It accounts for them when every
+ * undecided id could go somewhere and, per component, the residuals left
+ * add up to the undecided ids' values with none of a sign no undecided
+ * value has there; then out->rest gets them. */
+static void rests(const struct place *pl, const uint64_t *keys, size_t nk,
+		  struct pc_hpc_placed *out)
+{
+	double *want = pc_xcalloc(nk + 1, sizeof(double));
+	double *have = pc_xcalloc(nk + 1, sizeof(double));
+	double *tol = pc_xcalloc(nk + 1, sizeof(double));
+	uint8_t *sign = pc_xcalloc(nk + 1, 1); /* 1: some > 0, 2: some < 0 */
+	int ok = 1;
+	size_t n = 0;
+	for (size_t e = 0; e < pl->ne; e++) {
+		if (pl->at[e] != NOWHERE)
+			continue;
+		ok &= pl->common[e] != PC_NONE;
+		for (size_t k = pl->eoff[e]; k < pl->eoff[e + 1]; k++) {
+			const struct term *t = &pl->eterm[k];
+			want[t->comp] += t->v;
+			tol[t->comp] += REL_TOL * fabs(t->v);
+			sign[t->comp] |= t->v > 0 ? 1 : 2;
+		}
+	}
+	for (size_t k = 0; k < pl->voff[pl->nv]; k++) {
+		const struct term *t = &pl->vterm[k];
+		have[t->comp] += t->v;
+		tol[t->comp] += t->tol;
+		if (fabs(t->v) <= t->tol)
+			continue;
+		ok &= (sign[t->comp] & (t->v > 0 ? 1 : 2)) != 0;
+		n++;
+	}
+	for (size_t c = 0; c < nk; c++)
+		ok &= fabs(have[c] - want[c]) <= tol[c];
+	out->accounted = ok;
+	if (ok && n) {
+		out->rest = pc_xmalloc(n * sizeof(struct pc_value));
+		for (size_t v = 0; v < pl->nv; v++)
+			for (size_t k = pl->voff[v]; k < pl->voff[v + 1]; k++) {
+				const struct term *t = &pl->vterm[k];
+				if (fabs(t->v) <= t->tol)
+					continue;
+				out->rest[out->nrest++] = (struct pc_value){
+					(pc_id)(keys[t->comp] >> 32),
+					pl->vctx[v],
+					(pc_id)(keys[t->comp] & 0xffffffffu),
+					t->v };
+			}
+	}
+	free(want);
+	free(have);
+	free(tol);
+	free(sign);
+}
+
 size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
-		    const struct pc_value *el, size_t nel, pc_id *where,
-		    uint8_t *exact, size_t *ambiguous, size_t *unsearched)
+		    const struct pc_value *el, size_t nel,
+		    struct pc_hpc_placed *out)
 {
 	struct place pl = { 0 };
 	/* components: the (profile, metric) pairs of elided values */
@@ -738,19 +796,16 @@ size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 	else
 		pl.unsearched = pl.ne;
 	/* ids with no candidate at all were never counted */
+	out->ambiguous = pl.ambiguous;
+	out->unsearched = pl.ne - pl.ambiguous;
 	for (size_t e = 0; e < pl.ne; e++) {
-		if (pl.at[e] != NOWHERE) {
-			where[e] = pl.vctx[pl.at[e]];
-			exact[e] = 1;
-		} else {
-			where[e] = pl.common[e];
-			exact[e] = 0;
-		}
+		out->exact[e] = pl.at[e] != NOWHERE;
+		out->where[e] = out->exact[e] ? pl.vctx[pl.at[e]] : pl.common[e];
+		out->unsearched -= out->exact[e];
 	}
-	*ambiguous = pl.ambiguous;
-	*unsearched = pl.ne - pl.ambiguous;
-	for (size_t e = 0; e < pl.ne; e++)
-		*unsearched -= exact[e];
+	out->rest = NULL;
+	out->nrest = 0;
+	rests(&pl, keys, nk, out);
 	free(pl.common);
 	size_t ne = pl.ne;
 	free(keys);

@@ -315,6 +315,12 @@ struct pc_db {
 	/* derived metrics: written to metrics/default.yaml as formulas */
 	struct pc_derived *derived;
 	size_t nderived, capderived;
+	/* a v4 input's metrics/default.yaml (in the arena), which says how
+	 * hpcviewer and hatchet present its metrics (derived ones, hidden
+	 * ones, formats): the v4 writer carries it unchanged when the
+	 * output's metrics are still exactly that input's (yaml_nmetrics) */
+	const char *yaml;
+	size_t yaml_len, yaml_nmetrics;
 
 	/* lookup tables for dedup */
 	struct pc_keymap *module_map, *file_map, *function_map, *ctx_map;

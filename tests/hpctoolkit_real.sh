@@ -5,7 +5,7 @@
 #    (summary included) and metric, the execution and function values the
 #    original stores (what hpcviewer and hatchet show), and the context
 #    count; no "[context N not in meta.db]" placeholder is left (hpcprof's
-#    elided ids are all placed);
+#    elided ids are all placed); metrics/default.yaml is the original's;
 #  - v4 -> Callgrind: callgrind_annotate's self cost of each function is
 #    the function's exclusive cost in the original summed over its
 #    contexts, for every metric.
@@ -32,6 +32,12 @@ for db in "$@"; do
 	b=$("$PROFCONV" check "$tmp/o.d" | sed 's/.*: \([0-9]*\) contexts.*/\1/')
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$dn: $a contexts, as the original"
 	else not_ok "$dn: $a contexts in the original, $b written"; fi
+	# hpcprof's default.yaml says which metrics hpcviewer and hatchet
+	# show and how (derived ones, hidden raw ones): carried unchanged
+	if [ -f "$db/metrics/default.yaml" ]; then
+		check "$dn: metrics/default.yaml carried unchanged" \
+			cmp -s "$db/metrics/default.yaml" "$tmp/o.d/metrics/default.yaml"
+	fi
 	"$SCOPES" "$db" >"$tmp/a" && "$SCOPES" "$tmp/o.d" >"$tmp/b"
 	if awk -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/a" "$tmp/b" >"$tmp/cmp"; then
 		ok "$dn: v4 -> v4 keeps what viewers show: $(tail -1 "$tmp/cmp")"
@@ -95,6 +101,14 @@ done
 # each with its own contexts; they stay two
 "$PROFCONV" dump -q "$SHARED/hpctoolkit-data/v4-loops-cuda-nvidia-t.d" >"$tmp/cuda"
 check "v4-loops-cuda: twin functions stay distinct" grep -q '^f[0-9]* "<gpu kernel>" .* dup=1$' "$tmp/cuda"
+
+# --stats adds statistics hpcprof's default.yaml does not name: ours is
+# written instead, with a warning, and shows the raw metric it hid
+rm -rf "$tmp/st.d"
+"$PROFCONV" convert --stats -o "$tmp/st.d" "$SHARED/hpctoolkit-data/v4-loops-cuda-nvidia-t.d" 2>"$tmp/err"
+check "--stats: the input's default.yaml not carried, with a warning" grep -q 'default.yaml of the HPCToolkit input is not carried' "$tmp/err"
+check "--stats: our default.yaml, raw metrics as roots" grep -q '^- name: GKER:LMEM_ACUMU (B)' "$tmp/st.d/metrics/default.yaml"
+check "--stats: check --strict accepts it" "$PROFCONV" check --strict "$tmp/st.d"
 
 # a database of an older hpcprof without metrics/default.yaml: read with
 # a warning, accepted by check (warning) but not by check --strict, and

@@ -269,9 +269,12 @@ static void test_errors(void)
 
 /* Two lines A and B of one function, whose stored execution values
  * exceed what is visible below them by ra and rb; elided ids 100.. hold
- * the point values e[0..n). Returns what pc_hpc_place decided. */
+ * the point values e[0..n). Returns the number of ids pc_hpc_place left
+ * undecided; rest[0], rest[1]: what it gives A and B by context for
+ * them (-1: the residuals do not account for them). */
 static size_t place_case(double ra, double rb, const double *e, size_t n,
-			 pc_id *where, pc_id *a_out, pc_id *b_out)
+			 pc_id *where, pc_id *a_out, pc_id *b_out,
+			 double *rest)
 {
 	struct pc_db *db = pc_db_new(NULL);
 	pc_id m = pc_metric_get(db, "t", "", "");
@@ -295,36 +298,59 @@ static size_t place_case(double ra, double rb, const double *e, size_t n,
 	struct pc_value el[8];
 	for (size_t i = 0; i < n; i++)
 		el[i] = (struct pc_value){ p, 100 + (pc_id)i, m, e[i] };
-	size_t amb, uns;
 	uint8_t exact[8];
-	pc_hpc_place(db, 0, el, n, where, exact, &amb, &uns);
+	struct pc_hpc_placed pd = { .where = where, .exact = exact };
+	pc_hpc_place(db, 0, el, n, &pd);
 	*a_out = a;
 	*b_out = b;
 	pc_db_free(db);
 	for (size_t i = 0; i < n; i++)
 		if (!exact[i])
 			where[i] = PC_NONE; /* the common ancestor: f */
-	return amb + uns;
+	rest[0] = rest[1] = pd.accounted ? 0 : -1;
+	for (size_t i = 0; i < pd.nrest; i++)
+		if (pd.rest[i].ctx == a || pd.rest[i].ctx == b)
+			rest[pd.rest[i].ctx == b] += pd.rest[i].value;
+		else
+			rest[0] = rest[1] = -2; /* anywhere else: wrong */
+	free(pd.rest);
+	return pd.ambiguous + pd.unsearched;
 }
 
 static void test_placement(void)
 {
 	pc_id w[8], a, b;
+	double r[2];
 	static const double unique[] = { 1, 2, 4 };
-	ok(place_case(3, 4, unique, 3, w, &a, &b) == 0 && w[0] == a &&
-	   w[1] == a && w[2] == b, "elided values: the one exact cover");
+	ok(place_case(3, 4, unique, 3, w, &a, &b, r) == 0 && w[0] == a &&
+	   w[1] == a && w[2] == b && r[0] == 0 && r[1] == 0,
+	   "elided values: the one exact cover");
 	/* equal vectors may swap: the values still have one place */
 	static const double twins[] = { 1, 2, 1, 2 };
-	ok(place_case(3, 3, twins, 4, w, &a, &b) == 0,
+	ok(place_case(3, 3, twins, 4, w, &a, &b, r) == 0,
 	   "elided values: equal vectors are interchangeable");
-	/* {1,2} and {1.5,1.5} both fill 3: no place is provable */
+	/* {1,2} and {1.5,1.5} both fill 3: no id's place is provable, but
+	 * each line holds 3 of their values whichever ids it is */
 	static const double amb[] = { 1, 2, 1.5, 1.5 };
-	ok(place_case(3, 3, amb, 4, w, &a, &b) == 4 && w[0] == PC_NONE &&
-	   w[3] == PC_NONE, "elided values: an ambiguous cover decides nothing");
-	/* nothing fits: left undecided, not forced */
+	ok(place_case(3, 3, amb, 4, w, &a, &b, r) == 4 && w[0] == PC_NONE &&
+	   w[3] == PC_NONE, "elided values: an ambiguous cover decides no id");
+	ok(r[0] == 3 && r[1] == 3, "elided values: ambiguous ids, values "
+	   "placed by context (%g, %g)", r[0], r[1]);
+	/* 4 fits B only; the rest is the ambiguous case: what B gives the
+	 * undecided ids is its residual less the 4 */
+	static const double part[] = { 4, 1, 2, 1.5, 1.5 };
+	ok(place_case(3, 7, part, 5, w, &a, &b, r) == 4 && w[0] == b &&
+	   r[0] == 3 && r[1] == 3,
+	   "elided values: a decided id leaves the rest to the others");
+	/* nothing fits: left undecided, not forced, not accounted */
 	static const double none[] = { 5 };
-	ok(place_case(3, 3, none, 1, w, &a, &b) == 1 && w[0] == PC_NONE,
-	   "elided values: a value no context can hold stays undecided");
+	ok(place_case(3, 3, none, 1, w, &a, &b, r) == 1 && w[0] == PC_NONE &&
+	   r[0] == -1, "elided values: a value no context can hold stays "
+	   "undecided and unplaced");
+	/* the residuals hold more than the ids: not accounted */
+	static const double less[] = { 1, 1 };
+	ok(place_case(3, 3, less, 2, w, &a, &b, r) == 2 && r[0] == -1,
+	   "elided values: residuals the ids do not add up to place nothing");
 }
 
 /* A model with profiles and contexts but no values at all goes through
