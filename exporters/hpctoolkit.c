@@ -8,6 +8,7 @@
 #include "hpctoolkit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,6 +58,18 @@ struct writer {
 
 	/* value blocks of profile.db, by profile index (0 = summary) */
 	unsigned char (*block)[0x20];
+
+	/* hpcprof stores a thread's lex_aware value at a loop as its
+	 * function value, but sums the function values without nested
+	 * loops into the summary's. Where a thread's stored lex_aware
+	 * differs so from the one derived, the summary takes the derived:
+	 * loopix (per context: its index among the loops, or PC_NONE;
+	 * NULL if no metric stores lex_aware), lexfix (nloops x nmetrics,
+	 * allocated at the first difference): derived less stored, summed
+	 * over the threads */
+	uint32_t *loopix;
+	size_t nloops;
+	double *lexfix;
 };
 
 static int io_error(struct writer *w, const char *file)
@@ -139,6 +152,23 @@ static void blk_end(struct pc_out *o, struct blk *b, unsigned char hdr[0x20])
 	pc_le64(hdr + 8, b->n ? b->pvalues : 0);
 	pc_le32(hdr + 0x10, (uint32_t)b->nidx);
 	pc_le64(hdr + 0x18, b->nidx ? pidx : 0);
+}
+
+/* Loop c, metric m, a thread's accumulators d (derived, then stored):
+ * the summary's lex_aware takes the derived value (function without
+ * nested loops) where the stored one differs, as long as the derived
+ * function value is the stored one (the point values are complete). */
+static void lex_fix(struct writer *w, pc_id c, size_t m, const double *d)
+{
+	size_t own = w->own;
+	double f = d[own + HPC_FUNCTION - 1],
+	       delta = d[A_LEX] - d[own + HPC_LEXAWARE - 1];
+	if (delta == 0 || fabs(d[A_FUNC] - f) > 1e-9 * fabs(f))
+		return;
+	if (!w->lexfix)
+		w->lexfix = pc_xcalloc(w->nloops * w->l.nmetrics,
+				       sizeof(double));
+	w->lexfix[(size_t)w->loopix[c] * w->l.nmetrics + m] += delta;
 }
 
 /* Propagates one thread's point values v[0..n) (sorted by ctx), takes
@@ -240,6 +270,9 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			for (unsigned k = 1; k < HPC_NSCOPES; k++)
 				if (db->metrics[m].stored & (1u << k))
 					sc[k] = d[own + k - 1];
+			if (loop && w->loopix &&
+			    (db->metrics[m].stored & (1u << HPC_LEXAWARE)))
+				lex_fix(w, c, m, d);
 			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
 				/* the global context carries the aggregate:
 				 * execution scope only */
@@ -446,6 +479,9 @@ static void context_out(struct writer *w, struct merge *m, pc_id c,
 		/* the summary: hpc_partials' statistics over the threads */
 		size_t met = v[i].metric / (l->npartials * HPC_NSCOPES);
 		unsigned scope = v[i].metric % HPC_NSCOPES;
+		if (scope == HPC_LEXAWARE && w->lexfix &&
+		    w->loopix[c] != PC_NONE)
+			s += w->lexfix[(size_t)w->loopix[c] * l->nmetrics + met];
 		double stat[5] = { s, (double)(j - i), sq, mn, mx };
 		for (unsigned k = 0; k < l->npartials; k++) {
 			if (stat[k] == 0)
@@ -591,9 +627,18 @@ static int write_profile_cct(struct writer *w)
 		if (db->contexts[c].kind == PC_CTX_LOOP)
 			w->own = A_LEX + 1;
 	w->stride = w->own;
-	for (size_t m = 0; m < db->nmetrics; m++)
+	int storedlex = 0;
+	for (size_t m = 0; m < db->nmetrics; m++) {
 		if (db->metrics[m].stored)
 			w->stride = w->own + HPC_NSCOPES - 1;
+		storedlex |= (db->metrics[m].stored >> HPC_LEXAWARE) & 1;
+	}
+	if (storedlex && w->own > A_LEX) {
+		w->loopix = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
+		for (size_t c = 0; c < db->ncontexts; c++)
+			w->loopix[c] = db->contexts[c].kind == PC_CTX_LOOP ?
+					       (uint32_t)w->nloops++ : PC_NONE;
+	}
 	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
 	for (size_t c = 0; c < db->ncontexts; c++)
 		w->slot[c] = PC_NONE;
@@ -842,6 +887,8 @@ static int hpc_write(const struct pc_db *db, const char *out,
 	free(w.slot);
 	free(w.touched);
 	free(w.acc);
+	free(w.loopix);
+	free(w.lexfix);
 	free(w.blk.idx);
 	free(w.block);
 	if (rc)
