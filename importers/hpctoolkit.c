@@ -28,7 +28,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -617,10 +616,9 @@ static int place(struct reader *r)
 		if (!exact && pd.accounted) {
 			PC_GROW(r->vague, r->nvague, r->capvague);
 			r->vague[r->nvague++] = id; /* el is sorted by id */
-		} else if (!exact && c == 0) { /* only entry points hang there */
-			c = pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN);
-		}
-		if (!exact && !pd.accounted && c != PC_NONE) {
+		} else if (!exact && c != PC_NONE) {
+			if (c == 0) /* only entry points hang there */
+				c = pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN);
 			struct pc_context k = {
 				.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
 				.file = pc_file_get(r->db, "[elided contexts, "
@@ -636,14 +634,11 @@ static int place(struct reader *r)
 		for (; i < r->nel && r->el[i].ctx == id; i++) {
 			const struct pc_value *v = &r->el[i];
 			total += fabs(v->value);
-			if (exact) {
-				pc_value_add(r->db, v->profile, c, v->metric,
-					     v->value);
-				continue;
-			}
-			if (pd.accounted)
+			if (!exact && pd.accounted)
 				continue; /* in pd.rest, by context */
 			pc_value_add(r->db, v->profile, c, v->metric, v->value);
+			if (exact)
+				continue;
 			lost += fabs(v->value);
 			for (unsigned s = 1; s < PC_NSCOPES; s++)
 				pc_scoped_add(r->db, v->profile, c, v->metric, s,
@@ -938,33 +933,27 @@ static const char *yaml_inputs_bad(const struct pc_db *db,
 /* Keeps the input's metrics/default.yaml (db->yaml) for the v4 writer
  * when this input brought every metric of the model so far and the
  * file's inputs are ones the writer gives them; otherwise says why it
- * is not carried. Not fatal either way: the output then gets a
- * default.yaml of its own. */
-static void keep_yaml(struct reader *r, const char *path, size_t m0)
+ * is not carried, or that there is none. Not fatal either way: the
+ * output then gets a default.yaml of its own. */
+static void keep_yaml(struct reader *r, size_t m0)
 {
 	struct pc_db *db = r->db;
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	if (!f)
-		return; /* no file: the caller says so */
-	char why[256];
-	const char *bad = NULL;
-	char *text = NULL;
-	size_t n = 0;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		bad = "not a regular file";
-	} else {
-		text = pc_xmalloc((size_t)st.st_size + 1);
-		n = fread(text, 1, (size_t)st.st_size, f);
-		if (n != (size_t)st.st_size || ferror(f))
-			bad = "cannot read it";
+	struct pc_blob b;
+	struct pc_err e = { 0 };
+	int got = pc_blob_map(&b, r->dir, "metrics/default.yaml", 1, &e);
+	if (got > 0) {
+		pc_warn(db->diag, "%s: no metrics/default.yaml (an older "
+			"hpcprof's database); databases profconv writes have "
+			"one", r->dir);
+		return;
 	}
-	fclose(f);
+	char why[256];
+	const char *bad = got ? e.msg : b.n ? NULL : "empty";
 	yaml_parser_t p;
 	yaml_document_t d;
 	int loaded = 0;
 	if (!bad && yaml_parser_initialize(&p)) {
-		yaml_parser_set_input_string(&p, (unsigned char *)text, n);
+		yaml_parser_set_input_string(&p, b.p, (size_t)b.n);
 		loaded = yaml_parser_load(&p, &d);
 		if (!loaded || !yaml_document_get_root_node(&d)) {
 			snprintf(why, sizeof why, "line %zu: %s",
@@ -981,17 +970,19 @@ static void keep_yaml(struct reader *r, const char *path, size_t m0)
 	if (loaded)
 		yaml_document_delete(&d);
 	if (bad) {
-		pc_warn(db->diag, "%s: %s; metrics it hides or derives are "
-			"presented as plain metrics in a v4 output", path, bad);
+		/* a mapping error names the file already */
+		pc_warn(db->diag, "%s%s%s; metrics it hides or derives are "
+			"presented as plain metrics in a v4 output",
+			got ? "" : b.path, got ? "" : ": ", bad);
 	} else if (m0 == 0 && !db->yaml) {
-		char *keep = pc_db_alloc(db, n + 1);
-		memcpy(keep, text, n);
-		keep[n] = 0;
+		char *keep = pc_db_alloc(db, (size_t)b.n + 1);
+		memcpy(keep, b.p, (size_t)b.n);
+		keep[b.n] = 0;
 		db->yaml = keep;
-		db->yaml_len = n;
+		db->yaml_len = (size_t)b.n;
 		db->yaml_nmetrics = db->nmetrics;
 	}
-	free(text);
+	pc_blob_unmap(&b);
 }
 
 static int v4_read(struct pc_db *db, const char *path,
@@ -1007,17 +998,8 @@ static int v4_read(struct pc_db *db, const char *path,
 	int rc = read_meta(r);
 	if (!rc)
 		rc = read_profiles(r);
-	char yaml[4200];
-	struct stat st;
-	if (!rc && !pc_path_join(yaml, sizeof yaml, path,
-				 "metrics/default.yaml")) {
-		if (stat(yaml, &st) != 0)
-			pc_warn(db->diag, "%s: no metrics/default.yaml (an "
-				"older hpcprof's database); databases "
-				"profconv writes have one", path);
-		else
-			keep_yaml(r, yaml, m0);
-	}
+	if (!rc)
+		keep_yaml(r, m0);
 	if (!rc) {
 		struct pc_blob cct = { 0 };
 		int c = map_file(r, &cct, "cct.db", 1);
