@@ -6,6 +6,7 @@
 #    original stores (what hpcviewer and hatchet show), and the context
 #    count; no "[context N not in meta.db]" placeholder is left (hpcprof's
 #    elided ids are all placed); metrics/default.yaml is the original's;
+#    with -l, the lex_aware values (summary included) as well;
 #  - v4 -> Callgrind: callgrind_annotate's self cost of each function is
 #    the function's exclusive cost in the original summed over its
 #    contexts, for every metric.
@@ -39,6 +40,14 @@ for db in "$@"; do
 			cmp -s "$db/metrics/default.yaml" "$tmp/o.d/metrics/default.yaml"
 	fi
 	"$SCOPES" "$db" >"$tmp/a" && "$SCOPES" "$tmp/o.d" >"$tmp/b"
+	# the loop-aware exclusive values too: hpcprof gives the summary the
+	# loops' function values without nested loops, not the threads' sum
+	"$SCOPES" -l "$db" >"$tmp/la" && "$SCOPES" -l "$tmp/o.d" >"$tmp/lb"
+	if awk -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/la" "$tmp/lb" >"$tmp/cmp"; then
+		ok "$dn: v4 -> v4 keeps the lex_aware values: $(tail -1 "$tmp/cmp")"
+	else
+		not_ok "$dn: v4 -> v4 lex_aware values"; head -5 "$tmp/cmp" | sed 's/^/# /'
+	fi
 	if awk -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/a" "$tmp/b" >"$tmp/cmp"; then
 		ok "$dn: v4 -> v4 keeps what viewers show: $(tail -1 "$tmp/cmp")"
 	else

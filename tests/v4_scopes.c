@@ -12,7 +12,9 @@
  * id tuples, so two databases of the same data print the same lines
  * whatever their ids; lines of sibling twins (equal paths) are summed.
  * Tests compare two outputs with a relative tolerance
- * (tests/scopes_cmp.awk). With -t it prints the trace samples instead:
+ * (tests/scopes_cmp.awk). With -l it prints the lex_aware values too
+ * (the exclusive values hpcviewer shows at loops), with -t the trace
+ * samples instead:
  *
  *     PROFILE <tab> TIME (ns) <tab> CONTEXT PATH
  *
@@ -86,7 +88,7 @@ static size_t nctx, capctx;
 
 struct metric {
 	const char *name;
-	int scope; /* 0 execution, 1 function, -1 other */
+	int scope; /* 0 execution, 1 function, 2 lex_aware (-l), -1 other */
 };
 static struct metric prop[65536];
 
@@ -158,6 +160,10 @@ static void walk(const struct file *m, uint64_t p, uint64_t sz,
 
 /* meta.db stays loaded: the names point into it */
 static struct file meta;
+/* -l: the lex_aware scope too (hpcviewer's loop-aware exclusive) */
+static int lexaware;
+static const char *const scope_name[] = { "execution", "function",
+					  "lex_aware" };
 
 static void read_meta(const char *dir)
 {
@@ -179,7 +185,8 @@ static void read_meta(const char *dir)
 			const char *sn = str(&m, get(&m, sc, 8));
 			prop[id].name = name;
 			prop[id].scope = !strcmp(sn, "execution") ? 0 :
-					 !strcmp(sn, "function") ? 1 : -1;
+					 !strcmp(sn, "function")  ? 1 :
+					 lexaware && !strcmp(sn, "lex_aware") ? 2 : -1;
 		}
 	}
 	/* the summary profile is numbered by statMetricIds; its first
@@ -273,9 +280,10 @@ static void traces(const char *dir, const struct file *f, uint64_t pp,
 int main(int argc, char **argv)
 {
 	int trace = argc == 3 && !strcmp(argv[1], "-t");
-	if (argc != 2 + trace)
-		die("usage: v4_scopes [-t] DB");
-	const char *dir = argv[1 + trace];
+	lexaware = argc == 3 && !strcmp(argv[1], "-l");
+	if (argc != 2 + (trace || lexaware))
+		die("usage: v4_scopes [-t|-l] DB");
+	const char *dir = argv[argc - 1];
 	read_meta(dir);
 	qsort(ctxs, nctx, sizeof(*ctxs), cmp_ctx);
 	struct file f = slurp(dir, "profile.db");
@@ -308,7 +316,7 @@ int main(int argc, char **argv)
 				memcpy(&d, &u, sizeof d);
 				printf("%s\t%s\t%s\t%s\t%.17g%s%s\n", who,
 				       cx->path, prop[mid].name,
-				       prop[mid].scope ? "function" : "execution",
+				       scope_name[prop[mid].scope],
 				       d, *cx->fn ? "\t" : "", cx->fn);
 			}
 		}
