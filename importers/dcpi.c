@@ -164,13 +164,13 @@ static const char *const required[] = {
 static int read_file(const char *path, unsigned char **buf, size_t *n,
 		     struct pc_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = pc_fopen_file(path, err);
 	if (!f)
-		return pc_err_set(err, "%s: %s", path, strerror(errno));
+		return -1;
 	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fileno(f), &st) != 0) {
 		fclose(f);
-		return pc_err_set(err, "%s: not a regular file", path);
+		return pc_err_set(err, "%s: %s", path, strerror(errno));
 	}
 	*n = (size_t)st.st_size;
 	*buf = pc_xmalloc(*n + 1);

@@ -232,13 +232,13 @@ static int rd_open(struct rd *r, const char *path, struct pc_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	r->fd = open(path, O_RDONLY);
+	r->fd = pc_open_file(path, err);
 	struct stat st;
-	if (r->fd < 0 || fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		pc_err_set(err, "%s: %s", path, r->fd < 0 ? strerror(errno) :
-			   "not a regular file");
-		if (r->fd >= 0)
-			close(r->fd);
+	if (r->fd < 0)
+		return -1;
+	if (fstat(r->fd, &st) != 0) {
+		pc_err_set(err, "%s: %s", path, strerror(errno));
+		close(r->fd);
 		r->fd = -1;
 		return -1;
 	}
@@ -392,9 +392,9 @@ static int json_load(const char *path, struct json_object **out,
 {
 	unsigned char *buf = NULL;
 	size_t n = 0, cap = 0;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pc_fopen_file(path, err);
 	if (!f)
-		return pc_err_set(err, "%s: %s", path, strerror(errno));
+		return -1;
 	for (;;) {
 		PC_GROW(buf, n + 4096, cap);
 		size_t got = fread(buf + n, 1, cap - n, f);

@@ -904,7 +904,8 @@ static int check_yaml(struct checker *c)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/metrics/default.yaml", c->dir);
-	FILE *fp = fopen(path, "rb");
+	struct pc_err oe;
+	FILE *fp = pc_fopen_file(path, &oe);
 	if (!fp && errno == ENOENT && !c->strict) {
 		pc_warn(c->diag, "%s: missing: hatchet cannot open this "
 			"database (hpcviewer can; older hpcprof versions did "
@@ -912,8 +913,8 @@ static int check_yaml(struct checker *c)
 		return 0;
 	}
 	if (!fp) {
-		pc_err_set(&c->err, "%s: %s (hpcviewer and hatchet need it)",
-			   path, strerror(errno));
+		pc_err_set(&c->err, "%s (hpcviewer and hatchet need it)",
+			   oe.msg);
 		c->failed = 1;
 		return -1;
 	}

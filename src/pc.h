@@ -48,6 +48,13 @@ char *pc_xstrdup(const char *s);
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);
 void pc_free_list(char **v, size_t n);
+/* Opens path for reading if it is a regular file: a FIFO or a device
+ * is refused at once ("not a regular file") instead of blocking in
+ * open(2). The descriptor (close-on-exec, blocking), or -1 with err
+ * set (errno kept from open(2) where that failed). */
+int pc_open_file(const char *path, struct pc_err *err);
+/* The same as a stdio stream (binary). */
+FILE *pc_fopen_file(const char *path, struct pc_err *err);
 /* A whole file mapped read-only (p NULL if it is empty). */
 struct pc_blob {
 	char path[4200];

@@ -557,6 +557,45 @@ void pc_free_list(char **v, size_t n)
 	free(v);
 }
 
+int pc_open_file(const char *path, struct pc_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		pc_err_set(err, "%s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	struct stat st;
+	int bad = fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : -1;
+	if (bad) {
+		close(fd);
+		pc_err_set(err, "%s: %s", path,
+			   bad < 0 ? "not a regular file" : strerror(bad));
+		errno = bad < 0 ? EINVAL : bad;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl != -1)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+FILE *pc_fopen_file(const char *path, struct pc_err *err)
+{
+	int fd = pc_open_file(path, err);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		pc_err_set(err, "%s: %s", path, strerror(e));
+		errno = e;
+	}
+	return f;
+}
+
 int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 		int optional, struct pc_err *err)
 {
@@ -568,16 +607,13 @@ int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 		return pc_err_set(err, "%s: path too long", dir);
 	if (!name)
 		strcpy(b->path, dir);
-	int fd = open(b->path, O_RDONLY);
-	if (fd < 0) {
-		if (optional && errno == ENOENT)
-			return 1;
-		return pc_err_set(err, "%s: %s", b->path, strerror(errno));
-	}
+	int fd = pc_open_file(b->path, err);
+	if (fd < 0)
+		return optional && errno == ENOENT ? 1 : -1;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
 		close(fd);
-		return pc_err_set(err, "%s: not a regular file", b->path);
+		return pc_err_set(err, "%s: %s", b->path, strerror(errno));
 	}
 	b->n = (uint64_t)st.st_size;
 	if (b->n) {
