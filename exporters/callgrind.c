@@ -307,28 +307,46 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 	free(calls);
 }
 
+/* The largest total an event may have: Callgrind costs, and the sums
+ * that readers make of them, are 64-bit (half of 2^64 leaves room for
+ * the rounding of each cost). */
+#define CG_MAX_TOTAL 9.2e18
+
 /* Whole numbers are written as they are; other metrics are scaled so
- * that about nine significant digits survive. */
+ * that about nine significant digits survive. A metric whose total
+ * would not fit 64 bits is scaled down by powers of ten, with a
+ * warning (the long name says so: a reader multiplies back). */
 static void choose_scales(struct ex *x)
 {
 	x->scale = pc_xmalloc((x->nm + 1) * sizeof(double));
 	for (size_t m = 0; m < x->nm; m++) {
 		int whole = 1;
-		double max = 0;
+		double max = 0, total = 0;
 		for (size_t i = 0; i < x->ne; i++) {
 			if (x->e[i].callee != UINT32_MAX)
 				continue;
-			double v = fabs(x->pool[x->e[i].cost + m]);
+			double v = x->pool[x->e[i].cost + m];
+			total += v > 0 ? v : 0;
+			v = fabs(v);
 			max = v > max ? v : max;
 			if (fabs(v - nearbyint(v)) > 1e-6 * (v > 1 ? v : 1))
 				whole = 0;
 		}
 		double s = 1;
+		int k = 0;
 		if (!whole && max > 0) {
-			int k = 9 - (int)ceil(log10(max));
+			k = 9 - (int)ceil(log10(max));
 			k = k < 0 ? 0 : k > 15 ? 15 : k;
-			s = pow(10, k);
 		}
+		while (total * pow(10, k) > CG_MAX_TOTAL)
+			k--;
+		s = pow(10, k);
+		if (k < 0)
+			pc_warn(x->db->diag, "metric '%s': its total %.17g does "
+				"not fit Callgrind's 64-bit costs; written in "
+				"units of 1e%d (the event's long name ends in "
+				"\"(x1e%d)\")", x->db->metrics[x->mid[m]].name,
+				total, -k, k);
 		x->scale[m] = s;
 	}
 }
@@ -542,8 +560,10 @@ static int write_file(struct ex *x, const char *path, int thread,
 		fprintf(o, "event: %s : ", x->event[m]);
 		const struct pc_metric *mt = &db->metrics[x->mid[m]];
 		put_clean(o, *mt->description ? mt->description : mt->name);
-		if (x->scale[m] != 1)
+		if (x->scale[m] > 1)
 			fprintf(o, " (x%.0f)", x->scale[m]);
+		else if (x->scale[m] < 1)
+			fprintf(o, " (x1e%.0f)", log10(x->scale[m]));
 		fputc('\n', o);
 	}
 	fputs("events:", o);

@@ -367,7 +367,7 @@ static void finish_part(struct parser *p)
 	pc_cg_expand(p->db, g, prof, entry, p->opts);
 	for (size_t i = v0; i < p->db->nvalues && p->ndiv; i++) {
 		struct pc_value *v = &p->db->values[i];
-		if (v->metric < p->ndiv && p->div[v->metric] > 1)
+		if (v->metric < p->ndiv && p->div[v->metric] != 1)
 			v->value /= p->div[v->metric];
 	}
 	p->part_has_data = 0;
@@ -449,14 +449,24 @@ static int set_events(struct parser *p, const char *s)
 }
 
 /* A long name that ends in " (xN)", N a power of ten, is an event that
- * profconv's writer scaled to whole numbers (a metric of seconds, say):
- * returns N and drops the mark from the name, else 1. */
+ * profconv's writer scaled to whole numbers (a metric of seconds, say),
+ * and one that ends in " (x1e-K)" an event it scaled down to fit 64
+ * bits: returns N (10^-K) and drops the mark from the name, else 1. */
 static double unscale(struct pc_db *db, const char **longname)
 {
 	const char *l = *longname;
 	size_t n = strlen(l);
 	if (n < 6 || l[n - 1] != ')')
 		return 1;
+	size_t j = n - 1, kd = 0;
+	while (j > 0 && l[j - 1] >= '0' && l[j - 1] <= '9') {
+		j--;
+		kd++;
+	}
+	if (kd && kd <= 2 && j >= 6 && !strncmp(l + j - 6, " (x1e-", 6)) {
+		*longname = pc_intern(db, l, j - 6);
+		return pow(10, -strtod(l + j, NULL));
+	}
 	size_t i = n - 1, digits = 0;
 	while (i > 0 && l[i - 1] == '0') {
 		i--;
@@ -491,7 +501,7 @@ static int parse_event(struct parser *p, const char *s)
 		n--;
 	const char *longname = pc_intern(p->db, l, n);
 	double d = unscale(p->db, &longname);
-	if (d > 1) {
+	if (d != 1) {
 		pc_id m = pc_metric_get(p->db, name, longname, "");
 		if (m >= p->ndiv) {
 			size_t k = p->ndiv;

@@ -16,6 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The largest sampling period and sample count read: DCPI's counts
+ * are 32-bit (dcpiformat(4)), and so samples x period, the estimated
+ * events, stays within 64 bits. */
+#define DCPI_MAX UINT32_MAX
+
 /* One profile's header, from either form. */
 struct dhdr {
 	char version[32];
@@ -287,7 +292,15 @@ static size_t v0_header(const char *path, const unsigned char *b, size_t n,
 			bad = copyv(h->platform, sizeof h->platform, v);
 			break;
 		case R_EVENT: bad = copyv(h->event, sizeof h->event, v); break;
-		case R_PERIOD: bad = parse_u64(v, 10, &h->period); break;
+		case R_PERIOD:
+			bad = parse_u64(v, 10, &h->period);
+			if (!bad && h->period > DCPI_MAX) {
+				pc_err_at_line(err, path, line, "period %s is "
+					       "above 2^32-1: samples x period "
+					       "would not fit 64 bits", v);
+				return 0;
+			}
+			break;
 		case R_TSTART: bad = parse_u64(v, 16, &h->tstart); break;
 		case R_TSIZE: bad = parse_u64(v, 10, &h->tsize); break;
 		case R_CPUSPEED: bad = parse_u64(v, 10, &h->cpuspeed); break;
@@ -370,6 +383,12 @@ static int v0_chunks(const char *path, const unsigned char *b, size_t start,
 					     (unsigned long long)num,
 					     (unsigned long long)off,
 					     (unsigned long long)h->tsize);
+		if (num && off + 4 * (num - 1) > UINT64_MAX - h->tstart)
+			return pc_err_at_off(err, path, p, "chunk at offset "
+					     "0x%llx leaves the address space: "
+					     "tstart 0x%llx + offset passes 2^64",
+					     (unsigned long long)off,
+					     (unsigned long long)h->tstart);
 		for (uint64_t i = 0; i < num; i++) {
 			uint32_t c = u32(b + p + 8 + 4 * i);
 			addrs += c != 0;
@@ -477,6 +496,15 @@ static int read_dcpicat(struct pc_db *db, const char *path,
 						    (int)kl, line);
 				break;
 			}
+			if (h.tsize && (pc < h.tstart || pc - h.tstart >= h.tsize)) {
+				rc = pc_err_at_line(err, path, in.lineno,
+						    "address 0x%llx is outside "
+						    "the text (text_start 0x%llx, "
+						    "text_size 0x%llx)", pc,
+						    (unsigned long long)h.tstart,
+						    (unsigned long long)h.tsize);
+				break;
+			}
 			char *s = end;
 			for (size_t e = 0; e < nev && !rc; e++) {
 				while (*s == ' ' || *s == '\t')
@@ -494,6 +522,13 @@ static int read_dcpicat(struct pc_db *db, const char *path,
 				    (*end != ' ' && *end != '\t' && *end)) {
 					rc = pc_err_at_line(err, path, in.lineno,
 							    "bad count");
+					break;
+				}
+				if (c > DCPI_MAX) {
+					rc = pc_err_at_line(err, path, in.lineno,
+							    "count %llu is above "
+							    "2^32-1 (DCPI's counts "
+							    "are 32-bit)", c);
 					break;
 				}
 				target_add(&t[e], pc, c);
@@ -568,6 +603,13 @@ static int read_dcpicat(struct pc_db *db, const char *path,
 			    !ev[nev].period) {
 				rc = pc_err_at_line(err, path, in.lineno,
 						    "bad period in event '%s'", v);
+				break;
+			}
+			if (ev[nev].period > DCPI_MAX) {
+				rc = pc_err_at_line(err, path, in.lineno,
+						    "period %s is above 2^32-1: "
+						    "samples x period would not "
+						    "fit 64 bits", c1 + 1);
 				break;
 			}
 			*c1 = 0;

@@ -933,9 +933,10 @@ static const char *yaml_inputs_bad(const struct pc_db *db,
 /* Keeps the input's metrics/default.yaml (db->yaml) for the v4 writer
  * when this input brought every metric of the model so far and the
  * file's inputs are ones the writer gives them; otherwise says why it
- * is not carried, or that there is none. Not fatal either way: the
- * output then gets a default.yaml of its own. */
-static void keep_yaml(struct reader *r, size_t m0)
+ * is not carried, or that there is none. Not fatal either way (the
+ * output then gets a default.yaml of its own), but for a file that is
+ * there and cannot be read (a FIFO, say): -1 with the error set. */
+static int keep_yaml(struct reader *r, size_t m0)
 {
 	struct pc_db *db = r->db;
 	struct pc_blob b;
@@ -945,10 +946,14 @@ static void keep_yaml(struct reader *r, size_t m0)
 		pc_warn(db->diag, "%s: no metrics/default.yaml (an older "
 			"hpcprof's database); databases profconv writes have "
 			"one", r->dir);
-		return;
+		return 0;
+	}
+	if (got < 0) {
+		*r->err = e;
+		return -1;
 	}
 	char why[256];
-	const char *bad = got ? e.msg : b.n ? NULL : "empty";
+	const char *bad = b.n ? NULL : "empty";
 	yaml_parser_t p;
 	yaml_document_t d;
 	int loaded = 0;
@@ -971,9 +976,9 @@ static void keep_yaml(struct reader *r, size_t m0)
 		yaml_document_delete(&d);
 	if (bad) {
 		/* a mapping error names the file already */
-		pc_warn(db->diag, "%s%s%s; metrics it hides or derives are "
-			"presented as plain metrics in a v4 output",
-			got ? "" : b.path, got ? "" : ": ", bad);
+		pc_warn(db->diag, "%s: %s; metrics it hides or derives are "
+			"presented as plain metrics in a v4 output", b.path,
+			bad);
 	} else if (m0 == 0 && !db->yaml) {
 		char *keep = pc_db_alloc(db, (size_t)b.n + 1);
 		memcpy(keep, b.p, (size_t)b.n);
@@ -983,6 +988,7 @@ static void keep_yaml(struct reader *r, size_t m0)
 		db->yaml_nmetrics = db->nmetrics;
 	}
 	pc_blob_unmap(&b);
+	return 0;
 }
 
 static int v4_read(struct pc_db *db, const char *path,
@@ -999,7 +1005,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	if (!rc)
 		rc = read_profiles(r);
 	if (!rc)
-		keep_yaml(r, m0);
+		rc = keep_yaml(r, m0);
 	if (!rc) {
 		struct pc_blob cct = { 0 };
 		int c = map_file(r, &cct, "cct.db", 1);

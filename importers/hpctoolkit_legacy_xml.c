@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static int xml_fail(struct legacy *r, const char *fmt, ...)
@@ -506,18 +507,52 @@ static int inline_value(struct legacy *r, const struct attrs *a)
 	return 0;
 }
 
-/* The bytes of experiment.xml as the parser gets them: an entity
- * declaration stops the input before libxml2 sees it (it expands
- * entities in attribute values while it reads ahead, and a "billion
- * laughs" document would take gigabytes); HPCToolkit never declares
- * any. Counts lines for that message and shows progress. */
+/* libxml2's options for experiment.xml: our own input (no network, no
+ * external DTD, no decompression); the declared encoding is ignored
+ * (HPCToolkit writes UTF-8 and declares none); huge documents (deep
+ * trees, long names) are legal. */
+#define XML_OPTS                                                             \
+	(XML_PARSE_NONET | XML_PARSE_HUGE | XML_PARSE_NOCDATA |              \
+	 XML_PARSE_IGNORE_ENC | XML_PARSE_BIG_LINES)
+
+/* The deepest element nesting read: HPCToolkit's trees are thousands
+ * deep; libxml2's reader keeps some 1.5 KB per open element, so this
+ * bounds a hostile document's cost to some 160 MB. */
+#define XML_MAX_DEPTH 100000
+
+/* The bytes of experiment.xml as the parsers get them, with the line
+ * count for messages and progress. Bytes that would make libxml2 guess
+ * another encoding from the first four (a UTF-16 or UCS-4 byte-order
+ * mark or NUL bytes, EBCDIC) are refused: the document is UTF-8 text,
+ * so both parsers see what these bytes say. */
 struct xin {
 	FILE *f;
 	struct legacy *r;
 	uint64_t size, done, lines;
-	char tail[8]; /* the last 7 bytes so far: a split "<!ENTITY" */
-	int refused;
+	int quiet;          /* no progress (the prolog check) */
+	const char *bad;    /* why the bytes were refused */
+	char enc[32];       /* an encoding the declaration names, if not UTF-8 */
 };
+
+/* The encoding the XML declaration names, kept for an error's hint
+ * when it is not UTF-8 (the parser ignores it). */
+static void declared_encoding(struct xin *x, const char *buf, size_t n)
+{
+	const char *end = memchr(buf, '>', n);
+	const char *e = end ? memmem(buf, (size_t)(end - buf), "encoding=", 9) : NULL;
+	if (!e || strncmp(buf, "<?xml", 5) || e + 10 >= end)
+		return;
+	char q = e[9];
+	const char *v = e + 10, *w = memchr(v, q, (size_t)(end - v));
+	size_t len = w ? (size_t)(w - v) : 0;
+	if ((q != '"' && q != '\'') || !len || len >= sizeof x->enc ||
+	    (len == 5 && !strncasecmp(v, "UTF-8", 5)) ||
+	    (len == 4 && !strncasecmp(v, "UTF8", 4)))
+		return;
+	memcpy(x->enc, v, len);
+	x->enc[len] = 0;
+	pc_escape_controls(x->enc, sizeof x->enc);
+}
 
 static int xin_read(void *ctx, char *buf, int len)
 {
@@ -525,51 +560,149 @@ static int xin_read(void *ctx, char *buf, int len)
 	size_t n = fread(buf, 1, (size_t)len, x->f);
 	if (!n)
 		return ferror(x->f) ? -1 : 0;
-	char join[14];
-	memcpy(join, x->tail, 7);
-	memcpy(join + 7, buf, n < 7 ? n : 7);
-	const char *hit = memmem(buf, n, "<!ENTITY", 8);
-	if (hit || memmem(join, 7 + (n < 7 ? n : 7), "<!ENTITY", 8)) {
-		for (const char *p = buf; hit && (p = memchr(p, '\n', (size_t)(hit - p)));
-		     p++)
-			x->lines++;
-		x->refused = 1;
+	const unsigned char *u = (const unsigned char *)buf;
+	size_t skip = x->done == 0 && n >= 3 && u[0] == 0xef && u[1] == 0xbb &&
+		      u[2] == 0xbf ? 3 : 0;
+	if (x->done == 0 && n > skip &&
+	    (!u[skip] || !strchr("< \t\r\n", u[skip]))) {
+		x->bad = "not UTF-8 text (a byte-order mark or an encoding "
+			 "HPCToolkit never writes)";
 		return -1;
 	}
+	const char *nul = memchr(buf, 0, n);
+	if (nul) {
+		for (const char *p = buf; (p = memchr(p, '\n', (size_t)(nul - p)));
+		     p++)
+			x->lines++;
+		x->bad = "a NUL byte: experiment.xml is UTF-8 text";
+		return -1;
+	}
+	if (x->done == 0)
+		declared_encoding(x, buf, n);
 	for (const char *p = buf; (p = memchr(p, '\n', n - (size_t)(p - buf)));
 	     p++)
 		x->lines++;
-	if (n >= 7) {
-		memcpy(x->tail, buf + n - 7, 7);
-	} else {
-		memmove(x->tail, x->tail + n, 7 - n);
-		memcpy(x->tail + 7 - n, buf, n);
-	}
 	x->done += n;
-	pc_progress(x->r->db->diag, "reading experiment.xml", x->done, x->size,
-		    x->done);
+	if (!x->quiet)
+		pc_progress(x->r->db->diag, "reading experiment.xml", x->done,
+			    x->size, x->done);
 	return (int)n;
+}
+
+/* The prolog (all before the root element), parsed first by libxml2's
+ * SAX parser with the reader's options: a declaration of any entity,
+ * general or parameter, stops it before anything is expanded (the
+ * reader expands entities in attribute values while it reads ahead).
+ * The parser's own view decides, whatever the bytes look like;
+ * HPCToolkit never declares entities. */
+struct prolog {
+	xmlParserCtxtPtr ctxt;
+	uint64_t entity_line; /* where an entity is declared, or 0 */
+	int done;
+};
+
+static void prolog_stop(struct prolog *p, int entity)
+{
+	if (entity && !p->entity_line)
+		p->entity_line = p->ctxt->input ? (uint64_t)p->ctxt->input->line
+						: 1;
+	p->done = 1;
+	xmlStopParser(p->ctxt);
+}
+
+static void prolog_entity(void *ud, const xmlChar *name, int type,
+			  const xmlChar *pub, const xmlChar *sys,
+			  xmlChar *content)
+{
+	(void)name, (void)type, (void)pub, (void)sys, (void)content;
+	prolog_stop(ud, 1);
+}
+
+static void prolog_unparsed(void *ud, const xmlChar *name,
+			    const xmlChar *pub, const xmlChar *sys,
+			    const xmlChar *notation)
+{
+	(void)name, (void)pub, (void)sys, (void)notation;
+	prolog_stop(ud, 1);
+}
+
+static void prolog_root(void *ud, const xmlChar *name, const xmlChar *prefix,
+			const xmlChar *uri, int nns, const xmlChar **ns,
+			int nattr, int ndef, const xmlChar **attrs)
+{
+	(void)name, (void)prefix, (void)uri, (void)nns, (void)ns;
+	(void)nattr, (void)ndef, (void)attrs;
+	prolog_stop(ud, 0);
+}
+
+/* the reader reports the document's errors */
+static void prolog_error(void *ud, xmlErrorPtr e)
+{
+	(void)ud, (void)e;
+}
+
+static void prolog_generic(void *ud, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void prolog_generic(void *ud, const char *fmt, ...)
+{
+	(void)ud, (void)fmt;
+}
+
+static int check_prolog(struct legacy *r, struct xin *in)
+{
+	xmlSAXHandler sax;
+	memset(&sax, 0, sizeof sax);
+	sax.initialized = XML_SAX2_MAGIC;
+	sax.entityDecl = prolog_entity;
+	sax.unparsedEntityDecl = prolog_unparsed;
+	sax.startElementNs = prolog_root;
+	sax.serror = prolog_error;
+	struct prolog p = { 0 };
+	p.ctxt = xmlCreatePushParserCtxt(&sax, &p, NULL, 0, r->xml);
+	if (!p.ctxt)
+		return pc_err_set(r->err, "%s: cannot be read", r->xml);
+	xmlCtxtUseOptions(p.ctxt, XML_OPTS);
+	xmlSetGenericErrorFunc(NULL, prolog_generic);
+	char buf[1 << 14];
+	int n;
+	in->quiet = 1;
+	while (!p.done && (n = xin_read(in, buf, sizeof buf)) > 0)
+		if (xmlParseChunk(p.ctxt, buf, n, 0) != XML_ERR_OK)
+			break;
+	xmlSetGenericErrorFunc(NULL, NULL);
+	xmlFreeParserCtxt(p.ctxt);
+	if (in->bad)
+		return pc_err_at_line(r->err, r->xml, in->lines + 1, "%s",
+				      in->bad);
+	if (p.entity_line)
+		return pc_err_at_line(r->err, r->xml, p.entity_line, "the "
+				      "document declares entities; HPCToolkit "
+				      "never writes any (refused, so that "
+				      "nothing is expanded)");
+	/* the reader reads the document from its start */
+	rewind(in->f);
+	in->done = in->lines = 0;
+	in->quiet = 0;
+	return 0;
 }
 
 /* Reads experiment.xml: tables and tree. */
 int legacy_read_xml(struct legacy *r)
 {
-	struct xin in = { .r = r, .tail = "       " };
+	struct xin in = { .r = r };
 	in.f = pc_fopen_file(r->xml, r->err);
 	if (!in.f)
 		return -1;
 	struct stat st;
 	if (fstat(fileno(in.f), &st) == 0)
 		in.size = (uint64_t)st.st_size;
-	/* our own input (no decompression, no network, no external DTD),
-	 * read as UTF-8 whatever the declaration says (so the check
-	 * above sees the bytes the parser sees); huge documents (deep
-	 * trees, long names) are legal */
+	if (check_prolog(r, &in)) {
+		fclose(in.f);
+		return -1;
+	}
 	xmlSetGenericErrorFunc(r, xml_generic_error);
 	xmlSetStructuredErrorFunc(r, xml_error);
-	r->xr = xmlReaderForIO(xin_read, NULL, &in, r->xml, "UTF-8",
-			       XML_PARSE_NONET | XML_PARSE_HUGE |
-				       XML_PARSE_NOCDATA);
+	r->xr = xmlReaderForIO(xin_read, NULL, &in, r->xml, "UTF-8", XML_OPTS);
 	if (!r->xr) {
 		xmlSetGenericErrorFunc(NULL, NULL);
 		xmlSetStructuredErrorFunc(NULL, NULL);
@@ -592,6 +725,14 @@ int legacy_read_xml(struct legacy *r)
 		if (type != XML_READER_TYPE_ELEMENT &&
 		    type != XML_READER_TYPE_END_ELEMENT)
 			continue;
+		if (type == XML_READER_TYPE_ELEMENT &&
+		    xmlTextReaderDepth(r->xr) > XML_MAX_DEPTH) {
+			fail = xml_fail(r, "elements nested more than %d deep "
+					"(HPCToolkit's trees are thousands "
+					"deep; refused to bound the memory)",
+					XML_MAX_DEPTH);
+			continue;
+		}
 		const char *el = (const char *)xmlTextReaderConstLocalName(r->xr);
 		int empty = type == XML_READER_TYPE_ELEMENT &&
 			    xmlTextReaderIsEmptyElement(r->xr);
@@ -674,17 +815,18 @@ int legacy_read_xml(struct legacy *r)
 	fclose(in.f);
 	if (fail)
 		return -1;
-	if (in.refused)
-		return pc_err_at_line(r->err, r->xml, in.lines + 1, "the "
-				      "document declares entities; HPCToolkit "
-				      "never writes any (refused, so that "
-				      "nothing is expanded)");
+	if (in.bad)
+		return pc_err_at_line(r->err, r->xml, in.lines + 1, "%s",
+				      in.bad);
 	if (rc < 0 || r->xml_err[0]) {
 		int line = r->xml_err_line ? r->xml_err_line :
 			   xmlTextReaderGetParserLineNumber(r->xr);
 		return pc_err_at_line(r->err, r->xml, (uint64_t)line,
-				      "XML: %s", r->xml_err[0] ? r->xml_err
-							       : "malformed");
+				      "XML: %s%s%s%s", r->xml_err[0] ?
+				      r->xml_err : "malformed",
+				      in.enc[0] ? " (the declared encoding " : "",
+				      in.enc, in.enc[0] ? " is ignored: "
+				      "HPCToolkit writes UTF-8)" : "");
 	}
 	if (!seen_root)
 		return pc_err_at_line(r->err, r->xml, 1, "no "

@@ -653,7 +653,8 @@ static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 			continue;
 		struct json_object *o = NULL;
 		int64_t v, x;
-		if (p->layout == 3 && !is_file(p->st[i].json))
+		struct stat sb;
+		if (p->layout == 3 && stat(p->st[i].json, &sb) != 0)
 			rc = pc_err_set(err, "%s: missing (every thread.TID "
 					"directory has one)", p->st[i].json);
 		else if (json_load(p->st[i].json, &o, err) ||

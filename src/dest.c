@@ -217,6 +217,8 @@ static void join(char *buf, size_t cap, const char *dir, const char *name)
 static void remove_ours(const char *dir)
 {
 	char path[4300];
+	/* ours, even if it was made read-only meanwhile */
+	chmod(dir, 0700);
 	for (int i = 0; i < OURS; i++) {
 		join(path, sizeof path, dir, db_files[i]);
 		unlink(path);
@@ -289,11 +291,23 @@ int pc_dest_begin(struct pc_dest *o, const char *out, int is_dir,
 	return 0;
 }
 
+/* The first temporary that could not be removed (its parent made
+ * read-only, a file put into it by someone else). */
+static char leftover[4096];
+
+const char *pc_dest_leftover(void)
+{
+	return leftover[0] ? leftover : NULL;
+}
+
 void pc_dest_abort(struct pc_dest *o)
 {
 	if (!o->tmp[0])
 		return;
 	remove_tmp(o);
+	struct stat st;
+	if (!leftover[0] && lstat(o->tmp, &st) == 0)
+		memcpy(leftover, o->tmp, sizeof leftover);
 	unlink_out(o);
 	o->tmp[0] = 0;
 }

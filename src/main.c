@@ -142,7 +142,10 @@ static int usage_error(const char *fmt, const char *arg)
 
 static void report(const struct pc_err *err)
 {
-	fprintf(stderr, "profconv: error: %s\n", err->msg);
+	const char *left = pc_dest_leftover();
+	fprintf(stderr, "profconv: error: %s%s%s%s\n", err->msg,
+		left ? " (the temporary " : "", left ? left : "",
+		left ? " could not be removed: remove it by hand)" : "");
 }
 
 /* Chooses the importer for one input: forced, or the unique best probe. */

@@ -538,7 +538,11 @@ int pc_dest_begin(struct pc_dest *o, const char *out, int is_dir,
 /* Puts o->tmp in place of o->final; removes the replaced one. On
  * failure the temporary is removed and the old output is intact. */
 int pc_dest_commit(struct pc_dest *o, struct pc_diag *diag, struct pc_err *err);
+/* Removes the temporary; one that cannot be removed is remembered. */
 void pc_dest_abort(struct pc_dest *o);
+/* The first temporary of this run that could not be removed, or NULL:
+ * the error line names it. */
+const char *pc_dest_leftover(void);
 /* Bytes of a written output (a database: the files profconv writes). */
 uint64_t pc_dest_size(const char *out, int is_dir);
 /* "812 bytes", "1.21 MB", "87.5 MB", "1.12 GB" (powers of 1000) */

@@ -69,5 +69,10 @@ version-wrap.dcpi version-wrap.dcpi:1: DCPI profile version pdb-4294967296.07: .
 big-endian.dcpi big-endian.dcpi@0x[0-9a-f]*: .*only when read big-endian
 non-hex-pc.dcpicat non-hex-pc.dcpicat:18: bad address '0x00012zz6cbb8'
 fewer-counts.dcpicat fewer-counts.dcpicat:18: 1 count for 2 events
+period-max.dcpi period-max.dcpi:6: period 18446744073709551615 is above 2^32-1
+tstart-wrap.dcpi tstart-wrap.dcpi@0x[0-9a-f]*: chunk at offset 0x[0-9a-f]* leaves the address space
+period-max.dcpicat period-max.dcpicat:9: period 4294967296 is above 2^32-1
+count-max.dcpicat count-max.dcpicat:16: count 4294967296 is above 2^32-1
+pc-outside-text.dcpicat pc-outside-text.dcpicat:18: address 0x0 is outside the text
 LIST
 done_testing

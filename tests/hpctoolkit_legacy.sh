@@ -162,7 +162,11 @@ trace-it-unknown trace-it-unknown/trace.db@0x[0-9a-f]*: trace sample names conte
 xml-syntax xml-syntax/experiment.xml:59: XML: Opening and ending tag mismatch
 xml-version xml-version/experiment.xml:2: experiment.xml version 3
 billion-laughs billion-laughs/experiment.xml:[0-9]*: the document declares entities
-xml-encoding xml-encoding/experiment.xml:1: XML: input conversion failed
+xml-encoding xml-encoding/experiment.xml:1: a NUL byte: experiment.xml is UTF-8 text
+utf7-billion-laughs utf7-billion-laughs/experiment.xml:3: XML: .*(the declared encoding UTF-7 is ignored
+utf7-entity-name utf7-entity-name/experiment.xml:3: XML: .*(the declared encoding UTF-7 is ignored
+parameter-entity parameter-entity/experiment.xml:3: the document declares entities
+utf16-bom utf16-bom/experiment.xml:1: not UTF-8 text (a byte-order mark
 unknown-procedure unknown-procedure/experiment.xml:54: procedure 66 is not in the procedure table
 metricdb-short metricdb-short/1.tiny-000000-000-a8c00270-4242-0.metric-db@0x18: header says 13 nodes x 2 metrics, but 192 bytes of 8-byte values follow
 metricdb-count-bomb metricdb-count-bomb/1.tiny-000000-000-a8c00270-4242-0.metric-db@0x18: header says 1073741824 nodes

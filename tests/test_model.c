@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_strings(void)
 {
@@ -382,9 +384,45 @@ static void test_write_empty(void)
 	pc_db_free(db);
 }
 
+/* A temporary that cannot be removed is named (the error line says so):
+ * here a file someone else put into it keeps it; a temporary made
+ * read-only is still removed (it is ours). */
+static void test_dest_leftover(void)
+{
+	char dir[] = "/tmp/pc-test-XXXXXX";
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	char out[64], path[4200];
+	snprintf(out, sizeof out, "%s/ro.d", dir);
+	struct pc_err err = { 0 };
+	struct pc_dest o;
+	ok(pc_dest_begin(&o, out, 1, &err) == 0, "begin %s", out);
+	snprintf(path, sizeof path, "%s/meta.db", o.tmp);
+	FILE *f = fopen(path, "w");
+	ok(f && fclose(f) == 0, "a file of ours in it");
+	chmod(o.tmp, 0555);
+	pc_dest_abort(&o);
+	ok(!pc_dest_leftover() && access(out, F_OK) != 0,
+	   "a read-only temporary is removed");
+	snprintf(out, sizeof out, "%s/foreign.d", dir);
+	ok(pc_dest_begin(&o, out, 1, &err) == 0, "begin %s", out);
+	char tmp[4096];
+	memcpy(tmp, o.tmp, sizeof tmp);
+	snprintf(path, sizeof path, "%s/notes.txt", o.tmp);
+	f = fopen(path, "w");
+	ok(f && fclose(f) == 0, "a foreign file in it");
+	pc_dest_abort(&o);
+	ok(pc_dest_leftover() && !strcmp(pc_dest_leftover(), tmp),
+	   "the temporary that could not be removed is named: %s",
+	   pc_dest_leftover() ? pc_dest_leftover() : "(none)");
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ok(system(cmd) == 0, "cleaned up");
+}
+
 int main(void)
 {
 	test_write_empty();
+	test_dest_leftover();
 	test_strings();
 	test_tables();
 	test_contexts();

@@ -26,7 +26,7 @@ sub header {
 	  . "image 19970328081403c0c18b\n"
 	  . "epoch 199805191724\n" . "platform walnut\n"
 	  . "event $event\n" . "period $period\n"
-	  . sprintf("tstart %x\n", $tstart) . "tsize $tsize\n"
+	  . sprintf("tstart %x\n", $o{tstart} // $tstart) . "tsize $tsize\n"
 	  . "cpuspeed 500\n" . "cpucount 2\n"
 	  . "path /usr/local/bin/xemacs\n";
 	return $h if $o{nosamples};
@@ -123,3 +123,9 @@ put('bad/big-endian.dcpi', header('cycles', 63488) .
     join('', map { pack('N', $_) } unpack('V*', binary(0))));
 put('bad/non-hex-pc.dcpicat', dcpicat(0, 1) . "0x00012zz6cbb8 1 1\n");
 put('bad/fewer-counts.dcpicat', dcpicat(0, 1) . "0x00012006cc00 4\n");
+# hostile: bounds that keep samples x period and the addresses in 64 bits
+put('bad/period-max.dcpi', header('cycles', '18446744073709551615') . binary(0));
+put('bad/tstart-wrap.dcpi', header('cycles', 63488, tstart => 0xffffffffffff0000) . binary(0));
+put('bad/period-max.dcpicat', dcpicat(0) =~ s/cycles:63488:/cycles:4294967296:/r);
+put('bad/count-max.dcpicat', dcpicat(0) . "0x0001207ffff8 4294967296\n");
+put('bad/pc-outside-text.dcpicat', dcpicat(0, 1) . "0x000000000000 3 0\n");

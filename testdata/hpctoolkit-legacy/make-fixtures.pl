@@ -324,6 +324,22 @@ write_v4('bad/billion-laughs', xml => sub ($x) {
 	$x =~ s/<Header n="tiny">/<Header n="&j;">/;
 	$x });
 write_v4('bad/xml-encoding', xml => sub ($x) { "<\0\0\0\xff" });
+# hostile: the entity guard is libxml2's own view, whatever the bytes
+# say (a declared UTF-7 hid "<!ENTITY" from a byte filter); encodings
+# and byte-order marks HPCToolkit never writes are refused
+my $utf7 = sub ($x, $dtd, $use) {
+	$x =~ s/<\?xml[^>]*>\n/<?xml version="1.0" encoding="UTF-7"?>\n<!DOCTYPE HPCToolkitExperiment [\n$dtd]>\n/;
+	$use->($x) };
+write_v4('bad/utf7-billion-laughs', xml => sub ($x) {
+	$utf7->($x, "+ADw-!ENTITY a \"aaaaaaaaaa\">\n"
+	    . join('', map { sprintf "+ADw-!ENTITY %s \"%s\">\n", chr(98 + $_), join '', ('&' . chr(97 + $_) . ';') x 10 } 0 .. 8),
+	    sub ($y) { $y =~ s/<Header n="tiny">/<Header n="&j;">/; $y }) });
+write_v4('bad/utf7-entity-name', xml => sub ($x) {
+	$utf7->($x, "+ADw-!ENTITY f \"main\">\n",
+	    sub ($y) { $y =~ s/<Procedure i="5" n="main"/<Procedure i="5" n="&f;"/; $y }) });
+write_v4('bad/parameter-entity', xml => sub ($x) {
+	$x =~ s/(<\?xml[^>]*>\n)/$1<!DOCTYPE HPCToolkitExperiment [\n<!ENTITY % p "<!ELEMENT Info EMPTY>">\n%p;\n]>\n/; $x });
+write_v4('bad/utf16-bom', xml => sub ($x) { "\xff\xfe" . join('', map { "$_\0" } split //, $x) });
 write_v4('bad/unknown-procedure', xml => sub ($x) { $x =~ s/n="6" lm="1"/n="66" lm="1"/; $x });
 write_v2('bad/metricdb-short', mdb => sub ($b) { substr $b, 0, length($b) - 16 });
 write_v2('bad/metricdb-count-bomb', mdb => sub ($b) { substr($b, 24, 4) = pack 'N', 0x40000000; $b });
