@@ -37,6 +37,9 @@ struct writer {
 	struct hpc_layout l;
 	const char *dir;
 	struct pc_err *err;
+	/* progress: the step being written, of nsteps, and its label */
+	unsigned step, nsteps;
+	char label[96];
 
 	/* per-thread propagation scratch */
 	uint32_t *slot;  /* per context: index into touched, or PC_NONE */
@@ -573,8 +576,8 @@ static int by_context(struct writer *w, int fd, struct pc_out *po,
 			break;
 		context_out(w, &m, c, po, co, ci);
 		if ((++done & 4095) == 0)
-			pc_progress(db->diag, "writing the database: cct.db",
-				    c, db->ncontexts, co->pos);
+			pc_progress(db->diag, w->label, c, db->ncontexts,
+				    pc_dest_size(w->dir, 1));
 	}
 	free(m.g);
 	free(m.out);
@@ -608,6 +611,17 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
 	if (pc_out_close(o))
 		return io_error(w, name);
 	return 0;
+}
+
+/* Progress: the next step ("writing the database, 2/5: cct.db ..."),
+ * with the bytes written so far; a step's own loops show their share
+ * under the same label, so the figures never go back. */
+static void step(struct writer *w, const char *what)
+{
+	snprintf(w->label, sizeof w->label, "writing the database, %u/%u: %s",
+		 w->step + 1, w->nsteps, what);
+	w->step++;
+	pc_progress(w->db->diag, w->label, 0, 0, pc_dest_size(w->dir, 1));
 }
 
 /* profile.db and cct.db. The threads' blocks are written one by one as
@@ -661,8 +675,8 @@ static int write_profile_cct(struct writer *w)
 		i = j;
 		si = sj;
 		if ((p & 255) == 255)
-			pc_progress(db->diag, "writing the database: "
-				    "profile.db", p, db->nprofiles, o.pos);
+			pc_progress(db->diag, w->label, p, db->nprofiles,
+				    pc_dest_size(w->dir, 1));
 	}
 	/* the propagation scratch is done with: one thread that touches
 	 * every context makes it the largest array of all */
@@ -678,6 +692,7 @@ static int write_profile_cct(struct writer *w)
 		pc_out_close(&o);
 		return io_error(w, "profile.db");
 	}
+	step(w, "cct.db");
 	if (start_file(w, &co, "cct.db", "ctxt", chdr, sizeof chdr)) {
 		pc_out_close(&o);
 		return -1;
@@ -859,23 +874,23 @@ static int hpc_write(const struct pc_db *db, const char *out,
 		return -1;
 	const char *tmp = o.tmp;
 	struct writer w = { .db = db, .l = l, .dir = tmp, .err = err };
-	/* progress by step, with the bytes written so far */
-#define STEP(k, what)                                                   \
-	pc_progress(db->diag, "writing the database: " what, k, 5,     \
-		    pc_dest_size(tmp, 1))
-	STEP(0, "meta.db");
+	int traces = 0;
+	for (size_t p = 0; p < db->nprofiles && !traces; p++)
+		traces = db->traces[p].n > 0;
+	w.nsteps = traces ? 6 : 5;
+	step(&w, "meta.db");
 	int rc = pc_hpc_write_meta(db, &l, tmp, err);
-	STEP(1, "profile.db and cct.db");
+	step(&w, "profile.db");
 	if (!rc)
 		rc = write_profile_cct(&w);
-	STEP(2, "trace.db");
+	if (traces)
+		step(&w, "trace.db");
 	if (!rc)
 		rc = write_trace_db(&w);
-	STEP(3, "metrics/default.yaml");
+	step(&w, "metrics/default.yaml");
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &l, tmp, err);
-	STEP(4, "validating it");
-#undef STEP
+	step(&w, "validating it");
 	/* nothing that fails validation is put in place: profconv check's
 	 * own reader reads the whole output once more */
 	if (!rc && pc_check_db(tmp, err)) {

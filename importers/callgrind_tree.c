@@ -1735,11 +1735,18 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.uw);
 	if (next_progress > (1u << 16))
 		pc_progress_done(db->diag);
-	if (x.ncut && !(db->diag && db->diag->quiet)) {
-		double cut_share = 0; /* the largest of any metric */
-		for (size_t m = 0; m < x.nev; m++)
-			if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
-				cut_share = 1 - x.laid[m] / x.grand[m];
+	double cut_share = 0; /* the largest of any metric */
+	for (size_t m = 0; x.ncut && m < x.nev; m++)
+		if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
+			cut_share = 1 - x.laid[m] / x.grand[m];
+	if (x.ncut)
+		pc_note(db->diag, "the call tree keeps its heaviest calling "
+			"contexts; %.2g%% of the cost is summed per function "
+			"below them (totals and self costs exact). More: "
+			"--max-contexts=N; where: --verbose; why: README, 'From "
+			"a call graph to a calling-context tree'",
+			100 * cut_share);
+	if (x.ncut && db->diag && db->diag->verbose) {
 		char where[CG_WHERE] = "";
 		size_t n = 0;
 		if (x.top_share > 0)
@@ -1750,7 +1757,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			snprintf(where + n, sizeof where - n,
 				 "%s%.2g%% flat below the entry point",
 				 n ? "; " : "", 100 * x.flat_share);
-		pc_warn(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
+		pc_note(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
 			"function and line below each cut, or else below the "

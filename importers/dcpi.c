@@ -120,15 +120,14 @@ static void target_init(struct target *t, struct pc_db *db,
 		 h->event, (unsigned long long)h->period);
 	t->raw = pc_metric_get(db, name, desc, "samples");
 	if (!db->title) {
-		char title[1600];
-		snprintf(title, sizeof title, "DCPI %s (image %s, platform %s, "
-			 "epoch %s%s%s)", path, h->image, h->platform,
-			 h->epoch, *h->label ? ", label " : "", h->label);
+		/* room for the longest fields (struct dhdr) */
+		char title[2200], mhz[32] = "";
 		if (h->cpuspeed)
-			snprintf(title + strlen(title) - 1,
-				 sizeof title - strlen(title) + 1,
-				 ", %llu MHz)",
+			snprintf(mhz, sizeof mhz, ", %llu MHz",
 				 (unsigned long long)h->cpuspeed);
+		snprintf(title, sizeof title, "DCPI %s (image %s, platform %s, "
+			 "epoch %s%s%s%s)", path, h->image, h->platform,
+			 h->epoch, *h->label ? ", label " : "", h->label, mhz);
 		db->title = pc_intern_cstr(db, title);
 	}
 }

@@ -220,7 +220,10 @@ static int read_metrics(struct reader *r)
 		const char *name = cstr(r, b, pc_getle(b->p + e, 8));
 		if (!name)
 			return -1;
-		pc_id m = pc_metric_get(r->db, name, "", "");
+		/* Calls: the call counts profconv writes (its unit) */
+		pc_id m = pc_metric_get(r->db, name, "",
+					strcmp(name, PC_CALLS_METRIC) ? "" :
+									"calls");
 		uint64_t pi = pc_getle(b->p + e + 8, 8), ni = pc_getle(b->p + e + 0x18, 2);
 		NEED(r, b, pi, ni * szi, "metric scope instances");
 		int have_point = 0;
@@ -930,6 +933,27 @@ static const char *yaml_inputs_bad(const struct pc_db *db,
 	return NULL;
 }
 
+/* The descriptions of default.yaml's metrics (roots: name,
+ * description) for this input's metrics (from m0 on) that have none;
+ * a description that only repeats the name is none. */
+static void yaml_descriptions(struct pc_db *db, yaml_document_t *d,
+			      size_t m0)
+{
+	yaml_node_t *roots = ynode_get(d, yaml_document_get_root_node(d),
+				       "roots");
+	if (!roots || roots->type != YAML_SEQUENCE_NODE)
+		return;
+	for (yaml_node_item_t *i = roots->data.sequence.items.start;
+	     i < roots->data.sequence.items.top; i++) {
+		yaml_node_t *x = yaml_document_get_node(d, *i);
+		const char *name = ynode_str(ynode_get(d, x, "name")),
+			   *desc = ynode_str(ynode_get(d, x, "description"));
+		pc_id m = name ? pc_metric_find(db, name) : PC_NONE;
+		if (m != PC_NONE && m >= m0 && desc && strcmp(desc, name))
+			pc_metric_get(db, name, desc, NULL);
+	}
+}
+
 /* Keeps the input's metrics/default.yaml (db->yaml) for the v4 writer
  * when this input brought every metric of the model so far and the
  * file's inputs are ones the writer gives them; otherwise says why it
@@ -960,6 +984,8 @@ static int keep_yaml(struct reader *r, size_t m0)
 	if (!bad && yaml_parser_initialize(&p)) {
 		yaml_parser_set_input_string(&p, b.p, (size_t)b.n);
 		loaded = yaml_parser_load(&p, &d);
+		if (loaded && yaml_document_get_root_node(&d))
+			yaml_descriptions(db, &d, m0);
 		if (!loaded || !yaml_document_get_root_node(&d)) {
 			snprintf(why, sizeof why, "line %zu: %s",
 				 (size_t)p.problem_mark.line + 1,

@@ -670,6 +670,10 @@ static int check_prolog(struct legacy *r, struct xin *in)
 		if (xmlParseChunk(p.ctxt, buf, n, 0) != XML_ERR_OK)
 			break;
 	xmlSetGenericErrorFunc(NULL, NULL);
+	/* libxml2 keeps an entity declared in SAX mode in a document of
+	 * its own ("expat compatibility"): not expanded, but to be freed */
+	if (p.ctxt->myDoc)
+		xmlFreeDoc(p.ctxt->myDoc);
 	xmlFreeParserCtxt(p.ctxt);
 	if (in->bad)
 		return pc_err_at_line(r->err, r->xml, in->lines + 1, "%s",

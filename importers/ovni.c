@@ -622,7 +622,7 @@ static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 	if (p->layout < 3) {
 		char *mp = join(dir, "metadata.json");
 		struct json_object *o = NULL;
-		int64_t v, app;
+		int64_t v = 0, app = 0;
 		if (json_load(mp, &o, err) || need_int(o, mp, "version", &v, err) ||
 		    need_int(o, mp, "app_id", &app, err)) {
 			rc = -1;
@@ -652,7 +652,7 @@ static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 		if (!p->st[i].json)
 			continue;
 		struct json_object *o = NULL;
-		int64_t v, x;
+		int64_t v = 0, x = 0;
 		struct stat sb;
 		if (p->layout == 3 && stat(p->st[i].json, &sb) != 0)
 			rc = pc_err_set(err, "%s: missing (every thread.TID "
@@ -745,7 +745,7 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 	for (size_t s = 0; s < p->nst; s++) {
 		struct rd r;
 		int rc = rd_open(&r, p->st[s].obs, err);
-		struct ev e;
+		struct ev e = { 0 };
 		if (rc == 0)
 			rc = 1;
 		while (rc == 1 && (rc = rd_next(&r, &e, err)) == 1) {
@@ -1384,7 +1384,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 							     (uint64_t)1 << 26));
 	c->depth = 0;
 	c->above_root.ctx = PC_NONE; /* names may differ in another process */
-	struct ev e;
+	struct ev e = { 0 };
 	int rc;
 	int warned_clamp = 0;
 	while ((rc = rd_next(&r, &e, err)) == 1) {

@@ -658,7 +658,7 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 static int check_profile(struct checker *c)
 {
 	struct file f;
-	struct sec s[2];
+	struct sec s[2] = { 0 };
 	if (load(c, &f, "profile.db", 0))
 		return -1;
 	if (c->values && c->nfctx)
@@ -728,7 +728,7 @@ out:
 static int check_cct(struct checker *c)
 {
 	struct file f;
-	struct sec s[1];
+	struct sec s[1] = { 0 };
 	if (load(c, &f, "cct.db", 0))
 		return -1;
 	int rc = header(c, &f, "ctxt", "__ctx.db", 1, 0x20, s, -1);
@@ -814,7 +814,7 @@ out:
 static int check_trace(struct checker *c)
 {
 	struct file f;
-	struct sec s[1];
+	struct sec s[1] = { 0 };
 	int r = load(c, &f, "trace.db", 1);
 	if (r)
 		return r > 0 ? 0 : -1;
@@ -983,6 +983,13 @@ static int check_yaml(struct checker *c)
 /* Runs every check; 0 or -1 with c->err set. */
 static int check_all(struct checker *c, const char *dir)
 {
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return pc_err_set(&c->err, "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return pc_err_set(&c->err, "%s: not a directory (a v4 "
+				  "database is a directory: meta.db, "
+				  "profile.db, ...)", dir);
 	int rc = check_meta(c);
 	if (!rc)
 		rc = check_profile(c);

@@ -125,6 +125,15 @@ int pc_dest_check(const char *out, int is_dir, int force,
 		if (!force)
 			return pc_err_set(err, "%s: output exists (use --force "
 					  "to replace it)", out);
+		if (S_ISLNK(st.st_mode)) {
+			char *to = realpath(out, NULL);
+			pc_err_set(err, "%s: a symbolic link%s%s; not replacing "
+				   "it (the new output would take the link's "
+				   "place): give the path it points to", out,
+				   to ? " to " : "", to ? to : "");
+			free(to);
+			return -1;
+		}
 		if (!is_dir && !S_ISREG(st.st_mode))
 			return pc_err_set(err, "%s: exists and is not a "
 					  "regular file; not replacing it",
@@ -140,11 +149,12 @@ int pc_dest_check(const char *out, int is_dir, int force,
 			int n = foreign_entries(out, names, sizeof names);
 			if (n)
 				return pc_err_set(
-					err, "%s: holds %d file%s that are "
+					err, "%s: holds %d file%s that %s "
 					"not part of an HPCToolkit database "
 					"(%s); not replacing it: move %s away "
 					"first", out, n, n == 1 ? "" : "s",
-					names, n == 1 ? "it" : "them");
+					n == 1 ? "is" : "are", names,
+					n == 1 ? "it" : "them");
 		}
 	}
 	/* temporaries of this output left by a killed run */

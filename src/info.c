@@ -108,8 +108,9 @@ json_object *pc_info_json(const struct pc_db *db, char **inputs,
 	}
 	free(tot);
 	json_object_object_add(root, "metrics", ms);
+	/* without the global root, as convert and check count */
 	json_object_object_add(root, "contexts",
-			       json_object_new_int64((int64_t)db->ncontexts));
+			       json_object_new_int64((int64_t)db->ncontexts - 1));
 	json_object_object_add(root, "functions",
 			       json_object_new_int64((int64_t)db->nfunctions));
 	json_object_object_add(root, "modules",

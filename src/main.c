@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"Common options:\n"
 	"  -f, --from=FORMAT     input format (default: detected)\n"
 	"  -q, --quiet           no warnings or progress\n"
+	"      --verbose         the details of notes (where a call tree was "
+	"cut)\n"
 	"  -h, --help            this help;  -V, --version  the version\n"
 	"\n"
 	"An INPUT of '-' is standard input (-o - writes Callgrind to standard\n"
@@ -45,7 +47,9 @@ static const char usage_text[] =
 	"lines\n" \
 	"      --max-line=BYTES  text input: longest line accepted (default 4 " \
 	"MiB)\n" \
-	"  -q, --quiet           no warnings or progress\n"
+	"  -q, --quiet           no warnings or progress\n" \
+	"      --verbose         the details of notes: where a call tree was " \
+	"cut\n"
 
 static const char *const command_help[][2] = {
 	{ "convert",
@@ -129,6 +133,7 @@ struct opts {
 	struct pc_export_opts exp;
 	struct pc_diag diag;
 	int values, strict, json;
+	const char *cmd; /* the verb for "nothing to ..." */
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -265,12 +270,12 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 		samples += db->traces[p].n;
 	if (!db->nvalues && !db->nscoped && !samples) {
 		if (n == 1)
-			pc_err_set(err, "%s: nothing to convert: no costs, "
-				   "values or trace samples", inputs[0]);
+			pc_err_set(err, "%s: nothing to %s: no costs, values "
+				   "or trace samples", inputs[0], o->cmd);
 		else
-			pc_err_set(err, "nothing to convert: none of the %d "
-				   "inputs holds costs, values or trace "
-				   "samples", n);
+			pc_err_set(err, "nothing to %s: none of the %d inputs "
+				   "holds costs, values or trace samples",
+				   o->cmd, n);
 		pc_db_free(db);
 		return NULL;
 	}
@@ -350,6 +355,18 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
 	struct pc_err err = { 0 };
+	/* an output that is one of the inputs would replace it */
+	struct stat so, si;
+	for (int i = 0; i < n && strcmp(o->out, "-") &&
+			stat(o->out, &so) == 0; i++)
+		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			pc_err_set(&err, "%s: the output is one of the inputs "
+				   "(%s); not replacing it: write to another "
+				   "name", o->out, inputs[i]);
+			report(&err);
+			return 1;
+		}
 	/* a refused output is known before any input is read */
 	if (strcmp(o->out, "-") &&
 	    pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
@@ -441,6 +458,8 @@ static int cmd_identify(char **inputs, int n)
 	for (int i = 0; i < n; i++) {
 		struct pc_err err = { 0 };
 		struct pc_probe pr;
+		if (!strcmp(inputs[i], "-"))
+			inputs[i] = (char *)pc_stdin_path;
 		if (pc_probe_open(&pr, inputs[i], &err)) {
 			report(&err);
 			pc_probe_close(&pr);
@@ -464,13 +483,20 @@ static int cmd_identify(char **inputs, int n)
 
 static int cmd_formats(void)
 {
+	int w = 0;
+	for (size_t i = 0; pc_importers[i]; i++)
+		if ((int)strlen(pc_importers[i]->name) > w)
+			w = (int)strlen(pc_importers[i]->name);
+	for (size_t i = 0; pc_exporters[i]; i++)
+		if ((int)strlen(pc_exporters[i]->name) > w)
+			w = (int)strlen(pc_exporters[i]->name);
 	puts("Input formats (-f):");
 	for (size_t i = 0; pc_importers[i]; i++)
-		printf("  %-12s %s\n", pc_importers[i]->name,
+		printf("  %-*s  %s\n", w, pc_importers[i]->name,
 		       pc_importers[i]->description);
 	puts("Output formats (-t):");
 	for (size_t i = 0; pc_exporters[i]; i++)
-		printf("  %-12s %s\n", pc_exporters[i]->name,
+		printf("  %-*s  %s\n", w, pc_exporters[i]->name,
 		       pc_exporters[i]->description);
 	return 0;
 }
@@ -522,6 +548,7 @@ int main(int argc, char **argv)
 		{ "instructions", no_argument, NULL, 'I' },
 		{ "max-line", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'B' },
 		{ "values", no_argument, NULL, 'v' },
 		{ "strict", no_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'J' },
@@ -551,6 +578,7 @@ int main(int argc, char **argv)
 		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
 		{ 'L', " convert dump info " }, { 'v', " check " },
 		{ 'R', " check " }, { 'J', " info " },
+		{ 'B', " convert dump info " },
 	};
 	char padded[32];
 	snprintf(padded, sizeof padded, " %s ", cmd);
@@ -585,6 +613,7 @@ int main(int argc, char **argv)
 		case 'F': o.exp.force = 1; break;
 		case 'S': o.exp.stats = 1; break;
 		case 'q': o.diag.quiet = 1; break;
+		case 'B': o.diag.verbose = 1; break;
 		case 'I': o.imp.instructions = 1; break;
 		case 'v': o.values = 1; break;
 		case 'R': o.strict = 1; break;
@@ -649,6 +678,8 @@ int main(int argc, char **argv)
 				   "only once");
 	if (n < 1)
 		return usage_error("%s needs at least one input", cmd);
+	o.diag.notes = !strcmp(cmd, "convert");
+	o.cmd = !strcmp(cmd, "info") ? "show" : cmd;
 	if (!strcmp(cmd, "convert"))
 		rc = cmd_convert(&o, inputs, n);
 	else if (!strcmp(cmd, "dump"))

@@ -92,8 +92,14 @@ struct pc_diag {
 	unsigned max_print;
 	int quiet;
 	int progress; /* show progress on stderr */
+	int notes;    /* print notes (convert does; --verbose) */
+	int verbose;  /* --verbose: the details of notes too */
 };
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A note: what a run did by design (not a fault: not counted), printed
+ * as "profconv: note: ..." where notes are on and not quiet. */
+void pc_note(struct pc_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */

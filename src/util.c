@@ -494,6 +494,19 @@ void pc_warn(struct pc_diag *d, const char *fmt, ...)
 	fprintf(stderr, "profconv: warning: %s\n", msg);
 }
 
+void pc_note(struct pc_diag *d, const char *fmt, ...)
+{
+	if (!d || d->quiet || !(d->notes || d->verbose))
+		return;
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pc_escape_controls(msg, sizeof msg);
+	fprintf(stderr, "profconv: note: %s\n", msg);
+}
+
 void pc_progress(struct pc_diag *d, const char *what, uint64_t done,
 		 uint64_t total, uint64_t bytes)
 {

@@ -8,8 +8,8 @@ for f in small.*.out; do
 	if [ ! -s "$f" ]; then
 		# valgrind's empty base file beside the per-thread ones
 		if ! "$PROFCONV" dump -q "$f" >/dev/null 2>"$tmp/e" &&
-			grep -q "nothing to convert" "$tmp/e"; then
-			ok "dump of the empty $f: nothing to convert (exit 1)"
+			grep -q "nothing to dump" "$tmp/e"; then
+			ok "dump of the empty $f: nothing to dump (exit 1)"
 		else
 			not_ok "dump of the empty $f"
 		fi

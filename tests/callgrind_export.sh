@@ -223,7 +223,7 @@ done
 # below the lowest caller above all of a function's cuts: little or none
 # of the cost below cuts lies flat below the entry point, and
 # the calls into the functions below those callers are kept
-"$PROFCONV" convert -o "$tmp/pyd.d" py-json.out.gz 2>"$tmp/pyd.warn"
+"$PROFCONV" convert --verbose -o "$tmp/pyd.d" py-json.out.gz 2>"$tmp/pyd.warn"
 cut=$(sed -n 's/.*about \([0-9.e+-]*\)% of the cost lies below.*/\1/p' "$tmp/pyd.warn")
 flat=$(sed -n 's/.*[(;] \([0-9.e+-]*\)% flat below the entry point).*/\1/p' "$tmp/pyd.warn")
 check "py-json by default: of the ${cut:-?}% of the cost below cuts, ${flat:-0}% lies flat below the entry point" \
@@ -234,11 +234,7 @@ check "py-json by default: $(wc -l <"$tmp/py.calls") functions keep their calls"
 	cmp -s "$tmp/py.calls" "$tmp/b.calls"
 
 # KCachegrind, headless: every file we wrote loads without a message
-if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
-	kc() { # file: prints KCachegrind's load messages
-		HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
-			kcachegrind -platform offscreen "$1" 2>&1 | grep '^Loading ' || true
-	}
+if have_kc; then
 	printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 10\nnot a line\n' >"$tmp/callgrind.out.broken"
 	if kc "$tmp/callgrind.out.broken" | grep -q 'Invalid line'; then
 		ok "KCachegrind reports a broken control file"

@@ -121,4 +121,64 @@ tot=$(grep -m1 '"total"' "$tmp/out" | tr -dc 0-9)
 want=$(sed -n 's/^totals: //p' "$CG/small.main.out")
 [ -n "$tot" ] && [ "$tot" = "$want" ] && ok "info --json total $tot = the file's totals: line" ||
 	not_ok "info --json total '$tot', want '$want'"
+# --- a newcomer's first hour: messages that were wrong or odd ---
+cp "$CG/small.main.out" "$tmp/callgrind.out.self"
+sum_before=$(cksum <"$tmp/callgrind.out.self")
+expect_rc 1 "--force -o X X" "$PROFCONV" convert --force -o "$tmp/callgrind.out.self" "$tmp/callgrind.out.self"
+check "an output that is one of the inputs is refused, the input intact" sh -c \
+	"grep -q 'callgrind.out.self: the output is one of the inputs' '$tmp/err' &&
+	[ '$sum_before' = \"\$(cksum <'$tmp/callgrind.out.self')\" ]"
+ln -s "$tmp/own.d" "$tmp/link.d"
+expect_rc 1 "--force onto a symlink to a database" "$PROFCONV" convert --force -o "$tmp/link.d" "$CG/small.main.out"
+check "the symlink is named as such, with its target" grep -q "link.d: a symbolic link to .*own.d; not replacing it" "$tmp/err"
+cp -r "$tmp/own.d" "$tmp/one.d" && : >"$tmp/one.d/notes.txt"
+expect_rc 1 "--force onto a database with one foreign file" "$PROFCONV" convert --force -o "$tmp/one.d" "$CG/small.main.out"
+check "holds 1 file that is not part" grep -q "holds 1 file that is not part" "$tmp/err"
+expect_rc 0 "identify - (standard input)" sh -c "'$PROFCONV' identify - <'$CG/small.main.out'"
+check "identify - detects the format" grep -q '^<stdin>: callgrind=100 .* -> callgrind' "$tmp/out"
+expect_rc 1 "check on a plain file" "$PROFCONV" check "$CG/small.main.out"
+check "check on a plain file: not a directory" grep -q "small.main.out: not a directory (a v4 database is a directory" "$tmp/err"
+expect_rc 1 "info on an empty file" "$PROFCONV" info "$CG/small.threads.out"
+check "info: nothing to show (not 'convert')" grep -q "small.threads.out: nothing to show" "$tmp/err"
+"$PROFCONV" info "$CG/small.main.out" >"$tmp/i1" 2>&1
+"$PROFCONV" convert -o "$tmp/cnt.d" "$CG/small.main.out" 2>"$tmp/c1"
+n_info=$(sed -n 's/^\([0-9]*\) contexts,.*/\1/p' "$tmp/i1")
+n_conv=$(sed -n 's/.*, \([0-9]*\) contexts,.*/\1/p' "$tmp/c1")
+n_check=$("$PROFCONV" check "$tmp/cnt.d" | sed -n 's/.*: \([0-9]*\) contexts .*/\1/p')
+[ -n "$n_info" ] && [ "$n_info" = "$n_conv" ] && [ "$n_info" = "$n_check" ] &&
+	ok "info, convert and check count the same contexts ($n_info)" ||
+	not_ok "contexts: info $n_info, convert $n_conv, check $n_check"
+"$PROFCONV" info "$tmp/cnt.d" >"$tmp/i2"
+check "after a round trip through v4, info keeps the Calls unit and description" \
+	grep -q '^  Calls: 13036 calls  (Calls of the function from its call site' "$tmp/i2"
+# the cut of a call tree: one short note from convert, none from info,
+# the details with --verbose
+"$PROFCONV" convert -o "$tmp/pyn.d" "$CG/py-json.out.gz" 2>"$tmp/note"
+"$PROFCONV" info "$CG/py-json.out.gz" 2>"$tmp/inote" >/dev/null
+"$PROFCONV" info --verbose "$CG/py-json.out.gz" 2>"$tmp/vnote" >/dev/null
+if [ "$(grep -c 'note:' "$tmp/note")" -eq 1 ] && ! grep -q 'warning' "$tmp/note" &&
+	[ "$(grep 'note:' "$tmp/note" | wc -c)" -lt 260 ] &&
+	grep -q "note: the call tree keeps its heaviest calling contexts; [0-9.]*% of the cost is summed per function" "$tmp/note" &&
+	[ ! -s "$tmp/inote" ] && grep -q 'note: call tree cut at [0-9]* contexts' "$tmp/vnote"; then
+	ok "a cut call tree: one short note from convert, nothing from info, details with --verbose"
+else
+	not_ok "cut note"; sed 's/^/# /' "$tmp/note" "$tmp/inote" "$tmp/vnote"
+fi
+# formats: the descriptions start in one column
+"$PROFCONV" formats | awk '/^  / { c = index(substr($0, 3), "  ") + 2
+	while (substr($0, c + 1, 1) == " ") c++; print c }' | sort -u >"$tmp/cols"
+check "formats: descriptions aligned" test "$(wc -l <"$tmp/cols")" -eq 1
+# progress on a terminal: steps in order, never back, no trace.db without traces
+if command -v script >/dev/null; then
+	script -qec "'$PROFCONV' convert -o '$tmp/tty.d' '$CG/py-json.out.gz'" /dev/null >"$tmp/tty" 2>&1
+	tr '\r' '\n' <"$tmp/tty" | sed -n 's/.*writing the database, \([0-9]\)\/\([0-9]\): \([^:]*\):.*/\1 \2 \3/p' | uniq >"$tmp/steps"
+	if [ -s "$tmp/steps" ] && sort -n -c "$tmp/steps" 2>/dev/null &&
+		! grep -q trace.db "$tmp/steps" && [ "$(cut -d' ' -f2 "$tmp/steps" | sort -u)" = 5 ]; then
+		ok "progress: $(cut -d' ' -f3 "$tmp/steps" | tr '\n' ' ')in order, no trace.db"
+	else
+		not_ok "progress steps"; sed 's/^/# /' "$tmp/steps"
+	fi
+else
+	skip "progress on a terminal: needs script(1) (bsdutils)"
+fi
 done_testing

@@ -37,6 +37,29 @@ cg_same() {
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# sanitized: profconv is built with AddressSanitizer, which reserves
+# terabytes of address space (no `ulimit -v` then)
+sanitized() { grep -q __asan_init "$top_builddir/profconv" 2>/dev/null; }
+# have_kc: KCachegrind can run headless here
+have_kc() { command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; }
+# kc FILE: prints KCachegrind's load messages for FILE (headless). It
+# never exits by itself: its verdict is taken as soon as its window is
+# up (Qt's offscreen platform then says it cannot raise it), which is
+# after the load; 20 s at most.
+kc() {
+	: >"$tmp/kc.log"
+	HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 20 dbus-run-session -- \
+		kcachegrind -platform offscreen "$1" >"$tmp/kc.log" 2>&1 &
+	kcpid=$!
+	kci=0
+	while [ $kci -lt 200 ] && ! grep -q 'support raise()' "$tmp/kc.log"; do
+		sleep 0.1
+		kci=$((kci + 1))
+	done
+	kill "$kcpid" 2>/dev/null
+	wait "$kcpid" 2>/dev/null
+	grep '^Loading ' "$tmp/kc.log" || true
+}
 # PC_VALGRIND=1 (tests/run.sh runs the CLI tests so): every profconv run
 # goes through valgrind's memcheck; an error or a definite leak exits 99
 if [ -n "${PC_VALGRIND:-}" ]; then

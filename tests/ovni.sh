@@ -212,11 +212,7 @@ fi
 run=$(awk -F'\t' '$2 == "state" && $3 == "Running" { s += $4 } END { print s }' "$tmp/v3-nosv-2t.prv")
 check "Callgrind: summary time_running = ovniemu's Running time of both threads ($run ns)" \
 	grep -q "^summary: $run 0 [0-9]" "$tmp/callgrind.out.nosv"
-if command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; then
-	kc() { # file: prints KCachegrind's load messages
-		HOME="$tmp" XDG_RUNTIME_DIR="$tmp" timeout 8 dbus-run-session -- \
-			kcachegrind -platform offscreen "$1" 2>&1 | grep '^Loading ' || true
-	}
+if have_kc; then
 	# a control: the harness sees a load problem when there is one
 	printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 10\nnot a line\n' >"$tmp/callgrind.out.broken"
 	msgs=$(kc "$tmp/callgrind.out.nosv")
