@@ -154,13 +154,15 @@ have_shared && for d in "$SHARED"/hpctoolkit-data/v4-*; do
 	# database's totals (from the summary profile)
 	"$PROFCONV" check --values "$d" | awk -F'\t' '$1 == "total" {print $2 "\t" $3}' |
 		sort >"$tmp/dbt"
-	awk '/^event: / {name = $0; sub(/^event: [^ ]* : /, "", name); sc = 1
+	longnames "$d" >"$tmp/long"
+	awk 'FILENAME == L { split($0, a, "\t"); long[a[1]] = a[2]; next }
+		/^event: / {name = $0; sub(/^event: [^ ]* : /, "", name); sc = 1
 			if (match(name, / \(x[0-9]+\)$/)) {
 				sc = substr(name, RSTART + 3, RLENGTH - 4); name = substr(name, 1, RSTART - 1)
 			}
-			names[++n] = name; scale[n] = sc}
+			names[++n] = (name in long) ? long[name] : name; scale[n] = sc}
 		/^totals:/ {for (i = 2; i <= NF; i++) printf "%s\t%.17g\n", names[i - 1], $i / scale[i - 1]}' \
-		"$out" | sort >"$tmp/cgt"
+		L="$tmp/long" "$tmp/long" "$out" | sort >"$tmp/cgt"
 	if join -t "$(printf '\t')" "$tmp/dbt" "$tmp/cgt" | awk -F'\t' -v want="$(wc -l <"$tmp/dbt")" '
 		{d = $2 - $3; if (d < 0) d = -d; if (d > 1e-6 * ($2 < 0 ? -$2 : $2) + 1e-9) bad = 1; n++}
 		END {exit bad || n != want}'; then

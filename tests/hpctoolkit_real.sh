@@ -66,14 +66,16 @@ for db in "$@"; do
 	nev=$(grep -m1 '^events:' "$out" | wc -w); nev=$((nev - 1))
 	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$out" 2>/dev/null |
 		awk -v mode=self -v nev="$nev" -f "$AWKF" >"$tmp/self"
-	awk -F'\t' 'FNR == NR {
+	longnames "$db" >"$tmp/long"
+	awk -F'\t' 'FILENAME == L { long[$1] = $2; next }
+		FILENAME == O {
 			if ($0 ~ /^event: /) {
 				name = $0; sub(/^event: [^ ]* : /, "", name); sc = 1
 				if (match(name, / \(x[0-9]+\)$/)) {
 					sc = substr(name, RSTART + 3, RLENGTH - 4)
 					name = substr(name, 1, RSTART - 1)
 				}
-				names[++n] = name; scale[n] = sc
+				names[++n] = (name in long) ? long[name] : name; scale[n] = sc
 			}
 			next
 		}
@@ -81,7 +83,7 @@ for db in "$@"; do
 			fn = $1; sub(/^[^:]*:/, "", fn); split($2, c, " ")
 			for (i = 1; i <= n; i++) if (c[i] != 0) s[fn T names[i]] += c[i] / scale[i]
 		}
-		END {for (k in s) printf "%s\t%.17g\n", k, s[k]}' T="$T" "$out" "$tmp/self" |
+		END {for (k in s) printf "%s\t%.17g\n", k, s[k]}' T="$T" L="$tmp/long" O="$out" "$tmp/long" "$out" "$tmp/self" |
 		sort >"$tmp/got"
 	if awk -F'\t' 'FNR == NR {w[$1 T $2] = $3; next}
 		{g[$1 T $2] = $3}

@@ -37,6 +37,19 @@ cg_same() {
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# longnames DB: "LONG NAME<TAB>NAME" for each metric of DB: the event
+# long name the Callgrind writer gives it (its description, else its
+# name), from `info --json` (json-c writes one key per line)
+longnames() {
+	"$PROFCONV" info --json "$1" | awk '
+		function flush() { if (n != "") print (d != "" ? d : n) "\t" n; n = d = "" }
+		function str(s) { sub(/^ *"[a-z]*":"/, "", s); sub(/",?$/, "", s)
+			gsub(/\\\//, "/", s); return s }
+		/^  "metrics":\[/ { in_m = 1; next }
+		in_m && /^  \]/ { flush(); in_m = 0 }
+		in_m && /^      "name":/ { flush(); n = str($0) }
+		in_m && /^      "description":/ { d = str($0) }'
+}
 # sanitized: profconv is built with AddressSanitizer, which reserves
 # terabytes of address space (no `ulimit -v` then)
 sanitized() { grep -q __asan_init "$top_builddir/profconv" 2>/dev/null; }
