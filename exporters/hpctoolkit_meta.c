@@ -38,7 +38,8 @@ static void general(struct pc_buf *b, const struct pc_db *db)
 	size_t h = pc_buf_add(b, 0x10);
 	pc_le64(b->p + h, pc_buf_str(b, db->title ? db->title : "profconv"));
 	pc_le64(b->p + h + 8,
-		pc_buf_str(b, "Converted by profconv " PACKAGE_VERSION "."));
+		pc_buf_str(b, db->description ? db->description :
+				"Converted by profconv " PACKAGE_VERSION "."));
 	set_section(b, 0, s);
 }
 

@@ -474,8 +474,15 @@ static int read_meta(struct reader *r)
 	const char *title = cstr(r, b, pc_getle(b->p + g, 8));
 	if (!title)
 		return -1;
-	if (!r->db->title && *title)
+	/* the first database's title and description, empty or not, so
+	 * that a copy keeps them */
+	const char *desc = cstr(r, b, pc_getle(b->p + g + 8, 8));
+	if (!desc)
+		return -1;
+	if (!r->db->title) {
 		r->db->title = pc_intern_cstr(r->db, title);
+		r->db->description = pc_intern_cstr(r->db, desc);
+	}
 	uint64_t in = sec_ptr(b, 1);
 	NEED(r, b, in, 9, "IdNames section");
 	uint64_t names_at = pc_getle(b->p + in, 8);

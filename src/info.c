@@ -60,6 +60,9 @@ json_object *pc_info_json(const struct pc_db *db, char **inputs,
 	if (db->title)
 		json_object_object_add(root, "title",
 				       json_object_new_string(db->title));
+	if (db->description)
+		json_object_object_add(root, "description",
+				       json_object_new_string(db->description));
 	/* per profile: values and trace samples */
 	size_t *nval = pc_xcalloc(db->nprofiles + 1, sizeof(size_t));
 	for (size_t i = 0; i < db->nvalues; i++)
@@ -155,6 +158,8 @@ void pc_info_print(json_object *root, FILE *out)
 	}
 	if (gets(root, "title"))
 		fprintf(out, "title: %s\n", gets(root, "title"));
+	if (gets(root, "description"))
+		fprintf(out, "description: %s\n", gets(root, "description"));
 	json_object_object_get_ex(root, "profiles", &a);
 	size_t np = json_object_array_length(a);
 	fprintf(out, "%zu %s:\n", np, plural(np, "profile", "profiles"));

@@ -299,6 +299,9 @@ struct pc_db {
 	struct pc_strtab *strings;
 
 	const char *title; /* interned; may be NULL */
+	/* meta.db's description of a v4 input, carried to a v4 output
+	 * (interned; NULL: the writer's own) */
+	const char *description;
 
 	struct pc_path *modules;
 	size_t nmodules, capmodules;

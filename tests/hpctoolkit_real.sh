@@ -33,6 +33,12 @@ for db in "$@"; do
 	b=$("$PROFCONV" check "$tmp/o.d" | sed 's/.*: \([0-9]*\) contexts.*/\1/')
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$dn: $a contexts, as the original"
 	else not_ok "$dn: $a contexts in the original, $b written"; fi
+	# a copy keeps meta.db's title and description (HPCToolkit's strict
+	# diff compares them)
+	"$PROFCONV" info "$db" | grep -E '^(title|description):' >"$tmp/ta"
+	"$PROFCONV" info "$tmp/o.d" | grep -E '^(title|description):' >"$tmp/tb"
+	check "$dn: v4 -> v4 keeps the title and description ($(grep -c . "$tmp/ta") lines)" \
+		sh -c "grep -q '^description: ' '$tmp/ta' && cmp -s '$tmp/ta' '$tmp/tb'"
 	# hpcprof's default.yaml says which metrics hpcviewer and hatchet
 	# show and how (derived ones, hidden raw ones): carried unchanged
 	if [ -f "$db/metrics/default.yaml" ]; then
