@@ -214,6 +214,40 @@ static int old_hpctoolkit(const char *path, struct pc_err *err)
 	return 1;
 }
 
+/* valgrind --separate-threads=yes leaves an empty PATH beside its
+ * thread files PATH-01, PATH-02...: their paths (sorted), or NULL. */
+static char **thread_files(const char *path, size_t *n)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	if (slash == path)
+		strcpy(dir, "/");
+	size_t nn, bl = strlen(base);
+	char **names = pc_list_dir(dir, &nn);
+	char **out = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t i = 0; i < nn; i++) {
+		const char *t = names[i];
+		size_t k = bl + 1;
+		if (strncmp(t, base, bl) || t[bl] != '-' || !t[k])
+			continue;
+		while (t[k] >= '0' && t[k] <= '9')
+			k++;
+		if (t[k] || k < bl + 3)
+			continue;
+		PC_GROW(out, *n, cap);
+		size_t len = strlen(dir) + strlen(t) + 2;
+		out[*n] = pc_xmalloc(len);
+		snprintf(out[(*n)++], len, "%s/%s", dir, t);
+	}
+	pc_free_list(names, nn);
+	return out;
+}
+
 /* Reads every input into one model; formats (if not NULL) gets the
  * name of each input's format ("-" for a skipped empty file). */
 static struct pc_db *load(struct opts *o, char **inputs, int n,
@@ -232,7 +266,31 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 		struct stat st;
 		if (inputs[i] != pc_stdin_path && stat(inputs[i], &st) == 0 &&
 		    S_ISREG(st.st_mode) && st.st_size == 0) {
-			pc_warn(&o->diag, "%s: empty file, skipped", inputs[i]);
+			/* alone, it stands for its thread files, as in
+			 * KCachegrind */
+			size_t nt = 0;
+			char **tf = n == 1 ? thread_files(inputs[i], &nt) : NULL;
+			if (!nt) {
+				pc_warn(&o->diag, "%s: empty file, skipped",
+					inputs[i]);
+				continue;
+			}
+			pc_note(&o->diag, "%s is empty: reading its %zu thread "
+				"files (%s...), as valgrind --separate-threads "
+				"wrote them", inputs[i], nt, tf[0]);
+			const struct pc_importer *cg =
+				pc_importer_find(o->from ? o->from : "callgrind");
+			int bad = !cg;
+			for (size_t k = 0; k < nt && !bad; k++)
+				bad = cg->read(db, tf[k], &o->imp, err) != 0;
+			pc_free_list(tf, nt);
+			if (bad) {
+				pc_db_free(db);
+				return NULL;
+			}
+			if (formats)
+				formats[i] = cg->name;
+			first = cg;
 			continue;
 		}
 		if (inputs[i] != pc_stdin_path && stat(inputs[i], &st) == 0 &&

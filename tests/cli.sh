@@ -138,8 +138,12 @@ expect_rc 0 "identify - (standard input)" sh -c "'$PROFCONV' identify - <'$CG/sm
 check "identify - detects the format" grep -q '^<stdin>: callgrind=100 .* -> callgrind' "$tmp/out"
 expect_rc 1 "check on a plain file" "$PROFCONV" check "$CG/small.main.out"
 check "check on a plain file: not a directory" grep -q "small.main.out: not a directory (a v4 database is a directory" "$tmp/err"
-expect_rc 1 "info on an empty file" "$PROFCONV" info "$CG/small.threads.out"
-check "info: nothing to show (not 'convert')" grep -q "small.threads.out: nothing to show" "$tmp/err"
+: >"$tmp/empty.out"
+expect_rc 1 "info on an empty file" "$PROFCONV" info "$tmp/empty.out"
+check "info: nothing to show (not 'convert')" grep -q "empty.out: nothing to show" "$tmp/err"
+expect_rc 0 "convert valgrind's empty base file alone" "$PROFCONV" convert -o "$tmp/base.callgrind" "$CG/threads.out"
+check "it reads its thread files, with a note" sh -c "grep -q 'note: .*threads.out is empty: reading its 3 thread files' '$tmp/err' &&
+	grep -q ': 3 profiles,' '$tmp/err'"
 "$PROFCONV" info "$CG/small.main.out" >"$tmp/i1" 2>&1
 "$PROFCONV" convert -o "$tmp/cnt.d" "$CG/small.main.out" 2>"$tmp/c1"
 n_info=$(sed -n 's/^\([0-9]*\) contexts,.*/\1/p' "$tmp/i1")
