@@ -255,7 +255,7 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 {
 	struct pc_db *db = pc_db_new(&o->diag);
 	const struct pc_importer *first = NULL;
-	int mixed = 0;
+	int mixed = 0, tree_only = 1; /* every input a database directory */
 	for (int i = 0; i < n; i++) {
 		if (formats)
 			formats[i] = "-";
@@ -315,6 +315,7 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 		}
 		if (formats)
 			formats[i] = im->name;
+		tree_only &= im->is_dir;
 		if (!first)
 			first = im;
 		else if (im != first && !mixed++)
@@ -326,7 +327,19 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 	size_t samples = 0;
 	for (size_t p = 0; p < db->nprofiles; p++)
 		samples += db->traces[p].n;
-	if (!db->nvalues && !db->nscoped && !samples) {
+	if (!db->nvalues && !db->nscoped && !samples && tree_only &&
+	    db->ncontexts > 2) {
+		/* a database with a tree and no values (hpcprof wrote such
+		 * for a run that measured nothing): still a tree to show */
+		pc_warn(&o->diag, "%s: no values, only a tree of %zu contexts "
+			"and %zu metric%s: written as it is", inputs[0],
+			db->ncontexts - 1, db->nmetrics,
+			db->nmetrics == 1 ? "" : "s");
+		if (!db->nprofiles) {
+			struct pc_idelem t = { .kind = PC_ID_THREAD };
+			pc_profile_add(db, &t, 1);
+		}
+	} else if (!db->nvalues && !db->nscoped && !samples) {
 		if (n == 1)
 			pc_err_set(err, "%s: nothing to %s: no costs, values "
 				   "or trace samples", inputs[0], o->cmd);

@@ -150,6 +150,13 @@ check "experiment-1.mdb: the same values as the metric-db files" awk -f "$top_sr
 if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then ok "experiment.mt: the same trace samples as the hpctrace files"
 else not_ok "experiment.mt traces differ"; fi
 
+# a tree and a metric but no values (hpcviewer's bug-empty test database
+# is such): migrated as it is, with a warning
+mkdir "$tmp/novalues" && grep -v '<M ' "$D/tiny-2.0/experiment.xml" >"$tmp/novalues/experiment.xml"
+"$PROFCONV" convert -o "$tmp/novalues.d" "$tmp/novalues" 2>"$tmp/err"
+check "a tree without values migrates, with a warning" sh -c "grep -q 'novalues: no values, only a tree of 10 contexts and 1 metric' '$tmp/err' &&
+	'$PROFCONV' check '$tmp/novalues.d' | grep -q ': 10 contexts'"
+
 # damaged databases: one line with file and line or offset, exit 1,
 # nothing written
 bad_inputs "$D/bad" <<'LIST'
