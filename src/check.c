@@ -907,9 +907,10 @@ static int check_yaml(struct checker *c)
 	struct pc_err oe;
 	FILE *fp = pc_fopen_file(path, &oe);
 	if (!fp && errno == ENOENT && !c->strict) {
-		pc_warn(c->diag, "%s: missing: hatchet cannot open this "
-			"database (hpcviewer can; older hpcprof versions did "
-			"not write it)", path);
+		pc_warn(c->diag, "%s: missing: neither hpcviewer (2024) "
+			"nor hatchet opens this database (older hpcprof "
+			"versions did not write it; profconv convert adds "
+			"one)", path);
 		return 0;
 	}
 	if (!fp) {

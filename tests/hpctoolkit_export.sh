@@ -96,4 +96,13 @@ perl "$top_srcdir/tests/yaml_stats.pl" "$tmp/stats.d/metrics/default.yaml" \
 check "--stats variants' formulas give the thread statistics ($(tail -1 "$tmp/stats.out"))" \
 	grep -q '^[1-9][0-9]* checked, 0 differ$' "$tmp/stats.out"
 check "--stats writes all six variants" grep -q '^variants: CfVar x[1-9].* Sum x' "$tmp/stats.out"
+# hpcviewer 2024 shows an exclusive column only when the exclusive
+# formula lists custom: (lex_aware) before standard: (function)
+for y in "$tmp/stats.d/metrics/default.yaml"; do
+	awk '/exclusive:$/ { want = 1; n++; next }
+		want { if ($1 != "custom:") bad++; want = 0 }
+		END { exit !(n > 0 && bad == 0) }' "$y"
+	[ $? -eq 0 ] && ok "default.yaml: every exclusive formula has custom: before standard:" ||
+		not_ok "default.yaml: an exclusive formula without custom: first"
+done
 done_testing
