@@ -478,6 +478,15 @@ void pc_human_size(char *buf, size_t n, uint64_t bytes)
 		 v, unit[u]);
 }
 
+/* "profconv: KIND: MESSAGE", the input's control bytes escaped */
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+	char msg[2048];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	pc_escape_controls(msg, sizeof msg);
+	fprintf(stderr, "profconv: %s: %s\n", kind, msg);
+}
+
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
 {
 	if (!d)
@@ -485,26 +494,20 @@ void pc_warn(struct pc_diag *d, const char *fmt, ...)
 	d->nwarn++;
 	if (d->quiet || d->nwarn > d->max_print)
 		return;
-	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	say("warning", fmt, ap);
 	va_end(ap);
-	pc_escape_controls(msg, sizeof msg);
-	fprintf(stderr, "profconv: warning: %s\n", msg);
 }
 
 void pc_note(struct pc_diag *d, const char *fmt, ...)
 {
 	if (!d || d->quiet || !(d->notes || d->verbose))
 		return;
-	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	say("note", fmt, ap);
 	va_end(ap);
-	pc_escape_controls(msg, sizeof msg);
-	fprintf(stderr, "profconv: note: %s\n", msg);
 }
 
 void pc_progress(struct pc_diag *d, const char *what, uint64_t done,
