@@ -703,8 +703,10 @@ static int inline_profile(struct legacy *r)
 	}
 	idtab_sort(&byxm);
 	note_scopes(r);
-	struct pc_idelem none[1];
-	pc_id prof = pc_profile_add(r->db, none, 0);
+	/* one id (hpcviewer's thread view reads the first of every
+	 * profile's tuple): the whole run's values, as on one node */
+	struct pc_idelem whole = { .kind = PC_ID_NODE };
+	pc_id prof = pc_profile_add(r->db, &whole, 1);
 	for (size_t i = 0; i < r->ninl; i++) {
 		uint32_t c;
 		if (idtab_get(&byxm, r->inl[i].metric, &c))

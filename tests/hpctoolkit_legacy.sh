@@ -150,6 +150,12 @@ check "experiment-1.mdb: the same values as the metric-db files" awk -f "$top_sr
 if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then ok "experiment.mt: the same trace samples as the hpctrace files"
 else not_ok "experiment.mt traces differ"; fi
 
+# values only in experiment.xml: their one profile has an id (NODE 0);
+# with an empty tuple hpcviewer's thread view and plots failed
+mkdir "$tmp/inline" && cp "$D/tiny-2.0/experiment.xml" "$tmp/inline/"
+"$PROFCONV" info "$tmp/inline" >"$tmp/out" 2>/dev/null
+check "inline values only: one profile, NODE 0" sh -c "grep -q '^1 profile:' '$tmp/out' && grep -q '^  1: NODE 0,' '$tmp/out'"
+
 # a tree and a metric but no values (hpcviewer's bug-empty test database
 # is such): migrated as it is, with a warning
 mkdir "$tmp/novalues" && grep -v '<M ' "$D/tiny-2.0/experiment.xml" >"$tmp/novalues/experiment.xml"
