@@ -276,10 +276,12 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			if (loop && w->loopix &&
 			    (db->metrics[m].stored & (1u << HPC_LEXAWARE)))
 				lex_fix(w, c, m, d);
+			unsigned mask = hpc_scopes(&db->metrics[m]);
 			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
 				/* the global context carries the aggregate:
 				 * execution scope only */
-				if (sc[k] == 0 || (c == 0 && k != HPC_EXECUTION))
+				if (sc[k] == 0 || (c == 0 && k != HPC_EXECUTION) ||
+				    !(mask & (1u << k)))
 					continue;
 				blk_put(o, &w->blk, c, hpc_prop_id(&w->l, m, k),
 					sc[k]);

@@ -84,20 +84,29 @@ static void metrics(struct pc_buf *b, const struct pc_db *db,
 	b->p[h + 0x1a] = SZ_SCOPE;
 	for (size_t m = 0; m < db->nmetrics; m++) {
 		size_t name = pc_buf_str(b, db->metrics[m].name);
+		/* the metric's scopes (a v4 input's own set); prop and
+		 * stat ids keep their places */
+		unsigned mask = hpc_scopes(&db->metrics[m]), nsc = 0;
+		for (unsigned sc = 0; sc < HPC_NSCOPES; sc++)
+			nsc += (mask >> sc) & 1;
 		pc_buf_align(b, 8);
-		size_t psi = pc_buf_add(b, SZ_SCOPEINST * HPC_NSCOPES);
-		for (unsigned sc = 0; sc < HPC_NSCOPES; sc++) {
-			pc_le64(b->p + psi + SZ_SCOPEINST * sc,
+		size_t psi = pc_buf_add(b, SZ_SCOPEINST * nsc);
+		for (unsigned sc = 0, i = 0; sc < HPC_NSCOPES; sc++) {
+			if (!(mask & (1u << sc)))
+				continue;
+			pc_le64(b->p + psi + SZ_SCOPEINST * i,
 				scopes + SZ_SCOPE * sc);
-			pc_le16(b->p + psi + SZ_SCOPEINST * sc + 8,
+			pc_le16(b->p + psi + SZ_SCOPEINST * i + 8,
 				hpc_prop_id(l, m, sc));
+			i++;
 		}
-		size_t nsum = (size_t)l->npartials * HPC_NSCOPES;
+		size_t nsum = (size_t)l->npartials * nsc;
 		size_t ss = pc_buf_add(b, SZ_SUMMARY * nsum);
-		for (unsigned k = 0; k < l->npartials; k++)
+		for (unsigned k = 0, i = 0; k < l->npartials; k++)
 			for (unsigned sc = 0; sc < HPC_NSCOPES; sc++) {
-				size_t e = ss + SZ_SUMMARY *
-							(k * HPC_NSCOPES + sc);
+				if (!(mask & (1u << sc)))
+					continue;
+				size_t e = ss + SZ_SUMMARY * i++;
 				pc_le64(b->p + e, scopes + SZ_SCOPE * sc);
 				pc_le64(b->p + e + 8, formulas[k]);
 				b->p[e + 0x10] = hpc_partials[k].combine;
@@ -107,7 +116,7 @@ static void metrics(struct pc_buf *b, const struct pc_db *db,
 		pc_le64(b->p + e, name);
 		pc_le64(b->p + e + 8, psi);
 		pc_le64(b->p + e + 0x10, ss);
-		pc_le16(b->p + e + 0x18, HPC_NSCOPES);
+		pc_le16(b->p + e + 0x18, (uint16_t)nsc);
 		pc_le16(b->p + e + 0x1a, (uint16_t)nsum);
 	}
 	set_section(b, 2, s);

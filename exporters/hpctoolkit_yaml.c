@@ -279,6 +279,8 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	for (size_t i = 0; i < db->nmetrics; i++)
 		for (unsigned k = 0; k < l->npartials; k++)
 			for (int s = 0; s < 3; s++) {
+				if (!(hpc_scopes(&db->metrics[i]) & (1u << shown[s])))
+					continue;
 				char a[64];
 				anchor_name(a, sizeof a, i, k, shown[s]);
 				map_start(&m, a);
@@ -313,20 +315,32 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 			if (st == ST_SUM)
 				scalar(&m, "percent");
 			seq_end(&m);
+			/* only the scopes the metric has (a v4 input's
+			 * own set); custom (lex_aware) before standard, or
+			 * hpcviewer shows no exclusive column */
+			unsigned mask = hpc_scopes(me);
 			scalar(&m, "formula");
 			map_start(&m, NULL);
-			scalar(&m, "inclusive");
-			map_start(&m, NULL);
-			scalar(&m, "standard");
-			stat_formula(&m, st, i, HPC_EXECUTION);
-			map_end(&m);
-			scalar(&m, "exclusive");
-			map_start(&m, NULL);
-			scalar(&m, "custom");
-			stat_formula(&m, st, i, HPC_LEXAWARE);
-			scalar(&m, "standard");
-			stat_formula(&m, st, i, HPC_FUNCTION);
-			map_end(&m);
+			if (mask & (1u << HPC_EXECUTION)) {
+				scalar(&m, "inclusive");
+				map_start(&m, NULL);
+				scalar(&m, "standard");
+				stat_formula(&m, st, i, HPC_EXECUTION);
+				map_end(&m);
+			}
+			if (mask & (1u << HPC_LEXAWARE | 1u << HPC_FUNCTION)) {
+				scalar(&m, "exclusive");
+				map_start(&m, NULL);
+				if (mask & (1u << HPC_LEXAWARE)) {
+					scalar(&m, "custom");
+					stat_formula(&m, st, i, HPC_LEXAWARE);
+				}
+				if (mask & (1u << HPC_FUNCTION)) {
+					scalar(&m, "standard");
+					stat_formula(&m, st, i, HPC_FUNCTION);
+				}
+				map_end(&m);
+			}
 			map_end(&m);
 			map_end(&m);
 		}

@@ -248,6 +248,7 @@ static int read_metrics(struct reader *r)
 			}
 			r->prop[id].metric = m;
 			r->prop[id].scope = (uint8_t)sc;
+			r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
 			have_point |= sc == PC_SCOPE_POINT;
 		}
 		if (!have_point)

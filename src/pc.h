@@ -195,6 +195,9 @@ struct pc_metric {
 	const char *description;
 	const char *unit; /* "" if none */
 	uint8_t stored;   /* bit 1<<scope: the input stored this scope */
+	/* bit 1<<scope: the scopes a v4 input's meta.db gives the metric,
+	 * which a v4 output gives it again; 0 (other inputs): all four */
+	uint8_t scopes;
 };
 
 /* A formula over the model's metrics, as the v4 metrics YAML can say
