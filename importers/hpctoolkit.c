@@ -37,6 +37,8 @@ struct reader {
 	const char *dir;
 	struct pc_err *err;
 	struct pc_blob meta, prof, trace;
+	int prerelease; /* meta.db of the pre-release 4.0 layout */
+	uint64_t prerelease_elided; /* its values at elided contexts */
 	/* meta.db tables, by element index */
 	uint64_t mod_base, mod_n, mod_stride;
 	uint64_t file_base, file_n, file_stride;
@@ -199,13 +201,90 @@ static int scope_of(unsigned type, unsigned index, const char *name)
 	}
 }
 
+static void no_point(struct reader *r, const char *name)
+{
+	pc_warn(r->db->diag, "%s: metric '%s' has no point scope; its stored "
+		"scopes are kept, but a Callgrind output will not show it",
+		r->meta.path, name);
+}
+
+/* The metric of a prop id: its scope, read by name (the pre-release
+ * layout has no scope types); a scope that is none of the four is said
+ * once and its values not read. */
+static void prop_scope(struct reader *r, pc_id m, const char *name,
+		       const char *sname, uint16_t id, uint64_t at,
+		       int *have_point)
+{
+	int sc = -1;
+	for (unsigned k = 0; k < PC_NSCOPES; k++)
+		if (!strcmp(sname, pc_scope_names[k]))
+			sc = (int)k;
+	if (sc < 0) {
+		pc_warn(r->db->diag, "%s@0x%llx: metric '%s': scope '%s' is "
+			"not one hpcprof writes; its values are not read",
+			r->meta.path, (unsigned long long)at, name, sname);
+		return;
+	}
+	r->prop[id].metric = m;
+	r->prop[id].scope = (uint8_t)sc;
+	r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
+	*have_point |= sc == PC_SCOPE_POINT;
+}
+
+/* The metrics of the pre-release 4.0 layout (hpcprof of early 2022:
+ * hpcviewer's quicksilver test database; hpcviewer.e4 f254cf6e,
+ * DataMeta.parseMetricDescription): 24-byte metrics {pName, nScopes
+ * u16 @8, pScopes @0x10}, each scope 24 bytes {pName, nSummaries u16 @8,
+ * propMetricId u16 @0xa, pSummaries @0x10}; the summaries are derived
+ * again on export. */
+static int read_metrics_prerelease(struct reader *r, uint64_t pm,
+				   uint64_t nm)
+{
+	const struct pc_blob *b = &r->meta;
+	NEED(r, b, pm, nm * 0x18, "metric table");
+	for (uint64_t i = 0; i < nm; i++) {
+		uint64_t e = pm + i * 0x18;
+		const char *name = cstr(r, b, pc_getle(b->p + e, 8));
+		if (!name)
+			return -1;
+		pc_id m = pc_metric_get(r->db, name, "", "");
+		uint64_t ps = pc_getle(b->p + e + 0x10, 8),
+			 ns = pc_getle(b->p + e + 8, 2);
+		NEED(r, b, ps, ns * 0x18, "metric scopes");
+		int have_point = 0;
+		for (uint64_t k = 0; k < ns; k++) {
+			uint64_t x = ps + k * 0x18;
+			const char *sname = cstr(r, b, pc_getle(b->p + x, 8));
+			if (!sname)
+				return -1;
+			prop_scope(r, m, name, sname,
+				   (uint16_t)pc_getle(b->p + x + 0xa, 2), x,
+				   &have_point);
+		}
+		if (!have_point)
+			no_point(r, name);
+		if (r->db->metrics[m].scopes & (1u << PC_SCOPE_FUNCTION))
+			r->db->metrics[m].scopes |= 1u << PC_SCOPE_LEXAWARE;
+	}
+	return 0;
+}
+
 static int read_metrics(struct reader *r)
 {
 	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 2);
-	NEED(r, b, s, 0x1b, "Metrics section header");
+	NEED(r, b, s, 0x10, "Metrics section header");
 	uint64_t pm = pc_getle(b->p + s, 8), nm = pc_getle(b->p + s + 8, 4);
 	unsigned szm = b->p[s + 0xc], szi = b->p[s + 0xd];
+	for (size_t i = 0; i < 65536; i++)
+		r->prop[i].metric = PC_NONE;
+	if (nm > b->n / 0x18)
+		return fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
+			       "file", (unsigned long long)nm);
+	r->prerelease = nm && szm == 0x18 && szi == 0x18;
+	if (r->prerelease)
+		return read_metrics_prerelease(r, pm, nm);
+	NEED(r, b, s, 0x1b, "Metrics section header");
 	if (nm && (szm < 0x20 || szi < 0x10))
 		return fail_at(r, b, s + 0xc, "metric structure sizes %u/%u "
 			       "below 32/16", szm, szi);
@@ -213,8 +292,6 @@ static int read_metrics(struct reader *r)
 		return fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
 			       "file", (unsigned long long)nm);
 	NEED(r, b, pm, nm * szm, "metric table");
-	for (size_t i = 0; i < 65536; i++)
-		r->prop[i].metric = PC_NONE;
 	for (uint64_t i = 0; i < nm; i++) {
 		uint64_t e = pm + i * szm;
 		const char *name = cstr(r, b, pc_getle(b->p + e, 8));
@@ -252,10 +329,7 @@ static int read_metrics(struct reader *r)
 			have_point |= sc == PC_SCOPE_POINT;
 		}
 		if (!have_point)
-			pc_warn(r->db->diag, "%s: metric '%s' has no point "
-				"scope; its stored scopes are kept, but a "
-				"Callgrind output will not show it", b->path,
-				name);
+			no_point(r, name);
 	}
 	return 0;
 }
@@ -319,18 +393,23 @@ static int read_tree(struct reader *r)
 {
 	const struct pc_blob *b = &r->meta;
 	uint64_t s = sec_ptr(b, 3), ssz = sec_size(b, 3);
-	NEED(r, b, s, 0xb, "Context section header");
+	NEED(r, b, s, r->prerelease ? 0x10 : 0xb, "Context section header");
 	/* a context takes at least 0x20 bytes of the section */
 	pc_ctx_reserve(r->db, (size_t)(ssz / 0x20));
 	uint64_t pe = pc_getle(b->p + s, 8), ne = pc_getle(b->p + s + 8, 2);
 	unsigned sze = b->p[s + 0xa];
+	/* the pre-release layout has no entry points: {szRoot, pRoot}, the
+	 * top contexts' children array, taken as the main entry's */
+	if (r->prerelease)
+		ne = 0;
 	if (ne && sze < 0x20)
 		return fail_at(r, b, s + 0xa, "entry points of %u bytes, below "
 			       "32", sze);
 	NEED(r, b, pe, ne * sze, "entry point table");
 	struct pending *q = NULL;
 	size_t nq = 0, capq = 0, head = 0;
-	uint64_t budget = (ssz < b->n ? ssz : b->n) / 0x20 + 1;
+	uint64_t budget = (ssz < b->n ? ssz : b->n) /
+				  (r->prerelease ? 0x18 : 0x20) + 1;
 	int rc = 0;
 	uint8_t *taken = NULL; /* model contexts this file has bound */
 	size_t ntaken = 0;
@@ -350,6 +429,12 @@ static int read_tree(struct reader *r)
 		q[nq++] = (struct pending){ pc_getle(b->p + e + 8, 8), pc_getle(b->p + e, 8),
 					    c, e };
 	}
+	/* (PC_NONE: the entry of each is chosen below) */
+	if (r->prerelease) {
+		PC_GROW(q, nq, capq);
+		q[nq++] = (struct pending){ pc_getle(b->p + s + 8, 8),
+					    pc_getle(b->p + s, 8), PC_NONE, s };
+	}
 	/* breadth first, arrays in file order */
 	while (!rc && head < nq) {
 		struct pending a = q[head++];
@@ -362,8 +447,11 @@ static int read_tree(struct reader *r)
 				     (unsigned long long)a.sz);
 			break;
 		}
+		/* a record: 0x20 bytes and its flex words (0x18 in the
+		 * pre-release layout, which has no propagation word) */
+		uint64_t rec = r->prerelease ? 0x18 : 0x20;
 		for (uint64_t x = a.p; x < a.p + a.sz;) {
-			if (a.p + a.sz - x < 0x20) {
+			if (a.p + a.sz - x < rec) {
 				rc = fail_at(r, b, x, "context record runs past "
 					     "its children array");
 				break;
@@ -377,7 +465,7 @@ static int read_tree(struct reader *r)
 			const unsigned char *c = b->p + x;
 			uint32_t id = (uint32_t)pc_getle(c + 0x10, 4);
 			unsigned flags = c[0x14], rel = c[0x15], lex = c[0x16];
-			uint64_t size = 0x20 + 8 * (uint64_t)c[0x17];
+			uint64_t size = rec + 8 * (uint64_t)c[0x17];
 			if (size > a.p + a.sz - x) {
 				rc = fail_at(r, b, x, "context flex words run "
 					     "past its children array");
@@ -400,7 +488,7 @@ static int read_tree(struct reader *r)
 				.function = PC_NONE, .file = PC_NONE,
 				.module = PC_NONE,
 			};
-			uint64_t w = x + 0x20, wend = x + size;
+			uint64_t w = x + rec, wend = x + size;
 			if (flags & 1) {
 				if (wend - w < 8) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
 				int64_t i = elem(pc_getle(b->p + w, 8), r->fn_base,
@@ -428,9 +516,20 @@ static int read_tree(struct reader *r)
 			}
 			/* a sibling twin of one this file already has
 			 * stays a context of its own */
+			/* the pre-release root's children: hpcprof's
+			 * "<thread root>" frames below the application
+			 * thread entry, the others below the main one */
+			pc_id parent = a.parent;
+			if (parent == PC_NONE)
+				parent = pc_ctx_entry(
+					r->db, k.function != PC_NONE &&
+						       !strcmp(r->db->functions[k.function].name,
+							       "<thread root>") ?
+						       PC_ENTRY_APP_THREAD :
+						       PC_ENTRY_MAIN);
 			pc_id m;
 			for (;;) {
-				m = pc_ctx_child(r->db, a.parent, &k);
+				m = pc_ctx_child(r->db, parent, &k);
 				if (m >= ntaken) {
 					size_t n = r->db->ncontexts + 1024;
 					taken = pc_xrealloc(taken, n, 1);
@@ -706,7 +805,10 @@ static int read_profiles(struct reader *r)
 	if (file_header(r, b, "prof", "_prof.db", 2))
 		return -1;
 	uint64_t pp, np, szp;
-	if (array_header(r, b, 0xd, 0x30, "profile info", &pp, &np, &szp))
+	/* the pre-release layout's entries end at pIdTuple (0x28 bytes):
+	 * the summary is the profile without an id tuple */
+	if (array_header(r, b, 0xd, r->prerelease ? 0x28 : 0x30,
+			 "profile info", &pp, &np, &szp))
 		return -1;
 	r->nprof = (uint32_t)np;
 	r->first_profile = (pc_id)r->db->nprofiles;
@@ -714,7 +816,8 @@ static int read_profiles(struct reader *r)
 	for (uint64_t i = 0; i < np; i++) {
 		uint64_t e = pp + i * szp;
 		uint64_t tuple = pc_getle(b->p + e + 0x20, 8);
-		uint32_t flags = (uint32_t)pc_getle(b->p + e + 0x28, 4);
+		uint32_t flags = szp >= 0x2c ?
+			(uint32_t)pc_getle(b->p + e + 0x28, 4) : tuple == 0;
 		r->prof_id[i] = PC_NONE;
 		if (flags & 1)
 			continue; /* summary statistics are derived again */
@@ -814,7 +917,15 @@ static int read_profiles(struct reader *r)
 				double d = pc_getlef64(y + 2);
 				if (mctx == PC_NONE) {
 					/* elided: only its point values
-					 * belong anywhere (see place()) */
+					 * belong anywhere (see place()); the
+					 * pre-release layout's are inside the
+					 * stored scopes of the visible
+					 * contexts, and hpcviewer showed them
+					 * only so */
+					if (r->prerelease) {
+						r->prerelease_elided++;
+						continue;
+					}
 					if (sc == PC_SCOPE_POINT && d != 0) {
 						PC_GROW(r->el, r->nel, r->capel);
 						r->el[r->nel++] = (struct pc_value){
@@ -826,10 +937,41 @@ static int read_profiles(struct reader *r)
 				} else if (scopes) {
 					pc_scoped_add(r->db, r->prof_id[i],
 						      mctx, m, sc, d);
+					/* pre-release: its function scope is
+					 * what hpcviewer showed as exclusive,
+					 * the lex_aware column of today's */
+					if (r->prerelease &&
+					    sc == PC_SCOPE_FUNCTION)
+						pc_scoped_add(r->db,
+							      r->prof_id[i], mctx,
+							      m, PC_SCOPE_LEXAWARE,
+							      d);
+					/* an entry's inclusive value is its
+					 * children's, which are the top
+					 * contexts of the pre-release tree */
+					pc_id up = r->db->contexts[mctx].parent;
+					if (r->prerelease && mctx &&
+					    sc == PC_SCOPE_EXECUTION &&
+					    r->db->contexts[up].kind ==
+						    PC_CTX_ENTRY)
+						pc_scoped_add(r->db,
+							      r->prof_id[i], up,
+							      m, sc, d);
 				}
 			}
 		}
 	}
+	if (r->prerelease_elided)
+		pc_warn(r->db->diag, "%s: %llu value(s) at context ids meta.db "
+			"does not list (pre-release layout): left out, as "
+			"hpcviewer left them; the stored scopes of the visible "
+			"contexts hold them", b->path,
+			(unsigned long long)r->prerelease_elided);
+	if (r->prerelease)
+		pc_warn(r->db->diag, "%s: the pre-release 4.0 layout (hpcprof "
+			"of early 2022): its function scope is written as the "
+			"exclusive (lex_aware) value too, as hpcviewer showed it",
+			r->dir);
 	return place(r);
 }
 
@@ -1038,7 +1180,10 @@ static int v4_read(struct pc_db *db, const char *path,
 	int rc = read_meta(r);
 	if (!rc)
 		rc = read_profiles(r);
-	if (!rc)
+	/* a pre-release database's default.yaml has formulas of another
+	 * form (inclusive: *input) that hpcviewer 2024 shows no exclusive
+	 * column for: the output gets one of its own */
+	if (!rc && !r->prerelease)
 		rc = keep_yaml(r, m0);
 	if (!rc) {
 		struct pc_blob cct = { 0 };

@@ -57,4 +57,21 @@ no_prof() { rm "$c/profile.db"; }
 bad_db no-profile "profile.db: No such file or directory" no_prof
 big_ptr() { printf '\377\377\377\377' | dd of="$c/meta.db" bs=1 seek=$((0x48 + 4)) conv=notrunc 2>/dev/null; }
 bad_db pointer "meta.db@0x48: section 3 runs past the end of the file" big_ptr
+# the pre-release 4.0 layout (hpcprof of early 2022; hpcviewer's
+# quicksilver): a database rewritten into it by tests/prerelease.pl reads
+# back with every stored scope as the final layout's (function, lex_aware
+# from function, execution; the root's values on the main entry)
+S="$top_builddir/tests/v4_scopes"
+"$PROFCONV" convert -q -o "$tmp/final.d" "$TD/callgrind/small.main.out" &&
+	perl "$top_srcdir/tests/prerelease.pl" "$tmp/final.d" "$tmp/pre.d" &&
+	"$PROFCONV" convert -o "$tmp/pre-out.d" "$tmp/pre.d" 2>"$tmp/err"
+rc=$?
+"$S" "$tmp/final.d" | sort >"$tmp/a" && "$S" "$tmp/pre-out.d" 2>/dev/null | sort >"$tmp/b"
+"$S" -l "$tmp/final.d" | sort >>"$tmp/a" && "$S" -l "$tmp/pre-out.d" 2>/dev/null | sort >>"$tmp/b"
+if [ $rc -eq 0 ] && grep -q 'pre-release 4.0 layout' "$tmp/err" &&
+	awk -f "$top_srcdir/tests/scopes_cmp.awk" "$tmp/a" "$tmp/b" >"$tmp/cmp"; then
+	ok "the pre-release 4.0 layout reads as the final one: $(tail -1 "$tmp/cmp")"
+else
+	not_ok "pre-release layout: exit $rc"; sed 's/^/# /' "$tmp/err"; head -5 "$tmp/cmp" | sed 's/^/# /'
+fi
 done_testing
