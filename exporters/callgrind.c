@@ -285,7 +285,9 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 		    k->parent == 0 ||
 		    db->contexts[k->parent].kind == PC_CTX_ENTRY)
 			continue;
-		int any = 0;
+		/* a call with costs, or with calls alone (a share of a
+		 * callee's cost that rounds to nothing still calls it) */
+		int any = calls && calls[c] != 0;
 		for (size_t m = 0; m < nm && !any; m++)
 			any = incl[c * nm + m] != 0;
 		if (!any)

@@ -81,6 +81,12 @@ static inline int cg_instr_ctx(const struct cg_graph *g,
  * callgrind_tree.c and doc/design.md; it keeps every metric's total,
  * every function's self cost per position, and every non-recursive
  * edge's inclusive cost where the edge is expanded. */
+/* Makes the values from v0 on (one part's, from pc_cg_expand) whole
+ * numbers: each position's shares add up to its cost, each context's
+ * inclusive value is its real one rounded (callgrind_round.c); all
+ * metrics but skip (the call counts). Returns the number of metrics
+ * left as they were (sums not whole numbers). */
+size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip);
 void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		  pc_id entry, const struct pc_import_opts *opts);
 

@@ -104,7 +104,7 @@ for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
 		"$PROFCONV" convert -q --force -o "$out.full" "$tmp/full.d"
 	annotate edges "$nev" "$tmp/orig.out" >"$tmp/ea"
 	annotate edges "$nev" "$out.full" >"$tmp/eb"
-	if "$HELPER" --compare-edges "$tmp/ea" "$tmp/eb" "$nev" >"$tmp/e.out"; then
+	if "$HELPER" --compare-edges "$tmp/ea" "$tmp/eb" "$nev" "$f" >"$tmp/e.out"; then
 		ok "$f: $(tail -n 1 "$tmp/e.out")"
 	else
 		not_ok "$f: edge inclusive costs differ"; head -5 "$tmp/e.out" | sed 's/^/# /'

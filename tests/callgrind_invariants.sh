@@ -60,4 +60,24 @@ for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 		head -10 "$tmp/e.out" | sed 's/^/# /'
 	fi
 done
+# whole numbers (importers/callgrind_round.c): in the v4 database of the
+# default (bounded) tree every value of every scope is a whole number,
+# but the call counts' shares; the root holds the file's totals
+for f in prog.default.out prog.cachesim.out py-json.out.gz cc1plus.out.gz; do
+	rm -rf "$tmp/w.d"
+	"$PROFCONV" convert -q -o "$tmp/w.d" "$f" || { not_ok "$f: convert"; continue; }
+	"$top_builddir/tests/v4_scopes" "$tmp/w.d" >"$tmp/w.sc"
+	frac=$(awk -F'\t' '$3 != "Calls" && $5 != int($5)' "$tmp/w.sc" | wc -l)
+	nv=$(wc -l <"$tmp/w.sc")
+	# the sum of the file's cost lines (valgrind's summary line can
+	# differ from it: cache simulation)
+	want=$("$PROFCONV" info "$f" 2>/dev/null | sed -n '/^[0-9]* metrics/{n;s/^  [^:]*: \([0-9]*\).*/\1/p;}')
+	root=$(awk -F'\t' '$1 == "summary" && $2 == "ROOT" && $4 == "execution" { print $5; exit }' "$tmp/w.sc")
+	if [ "$frac" -eq 0 ] && [ "$nv" -gt 0 ] && [ "$root" = "$want" ]; then
+		ok "$f: all $nv values of the database are whole numbers, the root $root = the file's total"
+	else
+		not_ok "$f: $frac of $nv values not whole; root '$root', total '$want'"
+		awk -F'\t' '$3 != "Calls" && $5 != int($5)' "$tmp/w.sc" | head -3 | sed 's/^/# /'
+	fi
+done
 done_testing

@@ -6,7 +6,11 @@
  * reads callgrind_annotate's call edges
  * ("caller\tcallee\tcosts...", one per line), and checks that every edge
  * outside a recursive cycle has the same inclusive cost in the tree
- * (sum over the contexts created for it); prints mismatches, exit 1. */
+ * (sum over the contexts created for it) but for one unit per context
+ * beyond the first (whole-number shares, importers/callgrind_round.c);
+ * prints mismatches, exit 1. --compare-edges A B NM [INPUT...]: the
+ * edges of two annotations agree (INPUT's tree, built whole, gives
+ * each edge's slack). */
 #include "pc.h"
 
 #include <math.h>
@@ -76,10 +80,19 @@ static size_t merge_rows(struct row *r, size_t n, size_t nm)
  * larger on a call edge than inside the callee (valgrind books a miss at
  * the call); the tree cannot invent cost there without breaking the
  * totals, so a shortfall of 2 events or 0.1% is allowed, and said. */
-static int edge_close(const char *key, size_t m, double want, double got)
+static int edge_close(const char *key, size_t m, double want, double got,
+		      double slack)
 {
 	if (fabs(want - got) <= 1e-6 * (fabs(want) + 1))
 		return 1;
+	/* whole-number shares: each context of the edge is its real share
+	 * rounded down or up, so k contexts are at most k-1 units off */
+	if (fabs(want - got) <= slack + 1e-6 * (fabs(want) + 1)) {
+		printf("# %s metric %zu: %.0f unit(s) off over %.0f contexts "
+		       "(whole-number shares)\n", key, m, fabs(want - got),
+		       slack + 1);
+		return 1;
+	}
 	if (got < want && want - got <= fmax(2, want * 1e-3)) {
 		printf("# %s metric %zu: callee's own cost is %.0f short of "
 		       "the edge's\n", key, m, want - got);
@@ -166,9 +179,20 @@ static int in_cycle(const struct cycles *c, size_t edge)
 	return c->reach[c->ed[edge][1] * c->nf + c->ed[edge][0]];
 }
 
+/* the slack of an edge: its contexts in the tree, less one */
+static double slack_of(const struct row *te, size_t nte, const char *key,
+		       size_t nm)
+{
+	struct row k = { (char *)key, NULL };
+	const struct row *t = te ? bsearch(&k, te, nte, sizeof(*te), row_cmp) :
+				   NULL;
+	return t && t->v[nm] > 1 ? t->v[nm] - 1 : 0;
+}
+
 /* --compare-edges A B NM: the edges of A outside recursive cycles have
  * the same inclusive costs in B (both from callgrind_annotate). */
-static int compare_edges(const char *a, const char *b, size_t nm)
+static int compare_edges(const char *a, const char *b, size_t nm,
+			 const struct row *te, size_t nte)
 {
 	size_t na, nb;
 	struct row *ea = load_edges(a, nm, &na), *eb = load_edges(b, nm, &nb);
@@ -185,7 +209,8 @@ static int compare_edges(const char *a, const char *b, size_t nm)
 		struct row *t = bsearch(&key, eb, nb, sizeof(*eb), row_cmp);
 		for (size_t m = 0; m < nm; m++) {
 			double want = ea[i].v[m], got = t ? t->v[m] : 0;
-			if (t && edge_close(ea[i].key, m, want, got))
+			if (t && edge_close(ea[i].key, m, want, got,
+					    slack_of(te, nte, ea[i].key, nm)))
 				continue;
 			printf("edge %s metric %zu: %.0f, then %.0f\n",
 			       ea[i].key, m, want, got);
@@ -198,10 +223,11 @@ static int compare_edges(const char *a, const char *b, size_t nm)
 	return bad;
 }
 
-static int check_edges(struct pc_db *db, const char *path, double *incl,
-		       size_t nm)
+/* The tree's call edges: caller key (site file) + callee key, their
+ * inclusive costs and (v[nm]) the number of contexts they have. */
+static struct row *tree_edges(struct pc_db *db, const double *incl,
+			      size_t nm, size_t *nout)
 {
-	/* tree edges: caller key (site file) + callee key */
 	struct row *te = NULL;
 	size_t nte = 0;
 	for (pc_id c = 1; c < db->ncontexts; c++) {
@@ -217,13 +243,22 @@ static int check_edges(struct pc_db *db, const char *path, double *incl,
 		size_t n = strlen(a) + strlen(b) + 2;
 		te[nte].key = malloc(n);
 		snprintf(te[nte].key, n, "%s\t%s", a, b);
-		te[nte].v = malloc(nm * sizeof(double));
+		te[nte].v = malloc((nm + 1) * sizeof(double));
 		memcpy(te[nte].v, incl + (size_t)c * nm, nm * sizeof(double));
+		te[nte].v[nm] = 1;
 		nte++;
 		free(a);
 		free(b);
 	}
-	nte = merge_rows(te, nte, nm);
+	*nout = merge_rows(te, nte, nm + 1);
+	return te;
+}
+
+static int check_edges(struct pc_db *db, const char *path, double *incl,
+		       size_t nm)
+{
+	size_t nte;
+	struct row *te = tree_edges(db, incl, nm, &nte);
 
 	size_t nae;
 	struct row *ae = load_edges(path, nm, &nae);
@@ -240,7 +275,8 @@ static int check_edges(struct pc_db *db, const char *path, double *incl,
 		struct row *t = bsearch(&key, te, nte, sizeof(*te), row_cmp);
 		for (size_t m = 0; m < nm; m++) {
 			double want = ae[i].v[m], got = t ? t->v[m] : 0;
-			if (edge_close(ae[i].key, m, want, got))
+			if (edge_close(ae[i].key, m, want, got,
+				       t && t->v[nm] > 1 ? t->v[nm] - 1 : 0))
 				continue;
 			{
 				printf("edge %s metric %zu: annotate %.0f, "
@@ -256,11 +292,18 @@ static int check_edges(struct pc_db *db, const char *path, double *incl,
 
 int main(int argc, char **argv)
 {
-	const char *edges = NULL;
+	const char *edges = NULL, *cmp_a = NULL, *cmp_b = NULL;
 	int i = 1;
 	if (argc == 5 && !strcmp(argv[1], "--compare-edges"))
 		return compare_edges(argv[2], argv[3],
-				     (size_t)strtoul(argv[4], NULL, 10));
+				     (size_t)strtoul(argv[4], NULL, 10), NULL, 0);
+	if (argc > 5 && !strcmp(argv[1], "--compare-edges")) {
+		/* the inputs' tree says how many contexts each edge has */
+		cmp_a = argv[2];
+		cmp_b = argv[3];
+		edges = "";
+		i = 5;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--edges")) {
 		edges = argv[2];
 		i = 3;
@@ -294,6 +337,12 @@ int main(int argc, char **argv)
 		for (size_t m = 0; m < nm; m++)
 			incl[(size_t)db->contexts[c].parent * nm + m] +=
 				incl[c * nm + m];
+	if (cmp_a) {
+		size_t nte;
+		struct row *te = tree_edges(db, incl, nm, &nte);
+		return compare_edges(cmp_a, cmp_b,
+				     (size_t)strtoul(argv[4], NULL, 10), te, nte);
+	}
 	if (edges)
 		return check_edges(db, edges, incl, nm);
 
