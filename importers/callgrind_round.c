@@ -297,7 +297,8 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 		free(run);
 		int64_t *Y = pc_xcalloc(nn, sizeof(int64_t));
 		for (size_t i = 0; i < n; i++)
-			Y[node_of[c[i].ctx]] += y[i];
+			if (fr[i] > 0)
+				Y[node_of[c[i].ctx]] += y[i];
 		for (size_t i = 0; i < nn; i++) {
 			pc_id u = order[i];
 			if (u)
