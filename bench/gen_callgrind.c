@@ -197,7 +197,7 @@ int main(int argc, char **argv)
 			else
 				printf(" %" PRIu64 "\n", c[0]);
 			if (l % 16 == 0)
-				printf("jump=%d +%d\n* *\n", 1 + (int)(rnd() % 9), 2);
+				printf("jump=%d +%d +1\n* *\n", 1 + (int)(rnd() % 9), 2);
 			if (l == calls_at) {
 				for (int k = 0; k < x->nkids + x->nextra; k++) {
 					int t = k < x->nkids ? x->kids[k] : x->extra[k - x->nkids];
