@@ -175,7 +175,6 @@ struct pos {
 	uint32_t line;
 	uint8_t kind;
 	uint64_t offset;
-	pc_id ctx;
 };
 
 static int cmp_pos(const void *a, const void *b)
@@ -206,7 +205,7 @@ static struct pos pos_of(const struct pc_db *db, pc_id c)
 {
 	const struct pc_context *x = &db->contexts[c];
 	pc_id site = c;
-	struct pos p = { .callee = PC_NONE, .ctx = c };
+	struct pos p = { .callee = PC_NONE };
 	if (x->kind == PC_CTX_FUNCTION) {
 		p.callee = x->function;
 		site = x->parent;
