@@ -76,7 +76,7 @@ kc() {
 # PC_VALGRIND=1 (tests/run.sh runs the CLI tests so): every profconv run
 # goes through valgrind's memcheck; an error or a definite leak exits 99
 if [ -n "${PC_VALGRIND:-}" ]; then
-	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite "%s" "$@"\n' \
+	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --read-inline-info=no --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite "%s" "$@"\n' \
 		"$PROFCONV" >"$tmp/profconv"
 	chmod +x "$tmp/profconv"
 	PROFCONV="$tmp/profconv"

@@ -1,11 +1,10 @@
 #!/bin/sh
 # The whole test suite: a fresh build in build-check/ with -Werror,
 # AddressSanitizer and UBSan (with clang when it is there: its UBSan
-# also catches offsets on NULL), then `make check`; then a plain build
-# in build-memcheck/ runs the command-line tests under valgrind's
-# memcheck (if valgrind is there), and `make distcheck` from it. The
-# memcheck tests and distcheck run beside each other, two jobs each, on
-# the machine's cores. One line per test script as it finishes, with the
+# also catches offsets on NULL) runs `make check`; a plain build in
+# build-memcheck/ runs `make distcheck` meanwhile, then the command-line
+# tests under valgrind's memcheck (if valgrind is there), so that the
+# machine's cores stay busy. One line per test script as it finishes, with the
 # reason of every SKIP and the lines of every failure. Ends with the line
 # "N passed, N failed" (skips counted apart). Exit status 0 only if all
 # passed.
@@ -60,8 +59,11 @@ report_trs() {
 
 cc=
 command -v clang >/dev/null && cc=clang
-rm -rf build-check && mkdir build-check && cd build-check || exit 1
-echo "building with -Werror, AddressSanitizer and UBSan in build-check/ ..."
+# both builds first: then distcheck (from the plain one) runs beside the
+# sanitizer tests and the memcheck tests, and the two cores stay busy
+rm -rf build-check build-memcheck && mkdir build-check build-memcheck || exit 1
+echo "building with -Werror, AddressSanitizer and UBSan in build-check/, plain in build-memcheck/ ..."
+cd "$top/build-check" || exit 1
 if ! ../configure -q --enable-werror --enable-sanitizers ${cc:+CC=$cc} ||
 	! make -j"$jobs" >build.log 2>&1; then
 	tail -30 build.log 2>/dev/null
@@ -69,22 +71,32 @@ if ! ../configure -q --enable-werror --enable-sanitizers ${cc:+CC=$cc} ||
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+cd "$top/build-memcheck" || exit 1
+plain=1
+if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
+	tail -30 build.log
+	echo "plain build failed"
+	plain=0
+fi
+dist=0
+if [ $plain = 1 ]; then
+	make distcheck >distcheck.log 2>&1 &
+	dpid=$!
+fi
+cd "$top/build-check" || exit 1
 rm -f "$top/build-check/done"
 phase=asan
 watch "$top/build-check" "$top/build-check/done" &
 wpid=$!
 make -j"$jobs" check >check.log 2>&1
 rc=$?
+[ $plain = 1 ] || rc=1
 touch "$top/build-check/done"
 wait $wpid
 trs=$(find "$top/build-check/tests" -name '*.trs')
 
-# memcheck and distcheck from one plain build, side by side
-dist=0
-cd "$top" && rm -rf build-memcheck && mkdir build-memcheck && cd build-memcheck || exit 1
-if ../configure -q CFLAGS='-O1 -g' && make -j"$jobs" >build.log 2>&1; then
-	make distcheck >distcheck.log 2>&1 &
-	dpid=$!
+if [ $plain = 1 ]; then
+	cd "$top/build-memcheck" || exit 1
 	if command -v valgrind >/dev/null; then
 		memcheck_tests="tests/cli.sh tests/callgrind_bad.sh tests/reliability.sh
 			tests/hpctoolkit_roundtrip.sh tests/ovni.sh tests/hpctoolkit_legacy.sh"
@@ -109,10 +121,6 @@ if ../configure -q CFLAGS='-O1 -g' && make -j"$jobs" >build.log 2>&1; then
 		echo "FAIL distcheck"
 		rc=1
 	fi
-else
-	tail -30 build.log
-	echo "memcheck build failed"
-	rc=1
 fi
 passed=$dist; failed=0; skipped=0
 for t in $trs; do
