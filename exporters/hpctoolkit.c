@@ -509,6 +509,26 @@ static void context_out(struct writer *w, struct merge *m, pc_id c,
 		blk_put(po, &w->blk, c, m->sum[i].metric, m->sum[i].v);
 }
 
+/* Progress: the next step ("writing the database, 2/5: cct.db ..."),
+ * with the bytes written so far; a step's own loops show their share
+ * under the same label, so the figures never go back. */
+static void progress(struct writer *w, uint64_t done, uint64_t total)
+{
+	const struct pc_diag *d = w->db->diag;
+	/* the bytes on disk: stat()s, only where progress is shown */
+	if (d && d->progress && !d->quiet)
+		pc_progress(w->db->diag, w->label, done, total,
+			    pc_dest_size(w->dir, 1));
+}
+
+static void step(struct writer *w, const char *what)
+{
+	snprintf(w->label, sizeof w->label, "writing the database, %u/%u: %s",
+		 w->step + 1, w->nsteps, what);
+	w->step++;
+	progress(w, 0, 0);
+}
+
 /* cct.db and the summary profile, from the threads' blocks of
  * profile.db read back (fd) in a merge by context: no second copy of
  * the values in memory. The summary block goes to the end of po. */
@@ -578,8 +598,7 @@ static int by_context(struct writer *w, int fd, struct pc_out *po,
 			break;
 		context_out(w, &m, c, po, co, ci);
 		if ((++done & 4095) == 0)
-			pc_progress(db->diag, w->label, c, db->ncontexts,
-				    pc_dest_size(w->dir, 1));
+			progress(w, c, db->ncontexts);
 	}
 	free(m.g);
 	free(m.out);
@@ -613,17 +632,6 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
 	if (pc_out_close(o))
 		return io_error(w, name);
 	return 0;
-}
-
-/* Progress: the next step ("writing the database, 2/5: cct.db ..."),
- * with the bytes written so far; a step's own loops show their share
- * under the same label, so the figures never go back. */
-static void step(struct writer *w, const char *what)
-{
-	snprintf(w->label, sizeof w->label, "writing the database, %u/%u: %s",
-		 w->step + 1, w->nsteps, what);
-	w->step++;
-	pc_progress(w->db->diag, w->label, 0, 0, pc_dest_size(w->dir, 1));
 }
 
 /* profile.db and cct.db. The threads' blocks are written one by one as
@@ -677,8 +685,7 @@ static int write_profile_cct(struct writer *w)
 		i = j;
 		si = sj;
 		if ((p & 255) == 255)
-			pc_progress(db->diag, w->label, p, db->nprofiles,
-				    pc_dest_size(w->dir, 1));
+			progress(w, p, db->nprofiles);
 	}
 	/* the propagation scratch is done with: one thread that touches
 	 * every context makes it the largest array of all */

@@ -208,9 +208,19 @@ static void no_point(struct reader *r, const char *name)
 		r->meta.path, name);
 }
 
-/* The metric of a prop id: its scope, read by name (the pre-release
- * layout has no scope types); a scope that is none of the four is said
- * once and its values not read. */
+/* Prop id -> metric m in model scope sc (one of the metric's scopes). */
+static void bind_prop(struct reader *r, uint16_t id, pc_id m, int sc,
+		      int *have_point)
+{
+	r->prop[id].metric = m;
+	r->prop[id].scope = (uint8_t)sc;
+	r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
+	*have_point |= sc == PC_SCOPE_POINT;
+}
+
+/* A scope of the pre-release layout, read by name (it has no scope
+ * types); one that is none of the four is said and its values not
+ * read. */
 static void prop_scope(struct reader *r, pc_id m, const char *name,
 		       const char *sname, uint16_t id, uint64_t at,
 		       int *have_point)
@@ -219,16 +229,12 @@ static void prop_scope(struct reader *r, pc_id m, const char *name,
 	for (unsigned k = 0; k < PC_NSCOPES; k++)
 		if (!strcmp(sname, pc_scope_names[k]))
 			sc = (int)k;
-	if (sc < 0) {
+	if (sc < 0)
 		pc_warn(r->db->diag, "%s@0x%llx: metric '%s': scope '%s' is "
 			"not one hpcprof writes; its values are not read",
 			r->meta.path, (unsigned long long)at, name, sname);
-		return;
-	}
-	r->prop[id].metric = m;
-	r->prop[id].scope = (uint8_t)sc;
-	r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
-	*have_point |= sc == PC_SCOPE_POINT;
+	else
+		bind_prop(r, id, m, sc, have_point);
 }
 
 /* The metrics of the pre-release 4.0 layout (hpcprof of early 2022:
@@ -323,10 +329,7 @@ static int read_metrics(struct reader *r)
 					b->p[scope + 8]);
 				continue;
 			}
-			r->prop[id].metric = m;
-			r->prop[id].scope = (uint8_t)sc;
-			r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
-			have_point |= sc == PC_SCOPE_POINT;
+			bind_prop(r, id, m, sc, &have_point);
 		}
 		if (!have_point)
 			no_point(r, name);
@@ -797,6 +800,21 @@ static int has_elided(const struct reader *r, const struct pc_blob *b,
 	return 0;
 }
 
+/* What a stored value of the pre-release layout gives besides itself:
+ * its function scope is what hpcviewer showed as exclusive, the
+ * lex_aware column of today's; an entry's inclusive value is its
+ * children's, the top contexts of that layout's tree. */
+static void prerelease_value(struct reader *r, pc_id prof, pc_id c, pc_id m,
+			     unsigned sc, double d)
+{
+	pc_id up = r->db->contexts[c].parent;
+	if (sc == PC_SCOPE_FUNCTION)
+		pc_scoped_add(r->db, prof, c, m, PC_SCOPE_LEXAWARE, d);
+	else if (sc == PC_SCOPE_EXECUTION && c &&
+		 r->db->contexts[up].kind == PC_CTX_ENTRY)
+		pc_scoped_add(r->db, prof, up, m, sc, d);
+}
+
 static int read_profiles(struct reader *r)
 {
 	struct pc_blob *b = &r->prof;
@@ -937,26 +955,9 @@ static int read_profiles(struct reader *r)
 				} else if (scopes) {
 					pc_scoped_add(r->db, r->prof_id[i],
 						      mctx, m, sc, d);
-					/* pre-release: its function scope is
-					 * what hpcviewer showed as exclusive,
-					 * the lex_aware column of today's */
-					if (r->prerelease &&
-					    sc == PC_SCOPE_FUNCTION)
-						pc_scoped_add(r->db,
-							      r->prof_id[i], mctx,
-							      m, PC_SCOPE_LEXAWARE,
-							      d);
-					/* an entry's inclusive value is its
-					 * children's, which are the top
-					 * contexts of the pre-release tree */
-					pc_id up = r->db->contexts[mctx].parent;
-					if (r->prerelease && mctx &&
-					    sc == PC_SCOPE_EXECUTION &&
-					    r->db->contexts[up].kind ==
-						    PC_CTX_ENTRY)
-						pc_scoped_add(r->db,
-							      r->prof_id[i], up,
-							      m, sc, d);
+					if (r->prerelease)
+						prerelease_value(r, r->prof_id[i],
+								 mctx, m, sc, d);
 				}
 			}
 		}
