@@ -308,6 +308,14 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 		uint32_t SS = 0, TT = 1, s = 2, t = 3, G0 = 4,
 			 N0 = G0 + ngroups;
 		flow_init(f, N0 + nn);
+		/* every edge at once (a share, a tree edge, a source or sink
+		 * edge per node, t -> s; each with its reverse): the array is
+		 * not copied as it grows */
+		size_t want = 2 * (n + 2 * (N0 + nn) + 1);
+		if (f->cape < want) {
+			f->cape = want;
+			f->e = pc_xrealloc(f->e, f->cape, sizeof(*f->e));
+		}
 		int64_t *ex = pc_xcalloc(N0 + nn, sizeof(int64_t));
 		int64_t total = 0;
 		for (uint32_t g = 0; g < ngroups; g++)
