@@ -33,10 +33,31 @@ const struct hpc_partial hpc_partials[5] = {
 enum { A_POINT, A_FUNC, A_EXEC, A_LEX };
 
 struct writer {
+	/* the streaming interface (first: a writer is its sink) */
+	struct pc_sink sink;
 	const struct pc_db *db;
 	struct hpc_layout l;
 	const char *dir;
 	struct pc_err *err;
+	struct pc_dest dest; /* the output, under its temporary name */
+	int stats;           /* --stats */
+	/* profile.db is open, the layout fixed (at the first profile) */
+	int begun;
+	struct pc_out po;
+	unsigned char phdr[PROF_HEADER];
+	size_t capblock;
+	/* contexts looked at so far for loops, and whether one is */
+	size_t ctx_seen;
+	int loops;
+	/* trace.db, opened at the first profile with a trace: its profile
+	 * count, section (th, at tsec), the profiles whose entries are
+	 * filled in, the time range */
+	int topen;
+	struct pc_out to;
+	unsigned char thdr[TRACE_HEADER];
+	unsigned char *th;
+	uint64_t tsec, tsec_size, tmin, tmax;
+	size_t tprofiles, tdone;
 	/* progress: the step being written, of nsteps, and its label */
 	unsigned step, nsteps;
 	char label[96];
@@ -73,6 +94,8 @@ struct writer {
 	uint32_t *loopix;
 	size_t nloops;
 	double *lexfix;
+	size_t nlexfix; /* loops lexfix has room for */
+	unsigned char *rec; /* trace.db's records, written in batches */
 };
 
 static int io_error(struct writer *w, const char *file)
@@ -169,8 +192,11 @@ static void lex_fix(struct writer *w, pc_id c, size_t m, const double *d)
 	if (delta == 0 || fabs(d[A_FUNC] - f) > 1e-9 * fabs(f))
 		return;
 	if (!w->lexfix)
+	{
 		w->lexfix = pc_xcalloc(w->nloops * w->l.nmetrics,
 				       sizeof(double));
+		w->nlexfix = w->nloops;
+	}
 	w->lexfix[(size_t)w->loopix[c] * w->l.nmetrics + m] += delta;
 }
 
@@ -537,9 +563,11 @@ static int by_context(struct writer *w, int fd, struct pc_out *po,
 {
 	const struct pc_db *db = w->db;
 	size_t np = db->nprofiles;
-	/* stream buffers: 64 MiB in all, at least 64 bytes each */
+	/* stream buffers: 64 MiB in all, 64 bytes to 256 KiB each (a
+	 * larger read saves nothing: 1 MiB each made a run's peak grow by
+	 * 2 MiB a profile up to 32 profiles) */
 	size_t cap = ((size_t)64 << 20) / (2 * (np ? np : 1));
-	cap = cap > ((size_t)1 << 20) ? (size_t)1 << 20 : cap < 64 ? 64 : cap;
+	cap = cap > ((size_t)256 << 10) ? (size_t)256 << 10 : cap < 64 ? 64 : cap;
 	struct cur *k = pc_xcalloc(np ? np : 1, sizeof(*k));
 	struct cur **h = pc_xcalloc(np ? np : 1, sizeof(*h));
 	unsigned char *bufs = pc_xmalloc(2 * cap * (np ? np : 1));
@@ -634,59 +662,203 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
 	return 0;
 }
 
-/* profile.db and cct.db. The threads' blocks are written one by one as
- * they are propagated; then a pass over them by context writes cct.db
- * and the summary block (the last block of profile.db). */
-static int write_profile_cct(struct writer *w)
+/* The layout is fixed and profile.db opened at the first profile (or at
+ * the end, for a model of no profile): the metrics are the importer's
+ * by then. */
+static int w_start(struct writer *w, const struct pc_db *db)
 {
-	const struct pc_db *db = w->db;
-	struct pc_out o, co;
-	unsigned char hdr[PROF_HEADER], chdr[CCT_HEADER];
-	if (start_file(w, &o, "profile.db", "prof", hdr, sizeof hdr))
+	w->db = db;
+	w->l = (struct hpc_layout){ db->nmetrics,
+				    w->stats || db->stats ? 5 : 1 };
+	if (w->l.nmetrics * w->l.npartials * HPC_NSCOPES > 65535)
+		return pc_err_set(w->err, "%zu metrics: more than an "
+				  "HPCToolkit database can number (16-bit "
+				  "metric ids)", db->nmetrics);
+	if (start_file(w, &w->po, "profile.db", "prof", w->phdr,
+		       sizeof w->phdr))
 		return -1;
-	w->block = pc_xcalloc(db->nprofiles + 1, sizeof(*w->block));
-	/* lex_aware needs its own accumulator only in a tree with loops */
-	w->own = A_LEX;
-	for (size_t c = 0; c < db->ncontexts && w->own == A_LEX; c++)
-		if (db->contexts[c].kind == PC_CTX_LOOP)
-			w->own = A_LEX + 1;
-	w->stride = w->own;
+	w->begun = 1;
 	int storedlex = 0;
-	for (size_t m = 0; m < db->nmetrics; m++) {
-		if (db->metrics[m].stored)
-			w->stride = w->own + HPC_NSCOPES - 1;
+	for (size_t m = 0; m < db->nmetrics; m++)
 		storedlex |= (db->metrics[m].stored >> HPC_LEXAWARE) & 1;
-	}
-	if (storedlex && w->own > A_LEX) {
-		w->loopix = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
-		for (size_t c = 0; c < db->ncontexts; c++)
-			w->loopix[c] = db->contexts[c].kind == PC_CTX_LOOP ?
-					       (uint32_t)w->nloops++ : PC_NONE;
-	}
-	w->slot = pc_xmalloc(db->ncontexts * sizeof(uint32_t));
-	for (size_t c = 0; c < db->ncontexts; c++)
-		w->slot[c] = PC_NONE;
+	/* loops are indexed (loopix) where a metric stores lex_aware */
+	if (storedlex)
+		w->loopix = pc_xmalloc(16 * sizeof(uint32_t));
 	/* a block's index and touched list have at most an entry per
 	 * context: reserved (untouched room costs nothing), not copied as
 	 * they grow */
 	w->blk.capidx = w->captouched = db->ncontexts;
 	w->blk.idx = pc_xmalloc(w->blk.capidx * sizeof(*w->blk.idx));
 	w->touched = pc_xmalloc(w->captouched * sizeof(*w->touched));
-	size_t i = 0, si = 0;
-	for (pc_id p = 0; p < db->nprofiles; p++) {
-		size_t j = i, sj = si;
-		while (j < db->nvalues && db->values[j].profile == p)
-			j++;
-		while (sj < db->nscoped && db->scoped[sj].profile == p)
-			sj++;
-		/* no offset on a NULL array: a model may hold no values */
-		thread_profile(w, &o, p, j > i ? db->values + i : NULL, j - i,
-			       sj > si ? db->scoped + si : NULL, sj - si);
-		i = j;
-		si = sj;
-		if ((p & 255) == 255)
-			progress(w, p, db->nprofiles);
+	return 0;
+}
+
+/* The per-context arrays cover the contexts the model has now (an
+ * importer that streams adds contexts as it reads), and the profile's
+ * accumulators are laid out for them. */
+static void w_contexts(struct writer *w)
+{
+	const struct pc_db *db = w->db;
+	size_t nc = db->ncontexts, from = w->ctx_seen;
+	if (from < nc) {
+		w->slot = pc_xrealloc(w->slot, nc, sizeof(uint32_t));
+		if (w->loopix)
+			w->loopix = pc_xrealloc(w->loopix, nc, sizeof(uint32_t));
+		for (size_t c = from; c < nc; c++) {
+			int loop = db->contexts[c].kind == PC_CTX_LOOP;
+			w->slot[c] = PC_NONE;
+			w->loops |= loop;
+			if (w->loopix)
+				w->loopix[c] = loop ? (uint32_t)w->nloops++ :
+						      PC_NONE;
+		}
+		w->ctx_seen = nc;
+		/* lex_fix's sums grow with the loops */
+		if (w->lexfix && w->nlexfix < w->nloops) {
+			w->lexfix = pc_xrealloc(w->lexfix,
+						w->nloops * w->l.nmetrics,
+						sizeof(double));
+			memset(w->lexfix + w->nlexfix * w->l.nmetrics, 0,
+			       (w->nloops - w->nlexfix) * w->l.nmetrics *
+				       sizeof(double));
+			w->nlexfix = w->nloops;
+		}
 	}
+	/* lex_aware needs its own accumulator only in a tree with loops */
+	w->own = w->loops ? A_LEX + 1 : A_LEX;
+	w->stride = w->own;
+	for (size_t m = 0; m < db->nmetrics; m++)
+		if (db->metrics[m].stored)
+			w->stride = w->own + HPC_NSCOPES - 1;
+}
+
+/* trace.db's header and section (its entries filled in as the profiles
+ * come), at the first profile with a trace. */
+static int trace_open(struct writer *w, size_t nprofiles)
+{
+	if (start_file(w, &w->to, "trace.db", "trce", w->thdr,
+		       sizeof w->thdr))
+		return -1;
+	w->topen = 1;
+	w->tprofiles = nprofiles;
+	w->tsec = w->to.pos;
+	w->tsec_size = 0x20 + (uint64_t)SZ_TRACE * nprofiles;
+	w->th = pc_xcalloc(w->tsec_size, 1);
+	pc_out_write(&w->to, w->th, w->tsec_size);
+	w->tmin = UINT64_MAX;
+	w->tmax = 0;
+	return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct pc_sample *x = a, *y = b;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Profile p's trace line in trace.db (an empty one too, once the file
+ * is open): its samples by time. */
+static void trace_profile(struct writer *w, pc_id p, const struct pc_trace *t)
+{
+	struct pc_out *o = &w->to;
+	/* records go out in batches of at least the output buffer's size,
+	 * which pc_out_write hands to the file without copying them */
+	enum { NREC = PC_OUT_BUF / 12 + 1 };
+	unsigned char *rec = w->rec;
+	if (!rec)
+		rec = w->rec = pc_xmalloc(12 * NREC);
+	/* by time: samples in order (the usual case) are decoded as they
+	 * are written, the others sorted first */
+	struct pc_sample *sorted = NULL, x;
+	struct pc_trace_it it;
+	pc_trace_begin(t, &it);
+	if (t->unsorted) {
+		sorted = pc_trace_samples(t);
+		qsort(sorted, t->n, sizeof(*sorted), cmp_sample);
+	}
+	pc_out_align(o, 4);
+	uint64_t start = o->pos;
+	pc_id last = PC_NONE;
+	size_t nrec = 0; /* records in rec, written in batches */
+	for (size_t i = 0; sorted ? i < t->n : pc_trace_next(&it, &x); i++) {
+		if (sorted)
+			x = sorted[i];
+		/* two "not running" samples in a row say nothing */
+		if (x.ctx == 0 && last == 0)
+			continue;
+		last = x.ctx;
+		pc_le64(rec + 12 * nrec, x.time);
+		pc_le32(rec + 12 * nrec + 8, x.ctx);
+		if (++nrec == NREC) {
+			pc_out_write(o, rec, 12 * NREC);
+			nrec = 0;
+		}
+		w->tmin = x.time < w->tmin ? x.time : w->tmin;
+		w->tmax = x.time > w->tmax ? x.time : w->tmax;
+	}
+	pc_out_write(o, rec, 12 * nrec);
+	unsigned char *e = w->th + 0x20 + SZ_TRACE * (size_t)p;
+	pc_le32(e, (uint32_t)(p + 1));
+	pc_le64(e + 8, start);
+	pc_le64(e + 0x10, o->pos);
+	free(sorted);
+}
+
+/* The sink: profile p propagated and written as its profile.db block,
+ * its trace as its trace.db line. */
+/* Room for the blocks of profiles up to p - 1 and the summary's. */
+static void w_blocks(struct writer *w, size_t p)
+{
+	if (p + 1 <= w->capblock)
+		return;
+	size_t cap = w->capblock;
+	w->capblock = p + 1 > 2 * cap ? p + 1 : 2 * cap;
+	w->block = pc_xrealloc(w->block, w->capblock, sizeof(*w->block));
+	memset(w->block + cap, 0, (w->capblock - cap) * sizeof(*w->block));
+}
+
+static int w_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
+		     const struct pc_value *v, size_t n,
+		     const struct pc_value *sv, size_t sn,
+		     const struct pc_trace *t, struct pc_err *err)
+{
+	struct writer *w = (struct writer *)s;
+	w->err = err;
+	if (!w->begun && w_start(w, db))
+		return -1;
+	w_contexts(w);
+	w_blocks(w, p + 1);
+	thread_profile(w, &w->po, p, v, n, sv, sn);
+	/* trace.db's section needs the number of profiles: the importer's
+	 * plan while it streams, the model's at the end */
+	if (t->n && !w->topen &&
+	    trace_open(w, db->sink && db->nplanned ? db->nplanned :
+						     db->nprofiles))
+		return -1;
+	if (w->topen) {
+		if (p >= w->tprofiles)
+			return pc_err_set(err, "internal: profile %u past the "
+					  "%zu planned; please report this bug",
+					  p, w->tprofiles);
+		/* the profiles before the file was opened: empty lines */
+		for (; w->tdone < p; w->tdone++)
+			trace_profile(w, (pc_id)w->tdone, &(struct pc_trace){ 0 });
+		trace_profile(w, p, t);
+		w->tdone = p + 1;
+	}
+	if (w->po.failed || (w->topen && w->to.failed))
+		return io_error(w, w->po.failed ? "profile.db" : "trace.db");
+	return 0;
+}
+
+/* The end of profile.db: cct.db and the summary block from a pass over
+ * the threads' blocks by context, then the id tuples and the profile
+ * infos. */
+static int finish_profile_cct(struct writer *w)
+{
+	const struct pc_db *db = w->db;
+	struct pc_out *o = &w->po, co;
+	unsigned char chdr[CCT_HEADER];
 	/* the propagation scratch is done with: one thread that touches
 	 * every context makes it the largest array of all */
 	free(w->acc);
@@ -696,16 +868,12 @@ static int write_profile_cct(struct writer *w)
 	w->touched = NULL;
 	w->slot = NULL;
 	/* what the blocks need to be read back */
-	pc_out_flush(&o);
-	if (o.failed || fflush(o.f)) {
-		pc_out_close(&o);
+	pc_out_flush(o);
+	if (o->failed || fflush(o->f))
 		return io_error(w, "profile.db");
-	}
 	step(w, "cct.db");
-	if (start_file(w, &co, "cct.db", "ctxt", chdr, sizeof chdr)) {
-		pc_out_close(&o);
+	if (start_file(w, &co, "cct.db", "ctxt", chdr, sizeof chdr))
 		return -1;
-	}
 	/* cct.db's section: header and one {CI} per context id, filled as
 	 * the contexts' blocks are written */
 	size_t nctx = db->ncontexts;
@@ -716,33 +884,30 @@ static int write_profile_cct(struct writer *w)
 	pc_le32(ci + 8, (uint32_t)nctx);
 	ci[0xc] = SZ_CI;
 	pc_out_write(&co, ci, sec_size);
-	blk_begin(&o, &w->blk);
-	int rc = by_context(w, fileno(o.f), &o, &co, ci);
-	blk_end(&o, &w->blk, w->block[0]);
+	blk_begin(o, &w->blk);
+	int rc = by_context(w, fileno(o->f), o, &co, ci);
+	blk_end(o, &w->blk, w->block[0]);
 	if (rc) {
 		pc_out_close(&co);
-		pc_out_close(&o);
 		free(ci);
 		return -1;
 	}
 	rc = finish_file(w, &co, "cct.db", "__ctx.db", chdr, sizeof chdr, sec,
 			 ci, sec_size);
 	free(ci);
-	if (rc) {
-		pc_out_close(&o);
+	if (rc)
 		return -1;
-	}
 	/* id tuples */
-	pc_out_align(&o, 8);
-	uint64_t tuples = o.pos;
+	pc_out_align(o, 8);
+	uint64_t tuples = o->pos;
 	uint64_t *ptuple = pc_xcalloc(db->nprofiles + 1, sizeof(uint64_t));
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		const struct pc_profile *pr = &db->profiles[p];
 		unsigned char t[8] = { 0 }, id[16];
-		pc_out_align(&o, 8);
-		ptuple[p + 1] = o.pos;
+		pc_out_align(o, 8);
+		ptuple[p + 1] = o->pos;
 		pc_le16(t, (uint16_t)pr->nids);
-		pc_out_write(&o, t, 8);
+		pc_out_write(o, t, 8);
 		for (uint32_t k = 0; k < pr->nids; k++) {
 			const struct pc_idelem *e = &pr->ids[k];
 			memset(id, 0, sizeof id);
@@ -752,174 +917,181 @@ static int write_profile_cct(struct writer *w)
 			/* a logical id's physicalId is the logical id */
 			pc_le64(id + 8, e->is_physical ? e->physical :
 							  (uint32_t)e->logical);
-			pc_out_write(&o, id, 16);
+			pc_out_write(o, id, 16);
 		}
 	}
-	uint64_t tuples_end = o.pos;
+	uint64_t tuples_end = o->pos;
 	/* profile infos */
-	pc_out_align(&o, 8);
-	uint64_t infos = o.pos;
+	pc_out_align(o, 8);
+	uint64_t infos = o->pos;
 	unsigned char ih[0x10] = { 0 };
 	pc_le64(ih, infos + 0x10);
 	pc_le32(ih + 8, (uint32_t)(db->nprofiles + 1));
 	ih[0xc] = SZ_PROFILE;
-	pc_out_write(&o, ih, sizeof ih);
+	pc_out_write(o, ih, sizeof ih);
 	for (size_t p = 0; p <= db->nprofiles; p++) {
 		unsigned char pi[SZ_PROFILE] = { 0 };
 		memcpy(pi, w->block[p], 0x20);
 		pc_le64(pi + 0x20, ptuple[p]);
 		pc_le32(pi + 0x28, p == 0 ? 1 : 0);
-		pc_out_write(&o, pi, sizeof pi);
+		pc_out_write(o, pi, sizeof pi);
 	}
-	uint64_t infos_end = o.pos;
-	pc_out_align(&o, 8);
-	pc_out_write(&o, "_prof.db", 8);
+	uint64_t infos_end = o->pos;
+	pc_out_align(o, 8);
+	pc_out_write(o, "_prof.db", 8);
+	unsigned char *hdr = w->phdr;
 	pc_le64(hdr + 0x10, infos_end - infos);
 	pc_le64(hdr + 0x18, infos);
 	pc_le64(hdr + 0x20, tuples_end - tuples);
 	pc_le64(hdr + 0x28, tuples);
-	pc_out_patch(&o, 0, hdr, sizeof hdr);
+	pc_out_patch(o, 0, hdr, PROF_HEADER);
 	free(ptuple);
-	if (pc_out_close(&o))
+	w->begun = 0;
+	if (pc_out_close(o))
 		return io_error(w, "profile.db");
 	return 0;
 }
 
-static int cmp_sample(const void *a, const void *b)
-{
-	const struct pc_sample *x = a, *y = b;
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
-static int write_trace_db(struct writer *w)
+/* The end of trace.db: the lines of the profiles after the last one
+ * with a trace, the section, the time range. */
+static int finish_trace_db(struct writer *w)
 {
 	const struct pc_db *db = w->db;
-	size_t total = 0;
-	for (size_t p = 0; p < db->nprofiles; p++)
-		total += db->traces[p].n;
-	if (!total)
+	if (!w->topen)
 		return 0; /* no trace.db without samples */
-	struct pc_out o;
-	unsigned char hdr[TRACE_HEADER];
-	if (start_file(w, &o, "trace.db", "trce", hdr, sizeof hdr))
-		return -1;
-	uint64_t sec = o.pos;
-	uint64_t sec_size = 0x20 + (uint64_t)SZ_TRACE * db->nprofiles;
-	unsigned char *th = pc_xcalloc(sec_size, 1);
-	pc_out_write(&o, th, sec_size);
-	uint64_t tmin = UINT64_MAX, tmax = 0;
-	/* records go out in batches of at least the output buffer's size,
-	 * which pc_out_write hands to the file without copying them */
-	enum { NREC = PC_OUT_BUF / 12 + 1 };
-	unsigned char *rec = pc_xmalloc(12 * NREC);
-	for (size_t p = 0; p < db->nprofiles; p++) {
-		const struct pc_trace *t = &db->traces[p];
-		/* by time: samples in order (the usual case) are decoded as
-		 * they are written, the others sorted first */
-		struct pc_sample *sorted = NULL, x;
-		struct pc_trace_it it;
-		pc_trace_begin(t, &it);
-		if (t->unsorted) {
-			sorted = pc_trace_samples(t);
-			qsort(sorted, t->n, sizeof(*sorted), cmp_sample);
-		}
-		pc_out_align(&o, 4);
-		uint64_t start = o.pos;
-		pc_id last = PC_NONE;
-		size_t nrec = 0; /* records in rec, written in batches */
-		for (size_t i = 0; sorted ? i < t->n : pc_trace_next(&it, &x);
-		     i++) {
-			if (sorted)
-				x = sorted[i];
-			/* two "not running" samples in a row say nothing */
-			if (x.ctx == 0 && last == 0)
-				continue;
-			last = x.ctx;
-			pc_le64(rec + 12 * nrec, x.time);
-			pc_le32(rec + 12 * nrec + 8, x.ctx);
-			if (++nrec == NREC) {
-				pc_out_write(&o, rec, 12 * NREC);
-				nrec = 0;
-			}
-			tmin = x.time < tmin ? x.time : tmin;
-			tmax = x.time > tmax ? x.time : tmax;
-		}
-		pc_out_write(&o, rec, 12 * nrec);
-		unsigned char *e = th + 0x20 + SZ_TRACE * p;
-		pc_le32(e, (uint32_t)(p + 1));
-		pc_le64(e + 8, start);
-		pc_le64(e + 0x10, o.pos);
-		free(sorted);
-	}
-	free(rec);
-	pc_le64(th, sec + 0x20);
+	if (w->tprofiles != db->nprofiles)
+		return pc_err_set(w->err, "internal: %zu profiles planned, "
+				  "%zu read; please report this bug",
+				  w->tprofiles, db->nprofiles);
+	for (; w->tdone < db->nprofiles; w->tdone++)
+		trace_profile(w, (pc_id)w->tdone, &(struct pc_trace){ 0 });
+	unsigned char *th = w->th;
+	pc_le64(th, w->tsec + 0x20);
 	pc_le32(th + 8, (uint32_t)db->nprofiles);
 	th[0xc] = SZ_TRACE;
-	pc_le64(th + 0x10, tmin);
-	pc_le64(th + 0x18, tmax);
-	int rc = finish_file(w, &o, "trace.db", "trace.db", hdr, sizeof hdr,
-			     sec, th, sec_size);
-	free(th);
+	pc_le64(th + 0x10, w->tmin);
+	pc_le64(th + 0x18, w->tmax);
+	w->topen = 0;
+	return finish_file(w, &w->to, "trace.db", "trace.db", w->thdr,
+			   sizeof w->thdr, w->tsec, th, w->tsec_size);
+}
+
+static void w_free(struct writer *w)
+{
+	if (w->begun)
+		pc_out_close(&w->po);
+	if (w->topen)
+		pc_out_close(&w->to);
+	free(w->th);
+	free(w->rec);
+	free(w->slot);
+	free(w->touched);
+	free(w->acc);
+	free(w->loopix);
+	free(w->lexfix);
+	free(w->blk.idx);
+	free(w->block);
+	free(w);
+}
+
+/* Streaming: the output is checked and its temporary made before any
+ * input is read; profiles then come through the sink. */
+static struct pc_sink *hpc_begin(const char *out,
+				 const struct pc_export_opts *opts,
+				 struct pc_err *err)
+{
+	if (pc_dest_check(out, 1, opts->force, NULL, err))
+		return NULL;
+	struct writer *w = pc_xcalloc(1, sizeof(*w));
+	w->sink.profile = w_profile;
+	w->stats = opts->stats;
+	w->err = err;
+	if (pc_dest_begin(&w->dest, out, 1, err)) {
+		free(w);
+		return NULL;
+	}
+	w->dir = w->dest.tmp;
+	return &w->sink;
+}
+
+static void hpc_abort(struct pc_sink *s)
+{
+	struct writer *w = (struct writer *)s;
+	pc_dest_abort(&w->dest);
+	w_free(w);
+}
+
+/* The profiles the importers did not hand on yet (all of them, without
+ * streaming), then what needs every profile: cct.db and the summary,
+ * meta.db, default.yaml; the whole output validated and put in place. */
+static int hpc_end(struct pc_sink *s, const struct pc_db *db,
+		   struct pc_err *err)
+{
+	struct writer *w = (struct writer *)s;
+	w->err = err;
+	w->db = db;
+	w->nsteps = 5;
+	step(w, "profile.db");
+	int rc = !w->begun ? w_start(w, db) : 0;
+	if (!rc && (db->nmetrics != w->l.nmetrics ||
+		    (db->stats && w->l.npartials == 1)))
+		rc = pc_err_set(err, "internal: metrics added after the first "
+				"profile was written; please report this bug");
+	for (size_t c = 1; !rc && c < db->ncontexts; c++)
+		if (db->contexts[c].parent >= c)
+			rc = pc_err_set(err, "internal: context %zu before "
+					"its parent", c);
+	size_t i = 0, si = 0;
+	for (pc_id p = db->nflushed; !rc && p < db->nprofiles; p++) {
+		size_t j = i, sj = si;
+		while (j < db->nvalues && db->values[j].profile == p)
+			j++;
+		while (sj < db->nscoped && db->scoped[sj].profile == p)
+			sj++;
+		/* no offset on a NULL array: a model may hold no values */
+		rc = w_profile(&w->sink, db, p, j > i ? db->values + i : NULL,
+			       j - i, sj > si ? db->scoped + si : NULL, sj - si,
+			       &db->traces[p], err);
+		i = j;
+		si = sj;
+		if ((p & 255) == 255)
+			progress(w, p, db->nprofiles);
+	}
+	if (!rc) {
+		w_contexts(w);
+		w_blocks(w, db->nprofiles);
+		rc = finish_trace_db(w);
+	}
+	if (!rc)
+		rc = finish_profile_cct(w);
+	step(w, "meta.db");
+	if (!rc)
+		rc = pc_hpc_write_meta(db, &w->l, w->dir, err);
+	step(w, "metrics/default.yaml");
+	if (!rc)
+		rc = pc_hpc_write_yaml(db, &w->l, w->dir, err);
+	step(w, "validating it");
+	/* nothing that fails validation is put in place: profconv check's
+	 * own reader reads the whole output once more */
+	if (!rc && pc_check_db(w->dir, err)) {
+		pc_err_context(err, "the database written fails validation; "
+			       "please report this bug");
+		rc = -1;
+	}
+	pc_progress_done(db->diag);
+	if (rc)
+		pc_dest_abort(&w->dest);
+	else
+		rc = pc_dest_commit(&w->dest, db->diag, err);
+	w_free(w);
 	return rc;
 }
 
 static int hpc_write(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err)
 {
-	if (pc_dest_check(out, 1, opts->force, NULL, err))
-		return -1;
-	struct hpc_layout l = { db->nmetrics,
-				opts->stats || db->stats ? 5 : 1 };
-	if (l.nmetrics * l.npartials * HPC_NSCOPES > 65535)
-		return pc_err_set(err, "%zu metrics: more than an HPCToolkit "
-				  "database can number (16-bit metric ids)",
-				  db->nmetrics);
-	for (size_t c = 1; c < db->ncontexts; c++)
-		if (db->contexts[c].parent >= c)
-			return pc_err_set(err, "internal: context %zu before "
-					  "its parent", c);
-	struct pc_dest o;
-	if (pc_dest_begin(&o, out, 1, err))
-		return -1;
-	const char *tmp = o.tmp;
-	struct writer w = { .db = db, .l = l, .dir = tmp, .err = err };
-	int traces = 0;
-	for (size_t p = 0; p < db->nprofiles && !traces; p++)
-		traces = db->traces[p].n > 0;
-	w.nsteps = traces ? 6 : 5;
-	step(&w, "meta.db");
-	int rc = pc_hpc_write_meta(db, &l, tmp, err);
-	step(&w, "profile.db");
-	if (!rc)
-		rc = write_profile_cct(&w);
-	if (traces)
-		step(&w, "trace.db");
-	if (!rc)
-		rc = write_trace_db(&w);
-	step(&w, "metrics/default.yaml");
-	if (!rc)
-		rc = pc_hpc_write_yaml(db, &l, tmp, err);
-	step(&w, "validating it");
-	/* nothing that fails validation is put in place: profconv check's
-	 * own reader reads the whole output once more */
-	if (!rc && pc_check_db(tmp, err)) {
-		pc_err_context(err, "the database written fails validation; "
-			       "please report this bug");
-		rc = -1;
-	}
-	pc_progress_done(db->diag);
-	free(w.slot);
-	free(w.touched);
-	free(w.acc);
-	free(w.loopix);
-	free(w.lexfix);
-	free(w.blk.idx);
-	free(w.block);
-	if (rc)
-		pc_dest_abort(&o);
-	else
-		rc = pc_dest_commit(&o, db->diag, err);
-	return rc;
+	struct pc_sink *s = hpc_begin(out, opts, err);
+	return s ? hpc_end(s, db, err) : -1;
 }
 
 static int hpc_claims(const char *out)
@@ -935,4 +1107,7 @@ const struct pc_exporter pc_export_hpctoolkit = {
 		       "profile.db, cct.db, trace.db, metrics/default.yaml)",
 	.claims = hpc_claims,
 	.write = hpc_write,
+	.begin = hpc_begin,
+	.end = hpc_end,
+	.abort = hpc_abort,
 };

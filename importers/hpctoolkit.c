@@ -78,6 +78,15 @@ struct reader {
 	 * the deepest context certain to hold them) */
 	uint32_t *vague;
 	size_t nvague, capvague;
+	/* trace.db's lines by profile index (entry order kept): the
+	 * samples of profile i are lines[tfirst[i] .. tfirst[i + 1]) */
+	struct tline {
+		uint32_t prof;
+		uint64_t entry, a, z;
+	} *lines;
+	uint64_t *tfirst;
+	uint64_t nvaguesamples;
+	size_t m0; /* the model's metrics before this input's */
 };
 
 static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
@@ -778,6 +787,96 @@ static int place(struct reader *r)
 	return 0;
 }
 
+static int is_vague(const struct reader *r, uint32_t id)
+{
+	size_t lo = 0, hi = r->nvague;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->vague[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nvague && r->vague[lo] == id;
+}
+
+static int cmp_tline(const void *a, const void *b)
+{
+	const struct tline *x = a, *y = b;
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	/* a profile's lines in the order trace.db lists them */
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* trace.db's header and lines, checked before any value is read (the
+ * samples of a profile are added with its values): r->lines by profile
+ * index. No trace.db: no lines. */
+static int trace_index(struct reader *r)
+{
+	struct pc_blob *b = &r->trace;
+	int rc = map_file(r, b, "trace.db", 1);
+	if (rc)
+		return rc > 0 ? 0 : -1;
+	if (file_header(r, b, "trce", "trace.db", 1))
+		return -1;
+	uint64_t pt, nt, szt;
+	if (array_header(r, b, 0x20, 0x18, "trace header", &pt, &nt, &szt))
+		return -1;
+	r->lines = pc_xmalloc((nt ? nt : 1) * sizeof(*r->lines));
+	for (uint64_t i = 0; i < nt; i++) {
+		uint64_t e = pt + i * szt;
+		uint32_t pi = (uint32_t)pc_getle(b->p + e, 4);
+		uint64_t a = pc_getle(b->p + e + 8, 8), z = pc_getle(b->p + e + 0x10, 8);
+		if (pi >= r->nprof || r->prof_id[pi] == PC_NONE)
+			return fail_at(r, b, e, "trace of profile %u, which is "
+				       "not a measured profile", pi);
+		if (z < a || (z - a) % 12 || !ok_range(b, a, z - a))
+			return fail_at(r, b, e + 8, "trace line [0x%llx, "
+				       "0x%llx) is not whole samples inside "
+				       "the file", (unsigned long long)a,
+				       (unsigned long long)z);
+		r->lines[i] = (struct tline){ pi, i, a, z };
+	}
+	qsort(r->lines, nt, sizeof(*r->lines), cmp_tline);
+	r->tfirst = pc_xcalloc(r->nprof + 1, sizeof(uint64_t));
+	for (uint64_t i = 0; i < nt; i++)
+		r->tfirst[r->lines[i].prof + 1]++;
+	for (uint32_t i = 0; i < r->nprof; i++)
+		r->tfirst[i + 1] += r->tfirst[i];
+	return 0;
+}
+
+/* The samples of profile index i, in the order of its lines. */
+static void trace_samples(struct reader *r, uint32_t i)
+{
+	const struct pc_blob *b = &r->trace;
+	if (!r->tfirst)
+		return;
+	for (uint64_t k = r->tfirst[i]; k < r->tfirst[i + 1]; k++) {
+		const struct tline *l = &r->lines[k];
+		for (uint64_t x = l->a; x < l->z; x += 12) {
+			uint32_t id = (uint32_t)pc_getle(b->p + x + 8, 4);
+			pc_trace_add(r->db, r->prof_id[i], pc_getle(b->p + x, 8),
+				     ctx_of(r, id));
+			if (r->nvague)
+				r->nvaguesamples += is_vague(r, id);
+		}
+		pc_blob_read(&r->trace, (l->z - l->a) / 12);
+	}
+}
+
+static void vague_warning(struct reader *r)
+{
+	if (r->nvaguesamples)
+		pc_warn(r->db->diag, "%s: %llu trace sample(s) name elided "
+			"contexts whose place the stored scopes do not decide "
+			"(several places fit them exactly, or the search did "
+			"not finish); they show the deepest context certain to "
+			"hold them", r->trace.path,
+			(unsigned long long)r->nvaguesamples);
+}
+
 /* Whether a profile's values name a ctxId meta.db does not have (an
  * elided context). A damaged index counts as yes: the reading proper
  * reports it. */
@@ -796,6 +895,7 @@ static int has_elided(const struct reader *r, const struct pc_blob *b,
 			if (ctx && ctx_lookup(r, ctx) == PC_NONE)
 				return 1;
 		}
+		pc_blob_read((struct pc_blob *)b, nc);
 	}
 	return 0;
 }
@@ -873,6 +973,8 @@ static int read_profiles(struct reader *r)
 		}
 		r->prof_id[i] = pc_profile_add(r->db, ids, nids);
 	}
+	if (trace_index(r))
+		return -1;
 	/* the direct table, and room for the values (a point value and up
 	 * to three stored scopes each: reserved, untouched room is free) */
 	uint32_t max = 0;
@@ -893,12 +995,24 @@ static int read_profiles(struct reader *r)
 	/* stored scopes decide where elided values go; without elided ids
 	 * and for an output of point values, they are not kept (3/4 of a
 	 * database's values) */
-	int scopes = !r->point_only || has_elided(r, b, pp, np, szp);
-	if (total <= b->n / 10) {
+	int elided = (r->point_only || r->db->sink) &&
+		     has_elided(r, b, pp, np, szp);
+	int scopes = !r->point_only || elided;
+	/* a profile is complete once its values and its trace are read,
+	 * unless elided ids are placed over all profiles (place()) */
+	int stream = r->db->sink && !elided;
+	r->db->nplanned = r->db->nprofiles;
+	if (!stream && total <= b->n / 10) {
 		pc_values_reserve(r->db, (size_t)total);
 		if (scopes)
 			pc_scoped_reserve(r->db, (size_t)total);
 	}
+	/* the scopes meta.db gives a metric are stored, even where no
+	 * value of a profile is: so each profile is written alike, whether
+	 * it comes before or after the first stored value */
+	for (size_t m = r->m0; scopes && m < r->db->nmetrics; m++)
+		r->db->metrics[m].stored |= r->db->metrics[m].scopes &
+					    (uint8_t)~(1u << PC_SCOPE_POINT);
 	/* values */
 	for (uint64_t i = 0; i < np; i++) {
 		if (r->prof_id[i] == PC_NONE)
@@ -912,6 +1026,11 @@ static int read_profiles(struct reader *r)
 				       (unsigned long long)i);
 		NEED(r, b, pv, nv * 10, "profile values");
 		NEED(r, b, pc, nc * 12, "profile context indices");
+		if (stream && nv <= b->n / 10) {
+			pc_values_reserve(r->db, (size_t)nv);
+			if (scopes)
+				pc_scoped_reserve(r->db, (size_t)nv);
+		}
 		for (uint64_t k = 0; k < nc; k++) {
 			const unsigned char *x = b->p + pc + 12 * k;
 			uint32_t ctx = (uint32_t)pc_getle(x, 4);
@@ -961,6 +1080,11 @@ static int read_profiles(struct reader *r)
 				}
 			}
 		}
+		if (stream) {
+			trace_samples(r, (uint32_t)i);
+			if (pc_profile_done(r->db, r->prof_id[i], r->err))
+				return -1;
+		}
 	}
 	if (r->prerelease_elided)
 		pc_warn(r->db->diag, "%s: %llu value(s) at context ids meta.db "
@@ -973,60 +1097,14 @@ static int read_profiles(struct reader *r)
 			"of early 2022): its function scope is written as the "
 			"exclusive (lex_aware) value too, as hpcviewer showed it",
 			r->dir);
-	return place(r);
-}
-
-static int is_vague(const struct reader *r, uint32_t id)
-{
-	size_t lo = 0, hi = r->nvague;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->vague[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->nvague && r->vague[lo] == id;
-}
-
-static int read_traces(struct reader *r)
-{
-	uint64_t nvague = 0;
-	struct pc_blob *b = &r->trace;
-	int rc = map_file(r, b, "trace.db", 1);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	if (file_header(r, b, "trce", "trace.db", 1))
+	if (place(r))
 		return -1;
-	uint64_t pt, nt, szt;
-	if (array_header(r, b, 0x20, 0x18, "trace header", &pt, &nt, &szt))
-		return -1;
-	for (uint64_t i = 0; i < nt; i++) {
-		uint64_t e = pt + i * szt;
-		uint32_t pi = (uint32_t)pc_getle(b->p + e, 4);
-		uint64_t a = pc_getle(b->p + e + 8, 8), z = pc_getle(b->p + e + 0x10, 8);
-		if (pi >= r->nprof || r->prof_id[pi] == PC_NONE)
-			return fail_at(r, b, e, "trace of profile %u, which is "
-				       "not a measured profile", pi);
-		if (z < a || (z - a) % 12 || !ok_range(b, a, z - a))
-			return fail_at(r, b, e + 8, "trace line [0x%llx, "
-				       "0x%llx) is not whole samples inside "
-				       "the file", (unsigned long long)a,
-				       (unsigned long long)z);
-		for (uint64_t x = a; x < z; x += 12) {
-			uint32_t id = (uint32_t)pc_getle(b->p + x + 8, 4);
-			pc_trace_add(r->db, r->prof_id[pi], pc_getle(b->p + x, 8),
-				     ctx_of(r, id));
-			if (r->nvague)
-				nvague += is_vague(r, id);
-		}
-	}
-	if (nvague)
-		pc_warn(r->db->diag, "%s: %llu trace sample(s) name elided "
-			"contexts whose place the stored scopes do not decide "
-			"(several places fit them exactly, or the search did "
-			"not finish); they show the deepest context certain to "
-			"hold them", b->path, (unsigned long long)nvague);
+	/* the traces of the profiles not handed on, once elided ids are
+	 * placed (their samples show the contexts they went to) */
+	for (uint32_t i = 0; !stream && i < r->nprof; i++)
+		if (r->prof_id[i] != PC_NONE)
+			trace_samples(r, i);
+	vague_warning(r);
 	return 0;
 }
 
@@ -1177,7 +1255,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	r->dir = path;
 	r->err = err;
 	r->ctxmap = pc_keymap_new();
-	size_t m0 = db->nmetrics;
+	size_t m0 = r->m0 = db->nmetrics;
 	int rc = read_meta(r);
 	if (!rc)
 		rc = read_profiles(r);
@@ -1194,8 +1272,6 @@ static int v4_read(struct pc_db *db, const char *path,
 			rc = -1;
 		unmap(&cct);
 	}
-	if (!rc)
-		rc = read_traces(r);
 	unmap(&r->meta);
 	unmap(&r->prof);
 	unmap(&r->trace);
@@ -1208,6 +1284,8 @@ static int v4_read(struct pc_db *db, const char *path,
 	free(r->prof_id);
 	free(r->el);
 	free(r->vague);
+	free(r->lines);
+	free(r->tfirst);
 	free(r);
 	if (rc)
 		pc_err_context(err, "reading HPCToolkit database '%s'", path);
@@ -1232,6 +1310,7 @@ static int v4_probe(const struct pc_probe *p)
 const struct pc_importer pc_import_hpctoolkit = {
 	.name = "hpctoolkit",
 	.is_dir = 1,
+	.streams = 1,
 	.description = "HPCToolkit v4 database directory (meta.db, "
 		       "profile.db, trace.db)",
 	.probe = v4_probe,

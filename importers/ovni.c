@@ -1460,6 +1460,9 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 	sample_flush(c, th.profile, &th.q);
 	rd_close(&r);
 	acc_flush(c, th.profile);
+	/* the thread's profile is complete: on to the writer */
+	if (rc >= 0 && pc_profile_done(c->db, th.profile, err))
+		rc = -1;
 	return rc < 0 ? -1 : 0;
 }
 
@@ -1511,20 +1514,52 @@ static int cmp_proc(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The proc.PID entries of a loom, by PID (*np of them). */
+static char **loom_procs(const char *dir, size_t *np)
+{
+	size_t n;
+	char **names = pc_list_dir(dir, &n);
+	*np = 0;
+	for (size_t i = 0; i < n; i++)
+		if (num_after(names[i], "proc.", "") >= 0)
+			names[(*np)++] = names[i];
+		else
+			free(names[i]);
+	if (*np)
+		qsort(names, *np, sizeof(*names), cmp_proc);
+	return names;
+}
+
+/* The number of thread streams of the looms (a profile each), from the
+ * process directories alone: known before any stream is read, as
+ * trace.db's header needs it when the profiles stream to the writer.
+ * A process that cannot be opened counts none (reading it fails). */
+static size_t count_streams(char **looms, size_t nl)
+{
+	size_t total = 0;
+	for (size_t l = 0; l < nl; l++) {
+		size_t np;
+		char **names = loom_procs(looms[l], &np);
+		for (size_t i = 0; i < np; i++) {
+			char *pd = join(looms[l], names[i]);
+			struct proc p = { 0 };
+			struct pc_err e;
+			if (is_dir(pd) && !proc_open(&p, pd, &e))
+				total += p.nst;
+			proc_free(&p);
+			free(pd);
+		}
+		pc_free_list(names, np);
+	}
+	return total;
+}
+
 static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 {
 	const char *base = strrchr(dir, '/');
 	base = base ? base + 1 : dir;
-	size_t n;
-	char **names = pc_list_dir(dir, &n);
-	size_t np = 0;
-	for (size_t i = 0; i < n; i++)
-		if (num_after(names[i], "proc.", "") >= 0)
-			names[np++] = names[i];
-		else
-			free(names[i]);
-	if (np)
-		qsort(names, np, sizeof(*names), cmp_proc);
+	size_t np;
+	char **names = loom_procs(dir, &np);
 	int rc = 0;
 	size_t nstreams = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
@@ -1651,6 +1686,8 @@ static int ovni_read(struct pc_db *db, const char *path,
 			db->title = pc_intern_cstr(db, title);
 		}
 	}
+	if (!rc && db->sink)
+		db->nplanned = db->nprofiles + count_streams(looms, nl);
 	for (size_t i = 0; i < nl && !rc; i++)
 		rc = read_loom(&c, looms[i], err);
 	pc_free_list(looms, nl);
@@ -1705,6 +1742,7 @@ const struct pc_importer pc_import_ovni = {
 		       "...): trace directories of every layout (libovni "
 		       "1.0 to 1.14)",
 	.is_dir = 1,
+	.streams = 1,
 	.probe = ovni_probe,
 	.read = ovni_read,
 };

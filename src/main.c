@@ -248,10 +248,23 @@ static char **thread_files(const char *path, size_t *n)
 	return out;
 }
 
+/* Where a conversion's profiles go while its input is read: the
+ * output format and, once begun, its sink (see doc/design.md,
+ * "Profiles as the unit of streaming"). */
+struct stream {
+	const struct pc_exporter *ex;
+	const char *out;
+	const struct pc_export_opts *opts;
+	struct pc_sink *sink; /* begun: end or abort it */
+};
+
 /* Reads every input into one model; formats (if not NULL) gets the
- * name of each input's format ("-" for a skipped empty file). */
+ * name of each input's format ("-" for a skipped empty file). With st,
+ * a single input whose importer hands on complete profiles streams
+ * them to to's output as they come. */
 static struct pc_db *load(struct opts *o, char **inputs, int n,
-			  const char **formats, struct pc_err *err)
+			  const char **formats, struct stream *to,
+			  struct pc_err *err)
 {
 	struct pc_db *db = pc_db_new(&o->diag);
 	const struct pc_importer *first = NULL;
@@ -309,6 +322,12 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				   inputs[i], im->name);
 			im = NULL;
 		}
+		if (im && to && n == 1 && im->streams && to->ex->begin) {
+			to->sink = to->ex->begin(to->out, to->opts, err);
+			if (!to->sink)
+				im = NULL;
+			db->sink = to->sink;
+		}
 		if (!im || im->read(db, inputs[i], &o->imp, err)) {
 			pc_db_free(db);
 			return NULL;
@@ -324,10 +343,9 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				im->name);
 	}
 	pc_values_finish(db);
-	size_t samples = 0;
-	for (size_t p = 0; p < db->nprofiles; p++)
-		samples += db->traces[p].n;
-	if (!db->nvalues && !db->nscoped && !samples && tree_only &&
+	int none = !pc_values_total(db) && !pc_scoped_total(db) &&
+		   !pc_samples_total(db);
+	if (none && tree_only &&
 	    db->ncontexts > 2) {
 		/* a database with a tree and no values (hpcprof wrote such
 		 * for a run that measured nothing): still a tree to show */
@@ -339,7 +357,7 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			struct pc_idelem t = { .kind = PC_ID_THREAD };
 			pc_profile_add(db, &t, 1);
 		}
-	} else if (!db->nvalues && !db->nscoped && !samples) {
+	} else if (none) {
 		if (n == 1)
 			pc_err_set(err, "%s: nothing to %s: no costs, values "
 				   "or trace samples", inputs[0], o->cmd);
@@ -447,15 +465,21 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	}
 	pc_dest_signals();
 	o->imp.point_only = ex->point_only;
-	struct pc_db *db = load(o, inputs, n, NULL, &err);
+	/* a database's profiles stream to a v4 output: the model holds
+	 * the tree and the profile in flight */
+	struct stream st = { ex, o->out, &o->exp, NULL };
+	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
 	int rc = 0;
-	if (!db || ex->write(db, o->out, &o->exp, &err)) {
+	if (!db && st.sink)
+		ex->abort(st.sink);
+	if (!db || (st.sink ? ex->end(st.sink, db, &err) :
+			      ex->write(db, o->out, &o->exp, &err))) {
 		report(&err);
 		rc = 1;
 	} else if (!o->diag.quiet) {
 		/* contexts without the global root, as `check` counts */
 		size_t np = db->nprofiles, nc = db->ncontexts - 1;
-		size_t nm = db->nmetrics, nv = db->nvalues;
+		size_t nm = db->nmetrics, nv = (size_t)pc_values_total(db);
 		char size[32] = "to standard output";
 		if (strcmp(o->out, "-"))
 			pc_human_size(size, sizeof size,
@@ -484,7 +508,7 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 static int cmd_dump(struct opts *o, char **inputs, int n)
 {
 	struct pc_err err = { 0 };
-	struct pc_db *db = load(o, inputs, n, NULL, &err);
+	struct pc_db *db = load(o, inputs, n, NULL, NULL, &err);
 	if (!db) {
 		report(&err);
 		return 1;
@@ -500,7 +524,7 @@ static int cmd_info(struct opts *o, char **inputs, int n)
 {
 	struct pc_err err = { 0 };
 	const char **formats = pc_xcalloc((size_t)n, sizeof(*formats));
-	struct pc_db *db = load(o, inputs, n, formats, &err);
+	struct pc_db *db = load(o, inputs, n, formats, NULL, &err);
 	if (!db) {
 		free(formats);
 		report(&err);

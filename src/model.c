@@ -654,3 +654,66 @@ void pc_values_finish(struct pc_db *db)
 	 * their pages inside the heap go back to the system too */
 	malloc_trim(0);
 }
+
+/* Whether every value of v[0..n) is of profile p. */
+static int all_of(const struct pc_value *v, size_t n, pc_id p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].profile != p)
+			return 0;
+	return 1;
+}
+
+int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
+{
+	if (!db->sink)
+		return 0;
+	if (p != db->nflushed || p >= db->nprofiles)
+		return pc_err_set(err, "internal: profile %u done out of "
+				  "order (%u expected); please report this "
+				  "bug", p, db->nflushed);
+	struct pc_trace *t = &db->traces[p];
+	if (t->n && db->nplanned < db->nprofiles)
+		return pc_err_set(err, "internal: a trace before the number "
+				  "of profiles is known; please report this "
+				  "bug");
+	sort_coalesce(db->values, &db->nvalues);
+	sort_coalesce(db->scoped, &db->nscoped);
+	if (!all_of(db->values, db->nvalues, p) ||
+	    !all_of(db->scoped, db->nscoped, p))
+		return pc_err_set(err, "internal: values of another profile "
+				  "than %u in the model as it is done; please "
+				  "report this bug", p);
+	/* no offset on a NULL array: a profile may hold no values */
+	int rc = db->sink->profile(db->sink, db, p,
+				   db->nvalues ? db->values : NULL, db->nvalues,
+				   db->nscoped ? db->scoped : NULL, db->nscoped,
+				   t, err);
+	db->flushed_values += db->nvalues;
+	db->flushed_scoped += db->nscoped;
+	db->nvalues = db->nscoped = 0;
+	db->values_sorted = 1;
+	free(t->b);
+	t->b = NULL;
+	t->len = t->cap = 0;
+	db->nflushed = p + 1;
+	return rc;
+}
+
+uint64_t pc_values_total(const struct pc_db *db)
+{
+	return db->flushed_values + db->nvalues;
+}
+
+uint64_t pc_scoped_total(const struct pc_db *db)
+{
+	return db->flushed_scoped + db->nscoped;
+}
+
+uint64_t pc_samples_total(const struct pc_db *db)
+{
+	uint64_t n = 0;
+	for (size_t p = 0; p < db->nprofiles; p++)
+		n += db->traces[p].n;
+	return n;
+}

@@ -296,6 +296,21 @@ static inline int pc_trace_next(struct pc_trace_it *it, struct pc_sample *s)
 struct pc_arena;
 struct pc_strtab;
 struct pc_keymap;
+struct pc_db;
+
+/* Streaming (doc/design.md, "Profiles as the unit of streaming"): a
+ * writer that takes each profile as soon as its importer has it
+ * complete (pc_profile_done), so that the model holds the tree and the
+ * profile in flight, not every value of the input. */
+struct pc_sink {
+	/* Profile p's point values v[0..n) and stored scopes sv[0..sn),
+	 * sorted by (ctx, metric) and coalesced, and its trace; profiles
+	 * come in order. 0, or -1 with err set. */
+	int (*profile)(struct pc_sink *s, const struct pc_db *db, pc_id p,
+		       const struct pc_value *v, size_t n,
+		       const struct pc_value *sv, size_t sn,
+		       const struct pc_trace *t, struct pc_err *err);
+};
 
 struct pc_db {
 	struct pc_arena *arena;
@@ -328,6 +343,17 @@ struct pc_db {
 	size_t nscoped, capscoped;
 
 	struct pc_trace *traces; /* one per profile, grown with profiles */
+	/* streaming: where complete profiles go (NULL: they stay in the
+	 * model); profiles 0..nflushed-1 went there, with these many
+	 * values, stored values and trace samples (a flushed profile's
+	 * trace keeps its count n, not its samples) */
+	struct pc_sink *sink;
+	pc_id nflushed;
+	uint64_t flushed_values, flushed_scoped;
+	/* the number of profiles the importer will add, known before the
+	 * first is done (trace.db's header comes before any trace); 0:
+	 * not known, and then no profile with a trace may be done early */
+	size_t nplanned;
 	/* the input held statistics over threads (Mean, StdDev, ...): the
 	 * v4 writer adds its statistics, as --stats does */
 	int stats;
@@ -418,6 +444,17 @@ void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 /* Sorts values and scoped values by (profile, ctx, metric), sums
  * duplicates, drops zeros. */
 void pc_values_finish(struct pc_db *db);
+/* Profile p is complete: every value, stored value and trace sample of
+ * it has been added, and no value of another profile is in the model.
+ * With a sink, hands it on (profiles in order: p is the next one, or
+ * an internal error) and drops its values and samples; without one,
+ * does nothing. 0, or -1 with err set. */
+int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err);
+/* Values, stored values and trace samples of the input: those still in
+ * the model and those handed on. */
+uint64_t pc_values_total(const struct pc_db *db);
+uint64_t pc_scoped_total(const struct pc_db *db);
+uint64_t pc_samples_total(const struct pc_db *db);
 /* Stable radix sort of values by three key fields, given as offsets of
  * pc_id members of struct pc_value, most significant first. Uses one
  * temporary copy of the array. */
@@ -501,6 +538,9 @@ struct pc_importer {
 	const char *name;
 	const char *description;
 	int is_dir; /* reads a directory (not from standard input) */
+	/* hands each profile on as it is complete (pc_profile_done), with
+	 * the number of profiles planned before the first */
+	int streams;
 	/* Pure; 0..100. */
 	int (*probe)(const struct pc_probe *p);
 	/* Reads one input into db (which may already hold other inputs). */
@@ -523,8 +563,21 @@ struct pc_exporter {
 	int (*claims)(const char *out);
 	int is_dir; /* the output is a directory */
 	int point_only; /* reads point values only (no stored scopes) */
+	/* The whole model (its values sorted: pc_values_finish). */
 	int (*write)(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err);
+	/* Streaming (NULL if the format cannot): begin checks the output
+	 * and starts it before any input is read, and gives the sink the
+	 * importers hand complete profiles to; end writes the profiles
+	 * still in the model (values sorted) and the rest, and puts the
+	 * output in place; abort removes it. end and abort free the
+	 * sink. write() is begin and end. */
+	struct pc_sink *(*begin)(const char *out,
+				 const struct pc_export_opts *opts,
+				 struct pc_err *err);
+	int (*end)(struct pc_sink *s, const struct pc_db *db,
+		   struct pc_err *err);
+	void (*abort)(struct pc_sink *s);
 };
 
 extern const struct pc_importer *const pc_importers[];
