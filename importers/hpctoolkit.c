@@ -80,10 +80,7 @@ struct reader {
 	size_t nvague, capvague;
 	/* trace.db's lines by profile index (entry order kept): the
 	 * samples of profile i are lines[tfirst[i] .. tfirst[i + 1]) */
-	struct tline {
-		uint32_t prof;
-		uint64_t entry, a, z;
-	} *lines;
+	struct pc_tline *lines;
 	uint64_t *tfirst;
 	uint64_t nvaguesamples;
 	size_t m0; /* the model's metrics before this input's */
@@ -800,15 +797,6 @@ static int is_vague(const struct reader *r, uint32_t id)
 	return lo < r->nvague && r->vague[lo] == id;
 }
 
-static int cmp_tline(const void *a, const void *b)
-{
-	const struct tline *x = a, *y = b;
-	if (x->prof != y->prof)
-		return x->prof < y->prof ? -1 : 1;
-	/* a profile's lines in the order trace.db lists them */
-	return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
 /* trace.db's header and lines, checked before any value is read (the
  * samples of a profile are added with its values): r->lines by profile
  * index. No trace.db: no lines. */
@@ -836,14 +824,9 @@ static int trace_index(struct reader *r)
 				       "0x%llx) is not whole samples inside "
 				       "the file", (unsigned long long)a,
 				       (unsigned long long)z);
-		r->lines[i] = (struct tline){ pi, i, a, z };
+		r->lines[i] = (struct pc_tline){ pi, a, z };
 	}
-	qsort(r->lines, nt, sizeof(*r->lines), cmp_tline);
-	r->tfirst = pc_xcalloc(r->nprof + 1, sizeof(uint64_t));
-	for (uint64_t i = 0; i < nt; i++)
-		r->tfirst[r->lines[i].prof + 1]++;
-	for (uint32_t i = 0; i < r->nprof; i++)
-		r->tfirst[i + 1] += r->tfirst[i];
+	r->tfirst = pc_tlines_group(r->lines, nt, r->nprof);
 	return 0;
 }
 
@@ -854,7 +837,7 @@ static void trace_samples(struct reader *r, uint32_t i)
 	if (!r->tfirst)
 		return;
 	for (uint64_t k = r->tfirst[i]; k < r->tfirst[i + 1]; k++) {
-		const struct tline *l = &r->lines[k];
+		const struct pc_tline *l = &r->lines[k];
 		for (uint64_t x = l->a; x < l->z; x += 12) {
 			uint32_t id = (uint32_t)pc_getle(b->p + x + 8, 4);
 			pc_trace_add(r->db, r->prof_id[i], pc_getle(b->p + x, 8),

@@ -163,8 +163,17 @@ static void note_scopes(struct legacy *r)
 {
 	free(r->mscopes);
 	r->mscopes = pc_xcalloc(r->db->nmetrics + 1, 1);
-	for (size_t i = 0; i < r->ncols; i++)
-		r->mscopes[r->cols[i].metric] |= (uint8_t)(1 << r->cols[i].scope);
+	for (size_t i = 0; i < r->ncols; i++) {
+		const struct mcol *c = &r->cols[i];
+		r->mscopes[c->metric] |= (uint8_t)(1 << c->scope);
+		/* a scope the database has a column of is a stored one, even
+		 * where no value of a profile is: so every profile is written
+		 * alike, whether it comes before or after the first value */
+		if (c->scope != SC_NONE && !r->point_only)
+			r->db->metrics[c->metric].stored |= (uint8_t)(
+				1u << (c->scope == SC_INCL ? PC_SCOPE_EXECUTION :
+							     PC_SCOPE_FUNCTION));
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -241,6 +250,74 @@ static int cct_count(struct legacy *r, uint64_t *n)
 	return rc;
 }
 
+/* 4.x trace.db's header and lines, checked before any value is read:
+ * a profile's samples are added with its values (trace_samples). */
+static int trace_index(struct legacy *r, const pc_id *prof_of, uint32_t nprof)
+{
+	struct pc_blob *b = &r->tb;
+	int rc = pc_blob_map(b, r->dir, "trace.db", 1, r->err);
+	if (rc)
+		return rc > 0 ? 0 : -1;
+	uint64_t nt, hp;
+	if (prof2_header(r, b, "HPCPROF-tracedb_", 22, "trace header", &nt,
+			 &hp))
+		return -1;
+	r->tl = pc_xmalloc((nt ? nt : 1) * sizeof(*r->tl));
+	size_t n = 0;
+	unsigned skipped = 0;
+	for (uint64_t i = 0; i < nt; i++) {
+		const unsigned char *h = b->p + hp + 22 * i;
+		uint32_t pi = (uint32_t)be(h, 4);
+		uint64_t a = be(h + 6, 8), z = be(h + 14, 8);
+		if (be(h + 4, 2) != 0) {
+			skipped++; /* a metric trace: not in the model */
+			continue;
+		}
+		if (pi >= nprof || prof_of[pi] == PC_NONE)
+			return pc_err_at_off(r->err, b->path, hp + 22 * i,
+					     "trace of profile %u, which is "
+					     "not a measured profile", pi);
+		if (z == a)
+			continue; /* an empty trace: its pointers are padded */
+		if (z < a || (z - a) % 12)
+			return pc_err_at_off(r->err, b->path, hp + 22 * i + 6,
+					     "trace line [%llu, %llu) is not "
+					     "whole 12-byte samples",
+					     (unsigned long long)a,
+					     (unsigned long long)z);
+		if (need(r, b, a, z - a, "trace line"))
+			return -1;
+		r->tl[n++] = (struct pc_tline){ pi, a, z };
+	}
+	r->tfirst = pc_tlines_group(r->tl, n, nprof);
+	if (skipped)
+		pc_warn(r->db->diag, "%s: %u metric trace(s) skipped (the "
+			"model keeps calling-context traces)", b->path, skipped);
+	return 0;
+}
+
+/* The trace samples of profile index pi (model profile prof). */
+static int trace_samples(struct legacy *r, uint32_t pi, pc_id prof)
+{
+	struct pc_blob *b = &r->tb;
+	for (uint64_t k = r->tfirst ? r->tfirst[pi] : 0;
+	     r->tfirst && k < r->tfirst[pi + 1]; k++) {
+		const struct pc_tline *l = &r->tl[k];
+		for (uint64_t x = l->a; x < l->z; x += 12) {
+			uint32_t it = (uint32_t)be(b->p + x + 8, 4), ctx;
+			if (!idtab_get(&r->it_t, it, &ctx))
+				return pc_err_at_off(r->err, b->path, x + 8,
+						     "trace sample names "
+						     "context %u, which no "
+						     "element of experiment.xml "
+						     "has as its 'it'", it);
+			pc_trace_add(r->db, prof, be(b->p + x, 8), ctx);
+		}
+		pc_blob_read(b, (l->z - l->a) / 12);
+	}
+	return 0;
+}
+
 static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 {
 	uint64_t nctx;
@@ -297,6 +374,11 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 		(*prof_of)[i] = (i == 0 || summary) ? PC_NONE :
 			pc_profile_add(r->db, ids, nids);
 	}
+	/* every profile is known: each one is done (handed to a writer
+	 * that streams) once its values and its trace are read */
+	r->db->nplanned = r->db->nprofiles;
+	if (trace_index(r, *prof_of, *nprof))
+		goto out;
 	for (uint64_t i = 0; i < np; i++) {
 		pc_id prof = (*prof_of)[i];
 		if (prof == PC_NONE)
@@ -362,66 +444,11 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 			}
 		}
 		put_points(r, prof);
+		pc_blob_read(&b, nv);
+		if (trace_samples(r, (uint32_t)i, prof) ||
+		    pc_profile_done(r->db, prof, r->err))
+			goto out;
 	}
-	rc = 0;
-out:
-	pc_blob_unmap(&b);
-	return rc;
-}
-
-static int read_trace_db(struct legacy *r, const pc_id *prof_of,
-			 uint32_t nprof)
-{
-	struct pc_blob b;
-	int rc = pc_blob_map(&b, r->dir, "trace.db", 1, r->err);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	rc = -1;
-	uint64_t nt, hp;
-	if (prof2_header(r, &b, "HPCPROF-tracedb_", 22, "trace header", &nt,
-			 &hp))
-		goto out;
-	unsigned skipped = 0;
-	for (uint64_t i = 0; i < nt; i++) {
-		const unsigned char *h = b.p + hp + 22 * i;
-		uint32_t pi = (uint32_t)be(h, 4);
-		uint64_t a = be(h + 6, 8), z = be(h + 14, 8);
-		if (be(h + 4, 2) != 0) {
-			skipped++; /* a metric trace: not in the model */
-			continue;
-		}
-		if (pi >= nprof || prof_of[pi] == PC_NONE) {
-			pc_err_at_off(r->err, b.path, hp + 22 * i, "trace of "
-				      "profile %u, which is not a measured "
-				      "profile", pi);
-			goto out;
-		}
-		if (z == a)
-			continue; /* an empty trace: its pointers are padded */
-		if (z < a || (z - a) % 12) {
-			pc_err_at_off(r->err, b.path, hp + 22 * i + 6, "trace "
-				      "line [%llu, %llu) is not whole 12-byte "
-				      "samples", (unsigned long long)a,
-				      (unsigned long long)z);
-			goto out;
-		}
-		if (need(r, &b, a, z - a, "trace line"))
-			goto out;
-		for (uint64_t x = a; x < z; x += 12) {
-			uint32_t it = (uint32_t)be(b.p + x + 8, 4), ctx;
-			if (!idtab_get(&r->it_t, it, &ctx)) {
-				pc_err_at_off(r->err, b.path, x + 8, "trace "
-					      "sample names context %u, which "
-					      "no element of experiment.xml "
-					      "has as its 'it'", it);
-				goto out;
-			}
-			pc_trace_add(r->db, prof_of[pi], be(b.p + x, 8), ctx);
-		}
-	}
-	if (skipped)
-		pc_warn(r->db->diag, "%s: %u metric trace(s) skipped (the "
-			"model keeps calling-context traces)", b.path, skipped);
 	rc = 0;
 out:
 	pc_blob_unmap(&b);
@@ -740,7 +767,24 @@ static void legacy_free(struct legacy *r)
 	free(r->cells);
 	free(r->mscopes);
 	free(r->thr);
+	pc_blob_unmap(&r->tb);
+	free(r->tl);
+	free(r->tfirst);
 	free(r);
+}
+
+/* The MetricTable's derived metrics, and statistics over threads. */
+static void derived_and_stats(struct legacy *r, int per_thread)
+{
+	legacy_derived_metrics(r, per_thread);
+	if (!r->stats)
+		return;
+	r->db->stats = 1;
+	pc_warn(r->db->diag, "%s: its statistics over threads (Mean, StdDev, "
+		"CfVar, Min, Max) become the v4 database's statistics, "
+		"computed again from the threads' values; a v4 Mean divides "
+		"by the threads that have a value at a context, not by all "
+		"threads", r->xml);
 }
 
 static int legacy_read(struct pc_db *db, const char *path,
@@ -782,25 +826,21 @@ static int legacy_read(struct pc_db *db, const char *path,
 	if (legacy_read_xml(r))
 		goto done;
 	note_scopes(r);
+	int per_thread = prof2 || nmdb || has_mdb(names, nnames);
 	if (r->major == 4) {
+		/* the metrics and statistics come from experiment.xml alone:
+		 * known before the first profile goes to a writer */
+		derived_and_stats(r, per_thread);
 		pc_id *prof_of = NULL;
 		uint32_t nprof = 0;
 		rc = read_profile_db(r, &prof_of, &nprof);
-		if (!rc)
-			rc = read_trace_db(r, prof_of, nprof);
 		free(prof_of);
 	} else {
+		/* (a database without metric-db files makes its columns
+		 * from the inline values) */
 		rc = read_v2(r, names, nnames);
-	}
-	if (!rc)
-		legacy_derived_metrics(r, prof2 || nmdb || has_mdb(names, nnames));
-	if (!rc && r->stats) {
-		db->stats = 1;
-		pc_warn(db->diag, "%s: its statistics over threads (Mean, "
-			"StdDev, CfVar, Min, Max) become the v4 database's "
-			"statistics, computed again from the threads' values; "
-			"a v4 Mean divides by the threads that have a value "
-			"at a context, not by all threads", r->xml);
+		if (!rc)
+			derived_and_stats(r, per_thread);
 	}
 	if (!rc && r->elided)
 		pc_warn(db->diag, "%s: values of %llu (profile, context) "
@@ -836,6 +876,7 @@ static int legacy_probe(const struct pc_probe *p)
 const struct pc_importer pc_import_hpctoolkit_legacy = {
 	.name = "hpctoolkit-legacy",
 	.is_dir = 1,
+	.streams = 1,
 	.description = "old HPCToolkit database directory (experiment.xml "
 		       "2.x with metric-db files, or 4.0 with "
 		       "HPCPROF-profile.db)",

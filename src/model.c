@@ -498,6 +498,26 @@ struct pc_sample *pc_trace_samples(const struct pc_trace *t)
 
 /* One LSD radix pass on a 16-bit digit of one key field. Returns 0 and
  * does nothing when every value has the same digit. */
+uint64_t *pc_tlines_group(struct pc_tline *l, size_t n, uint32_t nprof)
+{
+	/* a counting sort: stable, so a profile's lines keep their order */
+	uint64_t *first = pc_xcalloc((size_t)nprof + 1, sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+		first[l[i].prof + 1]++;
+	for (uint32_t i = 0; i < nprof; i++)
+		first[i + 1] += first[i];
+	struct pc_tline *out = pc_xmalloc((n ? n : 1) * sizeof(*out));
+	uint64_t *at = pc_xmalloc(((size_t)nprof + 1) * sizeof(uint64_t));
+	memcpy(at, first, ((size_t)nprof + 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+		out[at[l[i].prof]++] = l[i];
+	if (n)
+		memcpy(l, out, n * sizeof(*l));
+	free(at);
+	free(out);
+	return first;
+}
+
 static int radix_pass(struct pc_value *src, struct pc_value *dst, size_t n,
 		      size_t field, unsigned shift, size_t *count)
 {

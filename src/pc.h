@@ -468,6 +468,18 @@ void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
 void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n);
 /* A trace's samples decoded into an array (n of them; free it). */
 struct pc_sample *pc_trace_samples(const struct pc_trace *t);
+/* A line of an input's trace file: its profile index, its bytes [a, z).
+ * Database importers group them by profile (pc_tlines_group), so that
+ * a profile's samples are added with its values and it can be done
+ * (pc_profile_done) before the next profile is read. */
+struct pc_tline {
+	uint32_t prof;
+	uint64_t a, z;
+};
+/* Sorts l[0..n) by profile, lines of one profile in the order given
+ * (prof < nprof); returns first[0..nprof] (free it): profile i's lines
+ * are l[first[i] .. first[i + 1]). */
+uint64_t *pc_tlines_group(struct pc_tline *l, size_t n, uint32_t nprof);
 
 /* ------------------------------------------------------------------ */
 /* Input: probe descriptors and a line reader (plain or gzip).        */
