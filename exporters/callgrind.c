@@ -37,6 +37,11 @@ struct entry {
 };
 
 struct ex {
+	/* streaming (one aggregated file): a writer is its sink */
+	struct pc_sink sink;
+	int begun;   /* events and tables made (at the first profile) */
+	char out[4200];
+	struct pc_export_opts o;
 	const struct pc_db *db;
 	const struct pc_export_opts *opts;
 	size_t nm;      /* events: the metrics but the calls metric */
@@ -57,10 +62,16 @@ struct ex {
 	/* entries of the profile(s) being written */
 	struct entry *e;
 	size_t ne, cape;
+	size_t nprep; /* contexts prepared (the tree may grow) */
 	/* per callgrind function, its entries: small tables that stay in
 	 * the cache while its contexts are read (one table of all entries
 	 * missed it at every lookup) */
 	struct pc_keymap **emaps;
+	size_t nemaps;
+	/* the values being collected: inclusive costs and calls per
+	 * context, up to nincl contexts */
+	double *incl, *callsum;
+	size_t nincl;
 	double *pool;
 	size_t npool, cappool;
 	/* output scale per metric and event names */
@@ -128,14 +139,18 @@ static const char *frame_name(const struct pc_db *db, struct pc_db *mdb,
 static void prepare(struct ex *x, struct pc_db *mdb)
 {
 	const struct pc_db *db = x->db;
-	size_t n = db->ncontexts;
-	x->frame = pc_xmalloc(n * sizeof(pc_id));
-	x->fn_of = pc_xmalloc(n * sizeof(uint32_t));
-	x->pos_file = pc_xmalloc(n * sizeof(pc_id));
-	x->pos_line = pc_xmalloc(n * sizeof(uint32_t));
-	x->pos_addr = pc_xmalloc(n * sizeof(uint64_t));
-	x->fnmap = pc_keymap_new();
-	for (size_t c = 0; c < n; c++) {
+	size_t n = db->ncontexts, from = x->nprep;
+	if (from == n)
+		return;
+	x->frame = pc_xrealloc(x->frame, n, sizeof(pc_id));
+	x->fn_of = pc_xrealloc(x->fn_of, n, sizeof(uint32_t));
+	x->pos_file = pc_xrealloc(x->pos_file, n, sizeof(pc_id));
+	x->pos_line = pc_xrealloc(x->pos_line, n, sizeof(uint32_t));
+	x->pos_addr = pc_xrealloc(x->pos_addr, n, sizeof(uint64_t));
+	if (!x->fnmap)
+		x->fnmap = pc_keymap_new();
+	x->nprep = n;
+	for (size_t c = from; c < n; c++) {
 		const struct pc_context *k = &db->contexts[c];
 		if (k->kind == PC_CTX_INSTRUCTION)
 			x->has_instr = 1;
@@ -204,6 +219,13 @@ static struct entry *entry_get(struct ex *x, const struct entry *k)
 {
 	uint64_t h = pc_hash64(((uint64_t)k->file << 32) | k->callee);
 	h = pc_hash64(h ^ (((uint64_t)k->line << 32) ^ k->addr));
+	if (k->fn >= x->nemaps) { /* the functions grow with the tree */
+		size_t n = x->nfns > k->fn ? x->nfns : k->fn + 1;
+		x->emaps = pc_xrealloc(x->emaps, n, sizeof(*x->emaps));
+		memset(x->emaps + x->nemaps, 0,
+		       (n - x->nemaps) * sizeof(*x->emaps));
+		x->nemaps = n;
+	}
 	struct pc_keymap **m = &x->emaps[k->fn];
 	if (!*m)
 		*m = pc_keymap_new();
@@ -228,22 +250,23 @@ static struct entry *entry_get(struct ex *x, const struct entry *k)
 
 static void free_emaps(struct ex *x)
 {
-	if (x->emaps)
-		for (size_t f = 0; f < x->nfns; f++)
-			pc_keymap_free(x->emaps[f]);
+	for (size_t f = 0; f < x->nemaps; f++)
+		pc_keymap_free(x->emaps[f]);
 	free(x->emaps);
 	x->emaps = NULL;
+	x->nemaps = 0;
 }
 
-/* Self costs and call edges of the values v[0..n) (one profile, or all
- * of them). */
-static void collect(struct ex *x, const struct pc_value *v, size_t n)
+/* Self costs and call edges, collected in three steps so that the
+ * values can come profile by profile: begin, the values (in the order
+ * of the model: profile, context, metric), end. */
+static void collect_begin(struct ex *x)
 {
-	const struct pc_db *db = x->db;
-	size_t nc = db->ncontexts, nm = x->nm;
+	size_t nc = x->db->ncontexts, nm = x->nm;
 	x->ne = x->npool = 0;
 	free_emaps(x);
-	x->emaps = pc_xcalloc(x->nfns, sizeof(*x->emaps));
+	x->emaps = pc_xcalloc(x->nfns ? x->nfns : 1, sizeof(*x->emaps));
+	x->nemaps = x->nfns;
 	/* at most a self position and a call per context: reserved (only
 	 * what is used is touched), so that the arrays are not copied as
 	 * they grow */
@@ -255,17 +278,39 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 		x->cappool = 2 * nc * nm;
 		x->pool = pc_xrealloc(x->pool, x->cappool, sizeof(double));
 	}
-	double *incl = pc_xcalloc(nc * nm + 1, sizeof(double));
-	double *calls = x->calls != PC_NONE ?
-		pc_xcalloc(nc, sizeof(double)) : NULL;
+	free(x->incl);
+	free(x->callsum);
+	x->nincl = nc;
+	x->incl = pc_xcalloc(nc * nm + 1, sizeof(double));
+	x->callsum = x->calls != PC_NONE ? pc_xcalloc(nc, sizeof(double)) : NULL;
+}
+
+/* The per-context sums cover the contexts the model has now. */
+static void collect_grow(struct ex *x)
+{
+	size_t nc = x->db->ncontexts, nm = x->nm, old = x->nincl;
+	if (nc <= old)
+		return;
+	x->incl = pc_xrealloc(x->incl, nc * nm + 1, sizeof(double));
+	memset(x->incl + old * nm, 0, ((nc - old) * nm + 1) * sizeof(double));
+	if (x->callsum) {
+		x->callsum = pc_xrealloc(x->callsum, nc, sizeof(double));
+		memset(x->callsum + old, 0, (nc - old) * sizeof(double));
+	}
+	x->nincl = nc;
+}
+
+static void collect_values(struct ex *x, const struct pc_value *v, size_t n)
+{
+	size_t nm = x->nm;
 	for (size_t i = 0; i < n; i++) {
 		pc_id c = v[i].ctx;
 		int col = x->col[v[i].metric];
 		if (col < 0) {
-			calls[c] += v[i].value;
+			x->callsum[c] += v[i].value;
 			continue;
 		}
-		incl[(size_t)c * nm + col] += v[i].value;
+		x->incl[(size_t)c * nm + col] += v[i].value;
 		struct entry k = {
 			.fn = x->fn_of[c], .file = x->pos_file[c],
 			.line = x->pos_line[c], .addr = x->pos_addr[c],
@@ -274,6 +319,13 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 		struct entry *e = entry_get(x, &k);
 		x->pool[e->cost + col] += v[i].value;
 	}
+}
+
+static void collect_end(struct ex *x)
+{
+	const struct pc_db *db = x->db;
+	size_t nc = db->ncontexts, nm = x->nm;
+	double *incl = x->incl, *calls = x->callsum;
 	for (size_t c = nc; c-- > 1;)
 		for (size_t m = 0; m < nm; m++)
 			incl[(size_t)db->contexts[c].parent * nm + m] +=
@@ -305,8 +357,19 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 		for (size_t m = 0; m < nm; m++)
 			x->pool[e->cost + m] += incl[c * nm + m];
 	}
-	free(incl);
-	free(calls);
+	free(x->incl);
+	free(x->callsum);
+	x->incl = x->callsum = NULL;
+	x->nincl = 0;
+}
+
+/* Self costs and call edges of the values v[0..n) (one profile, or all
+ * of them). */
+static void collect(struct ex *x, const struct pc_value *v, size_t n)
+{
+	collect_begin(x);
+	collect_values(x, v, n);
+	collect_end(x);
 }
 
 /* The largest total an event may have: Callgrind costs, and the sums
@@ -657,80 +720,183 @@ static int write_file(struct ex *x, const char *path, int thread,
 	return 0;
 }
 
-static int cg_write(const struct pc_db *cdb, const char *out,
-		    const struct pc_export_opts *opts, struct pc_err *err)
+static void ex_free(struct ex *x)
 {
-	/* the exporter interns --separate-callers names: the db is only
-	 * extended, never changed */
-	struct pc_db *db = (struct pc_db *)cdb;
-	size_t nout = opts->split ? db->nprofiles : 1;
+	free(x->frame);
+	free(x->fn_of);
+	free(x->pos_file);
+	free(x->pos_line);
+	free(x->pos_addr);
+	free(x->fns);
+	pc_keymap_free(x->fnmap);
+	free(x->e);
+	free_emaps(x);
+	free(x->pool);
+	free(x->incl);
+	free(x->callsum);
+	free(x->scale);
+	if (x->event)
+		for (size_t m = 0; m < x->nm; m++)
+			free(x->event[m]);
+	free(x->event);
+	free(x->mid);
+	free(x->col);
+	free(x);
+}
+
+/* Events, frames of the contexts so far and the sums: at the first
+ * profile (the metrics are the importer's by then) or at the end. The
+ * exporter interns frame names (--callers): the db is only extended,
+ * never changed. */
+static void ex_start(struct ex *x, const struct pc_db *db)
+{
+	x->db = db;
+	events(x, db);
+	prepare(x, (struct pc_db *)db);
+	event_names(x);
+	collect_begin(x);
+	x->begun = 1;
+}
+
+/* The sink: one profile's values added to the sums (one aggregated
+ * file: no value is kept, only the sums per position and context). */
+static int cg_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
+		      const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn,
+		      const struct pc_trace *t, struct pc_err *err)
+{
+	struct ex *x = (struct ex *)s;
+	(void)p, (void)sv, (void)sn, (void)t, (void)err;
+	if (!x->begun)
+		ex_start(x, db);
+	prepare(x, (struct pc_db *)db);
+	collect_grow(x);
+	collect_values(x, v, n);
+	return 0;
+}
+
+static int cg_stream_ok(const struct pc_export_opts *opts)
+{
+	/* --split's scales come from all the data, so that the files
+	 * agree: the values are needed twice */
+	return !opts->split;
+}
+
+/* One aggregated file, checked before any input is read; written at
+ * the end (its header holds the totals). */
+static struct pc_sink *cg_begin(const char *out,
+				const struct pc_export_opts *opts,
+				struct pc_err *err)
+{
+	if (strlen(out) >= sizeof((struct ex *)0)->out) {
+		pc_err_set(err, "%s: name too long", out);
+		return NULL;
+	}
+	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+		return NULL;
+	struct ex *x = pc_xcalloc(1, sizeof(*x));
+	x->sink.profile = cg_profile;
+	strcpy(x->out, out);
+	x->o = *opts;
+	x->opts = &x->o;
+	return &x->sink;
+}
+
+static void cg_abort(struct pc_sink *s)
+{
+	ex_free((struct ex *)s);
+}
+
+/* The profiles still in the model, then the file. */
+static int cg_end(struct pc_sink *s, const struct pc_db *db,
+		  struct pc_err *err)
+{
+	struct ex *x = (struct ex *)s;
+	int rc = 0;
+	if (!db->nprofiles)
+		rc = pc_err_set(err, "nothing to write: no profiles");
+	if (!rc) {
+		if (!x->begun)
+			ex_start(x, db);
+		prepare(x, (struct pc_db *)db);
+		collect_grow(x);
+		collect_values(x, db->nvalues ? db->values : NULL,
+			       db->nvalues);
+		collect_end(x);
+		choose_scales(x);
+	}
+	if (!rc && !strcmp(x->out, "-")) {
+		rc = write_file(x, "-", 0, err);
+	} else if (!rc) {
+		struct pc_dest o;
+		rc = pc_dest_begin(&o, x->out, 0, err);
+		if (!rc) {
+			rc = write_file(x, o.tmp, 0, err);
+			if (!rc)
+				rc = pc_dest_commit(&o, db->diag, err);
+			pc_dest_abort(&o);
+		}
+	}
+	ex_free(x);
+	return rc;
+}
+
+/* --split: a file per profile, their scales from all the data. */
+static int cg_write_split(const struct pc_db *cdb, const char *out,
+			  const struct pc_export_opts *opts,
+			  struct pc_err *err)
+{
+	const struct pc_db *db = cdb;
+	size_t nout = db->nprofiles;
 	if (!nout)
 		return pc_err_set(err, "nothing to write: no profiles");
-	if (!strcmp(out, "-") && opts->split)
+	if (!strcmp(out, "-"))
 		return pc_err_set(err, "--split writes several files: it "
 				  "needs an output name, not '-'");
 	char (*final)[4200] = pc_xcalloc(nout, sizeof(*final));
 	struct pc_dest *o = pc_xcalloc(nout, sizeof(*o));
 	int rc = 0;
 	for (size_t i = 0; i < nout && !rc; i++) {
-		if (opts->split)
-			snprintf(final[i], sizeof final[i], "%s-%02zu", out, i + 1);
-		else
-			snprintf(final[i], sizeof final[i], "%s", out);
-		if (strcmp(out, "-"))
-			rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
+		snprintf(final[i], sizeof final[i], "%s-%02zu", out, i + 1);
+		rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
 	}
-	struct ex x = { .db = db, .opts = opts };
+	struct ex *x = pc_xcalloc(1, sizeof(*x));
+	x->opts = opts;
 	if (!rc) {
-		events(&x, db);
-		prepare(&x, db);
-		event_names(&x);
+		ex_start(x, db);
 		/* scales from all the data, so split files agree */
-		collect(&x, db->values, db->nvalues);
-		choose_scales(&x);
+		collect_values(x, db->values, db->nvalues);
+		collect_end(x);
+		choose_scales(x);
 	}
 	size_t v = 0;
 	for (size_t i = 0; i < nout && !rc; i++) {
-		if (opts->split) {
-			size_t w = v;
-			while (w < db->nvalues && db->values[w].profile == i)
-				w++;
-			collect(&x, w > v ? db->values + v : NULL, w - v);
-			v = w;
-		}
-		if (!strcmp(out, "-")) {
-			rc = write_file(&x, "-", 0, err);
-			continue;
-		}
+		size_t w = v;
+		while (w < db->nvalues && db->values[w].profile == i)
+			w++;
+		collect(x, w > v ? db->values + v : NULL, w - v);
+		v = w;
 		rc = pc_dest_begin(&o[i], final[i], 0, err);
 		if (!rc)
-			rc = write_file(&x, o[i].tmp,
-					opts->split ? (int)i + 1 : 0, err);
+			rc = write_file(x, o[i].tmp, (int)i + 1, err);
 	}
-	for (size_t i = 0; i < nout && !rc && strcmp(out, "-"); i++)
+	for (size_t i = 0; i < nout && !rc; i++)
 		rc = pc_dest_commit(&o[i], db->diag, err);
 	for (size_t i = 0; i < nout; i++)
 		pc_dest_abort(&o[i]);
 	free(final);
 	free(o);
-	free(x.frame);
-	free(x.fn_of);
-	free(x.pos_file);
-	free(x.pos_line);
-	free(x.pos_addr);
-	free(x.fns);
-	pc_keymap_free(x.fnmap);
-	free(x.e);
-	free_emaps(&x);
-	free(x.pool);
-	free(x.scale);
-	if (x.event)
-		for (size_t m = 0; m < x.nm; m++)
-			free(x.event[m]);
-	free(x.event);
-	free(x.mid);
-	free(x.col);
+	ex_free(x);
 	return rc;
+}
+
+static int cg_write(const struct pc_db *db, const char *out,
+		    const struct pc_export_opts *opts, struct pc_err *err)
+{
+	if (opts->split)
+		return cg_write_split(db, out, opts, err);
+	struct pc_sink *s = cg_begin(out, opts, err);
+	return s ? cg_end(s, db, err) : -1;
 }
 
 static int cg_claims(const char *out)
@@ -746,4 +912,8 @@ const struct pc_exporter pc_export_callgrind = {
 	.claims = cg_claims,
 	.point_only = 1,
 	.write = cg_write,
+	.begin = cg_begin,
+	.end = cg_end,
+	.abort = cg_abort,
+	.stream_ok = cg_stream_ok,
 };

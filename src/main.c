@@ -322,7 +322,8 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				   inputs[i], im->name);
 			im = NULL;
 		}
-		if (im && to && n == 1 && im->streams && to->ex->begin) {
+		if (im && to && n == 1 && im->streams && to->ex->begin &&
+		    (!to->ex->stream_ok || to->ex->stream_ok(to->opts))) {
 			to->sink = to->ex->begin(to->out, to->opts, err);
 			if (!to->sink)
 				im = NULL;

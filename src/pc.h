@@ -590,6 +590,8 @@ struct pc_exporter {
 	int (*end)(struct pc_sink *s, const struct pc_db *db,
 		   struct pc_err *err);
 	void (*abort)(struct pc_sink *s);
+	/* whether these options let the output stream (NULL: yes) */
+	int (*stream_ok)(const struct pc_export_opts *opts);
 };
 
 extern const struct pc_importer *const pc_importers[];

@@ -99,7 +99,8 @@ if [ $plain = 1 ]; then
 	cd "$top/build-memcheck" || exit 1
 	if command -v valgrind >/dev/null; then
 		memcheck_tests="tests/hpctoolkit_legacy.sh tests/hpctoolkit_roundtrip.sh
-			tests/reliability.sh tests/cli.sh tests/callgrind_bad.sh tests/ovni.sh"
+			tests/reliability.sh tests/cli.sh tests/callgrind_bad.sh tests/ovni.sh
+			tests/bounded.sh"
 		phase=memcheck
 		rm -f "$top/build-memcheck/done"
 		watch "$top/build-memcheck" "$top/build-memcheck/done" &

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Any size in bounded memory: profiles stream from the importer to the
+# v4 writer, so a conversion holds the context tree and the profile in
+# flight, not every value and trace sample of the input. Generated
+# inputs (bench/gen_ovni.c, bench/gen_legacy.c) are converted and the
+# peak resident memory (GNU time) must stay well below what holding the
+# whole model took (the figures of b276468, the commit before streaming,
+# are in the comments). Peak RSS, not `ulimit -v`: the readers map their
+# input files and the check maps the output, so address space grows
+# with the files while resident memory does not. Needs a build without
+# sanitizers (ASan's shadow memory) and not under valgrind.
+. "$(dirname "$0")/lib.sh"
+bin="$top_builddir/profconv"
+
+if sanitized; then
+	skip "peak memory: needs a build without sanitizers (the suite's plain build runs it)"
+	done_testing
+	exit
+fi
+if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+	skip "peak memory: needs GNU time (/usr/bin/time, Debian package time)"
+	done_testing
+	exit
+fi
+if ! command -v cc >/dev/null; then
+	skip "peak memory: needs cc for the generators in bench/"
+	done_testing
+	exit
+fi
+
+# peak LIMIT_MB WHAT ARGS...: profconv ARGS... succeeds with a peak
+# resident memory below LIMIT_MB
+peak() {
+	lim=$1 what=$2
+	shift 2
+	if /usr/bin/time -f %M -o "$tmp/kb" "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; then
+		kb=$(tail -1 "$tmp/kb")
+		if [ "$kb" -lt $((lim * 1024)) ]; then
+			ok "$what: peak $((kb / 1024)) MB (at most $lim MB)"
+		else
+			not_ok "$what: peak $((kb / 1024)) MB, more than $lim MB"
+		fi
+	else
+		not_ok "$what: exit status $?"
+		sed 's/^/# /' "$tmp/err" | head -5
+	fi
+}
+
+# same_values WHAT A B: two databases hold the same totals and
+# per-function exclusive values (profconv check --values, its own
+# reader) and trace samples (info)
+same_values() {
+	for d in "$2" "$3"; do
+		"$bin" check --values "$d" >"$d.values" 2>&1
+		"$bin" info "$d" | grep -E 'sample|profile' >>"$d.values"
+	done
+	if [ -s "$2.values" ] && cmp -s "$2.values" "$3.values"; then
+		ok "$1: the v4 copy holds the same totals, function values and samples ($(grep -c . "$2.values") lines)"
+	else
+		not_ok "$1: the v4 copy differs"
+		diff "$2.values" "$3.values" | head -5 | sed 's/^/# /'
+	fi
+}
+
+cc -O2 -o "$tmp/gen_ovni" "$top_srcdir/bench/gen_ovni.c" &&
+	cc -std=c11 -O2 -o "$tmp/gen_legacy" "$top_srcdir/bench/gen_legacy.c" ||
+	{ not_ok "the generators in bench/ build"; done_testing; exit; }
+
+# ovni: 16 threads x 600,000 events (147 MB); the whole model peaked at
+# 57 MB, streaming at 17 MB
+"$tmp/gen_ovni" "$tmp/ovni" 16 600000 >/dev/null
+peak 32 "ovni -> v4, 16 threads x 600,000 events" convert -q -o "$tmp/ovni.d" "$tmp/ovni"
+# the database's traces read back: 147 MB -> 115 MB whole, 20 MB streaming
+peak 40 "v4 -> v4 of it (trace.db streamed too)" convert -q -o "$tmp/ovni2.d" "$tmp/ovni.d"
+same_values "ovni" "$tmp/ovni.d" "$tmp/ovni2.d"
+rm -rf "$tmp/ovni" "$tmp/ovni2.d"
+
+# an old database: 64 profiles x 20,000 contexts (30 MB, 1.7 million
+# values); whole: 129 MB, streaming: 43 MB
+"$tmp/gen_legacy" "$tmp/old" 64 20000 >/dev/null 2>&1
+peak 70 "old database -> v4, 64 profiles x 20,000 contexts" convert -q -o "$tmp/old.d" "$tmp/old"
+# whole: 147 MB, streaming: 44 MB
+peak 70 "v4 -> v4 of it" convert -q -o "$tmp/old2.d" "$tmp/old.d"
+same_values "old database" "$tmp/old.d" "$tmp/old2.d"
+done_testing
