@@ -84,6 +84,17 @@ struct reader {
 	uint64_t *tfirst;
 	uint64_t nvaguesamples;
 	size_t m0; /* the model's metrics before this input's */
+	/* the residuals of the profiles with elided values, for place() */
+	struct pc_hpc_resids resid;
+	/* the values place() gives the profiles (placed_values) */
+	struct add {
+		pc_id profile, ctx, metric;
+		int scoped;
+		double v;
+	} *adds;
+	size_t nadds, capadds;
+	uint32_t *elids; /* the elided ids, sorted */
+	size_t nelids;
 };
 
 static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
@@ -717,6 +728,15 @@ static int cmp_elided(const void *a, const void *b)
  * id goes to a line "[elided contexts, place undecided]" below that
  * context, with stored scopes equal to its point values; one that fits
  * nowhere to a placeholder below the unknown entry (ctx_of). */
+/* A value place() gives a profile: a point value, and with scoped its
+ * stored scopes too (an id kept in a placeholder line). */
+static void add(struct reader *r, pc_id prof, pc_id c, pc_id m, double v,
+		int scoped)
+{
+	PC_GROW(r->adds, r->nadds, r->capadds);
+	r->adds[r->nadds++] = (struct add){ prof, c, m, scoped, v };
+}
+
 static int place(struct reader *r)
 {
 	if (!r->nel)
@@ -726,7 +746,7 @@ static int place(struct reader *r)
 		.where = pc_xmalloc(r->nel * sizeof(pc_id)),
 		.exact = pc_xmalloc(r->nel),
 	};
-	pc_hpc_place(r->db, r->first_profile, r->el, r->nel, &pd);
+	pc_hpc_place(r->db, r->el, r->nel, &r->resid, &pd);
 	double lost = 0, total = 0;
 	for (size_t i = 0, e = 0; i < r->nel; e++) {
 		uint32_t id = r->el[i].ctx;
@@ -755,18 +775,14 @@ static int place(struct reader *r)
 			total += fabs(v->value);
 			if (!exact && pd.accounted)
 				continue; /* in pd.rest, by context */
-			pc_value_add(r->db, v->profile, c, v->metric, v->value);
-			if (exact)
-				continue;
-			lost += fabs(v->value);
-			for (unsigned s = 1; s < PC_NSCOPES; s++)
-				pc_scoped_add(r->db, v->profile, c, v->metric, s,
-					      v->value);
+			add(r, v->profile, c, v->metric, v->value, !exact);
+			if (!exact)
+				lost += fabs(v->value);
 		}
 	}
 	for (size_t i = 0; i < pd.nrest; i++)
-		pc_value_add(r->db, pd.rest[i].profile, pd.rest[i].ctx,
-			     pd.rest[i].metric, pd.rest[i].value);
+		add(r, pd.rest[i].profile, pd.rest[i].ctx, pd.rest[i].metric,
+		    pd.rest[i].value, 0);
 	if (pd.ambiguous + pd.unsearched && !pd.accounted)
 		pc_warn(r->db->diag, "%s: %zu elided context(s) (%.3g%% of "
 			"their values) have no single place: %zu fit several "
@@ -781,20 +797,72 @@ static int place(struct reader *r)
 	free(pd.where);
 	free(pd.exact);
 	free(pd.rest);
+	/* the distinct elided ids, for the second pass (is_elided) */
+	r->nelids = 0;
+	r->elids = pc_xmalloc(r->nel * sizeof(uint32_t));
+	for (size_t i = 0; i < r->nel; i++)
+		if (!r->nelids || r->elids[r->nelids - 1] != r->el[i].ctx)
+			r->elids[r->nelids++] = r->el[i].ctx;
+	free(r->el);
+	r->el = NULL;
+	free(r->resid.r);
+	r->resid.r = NULL;
+	/* streaming: by profile (stably), for the second pass */
+	if (r->db->sink && r->nadds) {
+		struct add *by = pc_xmalloc(r->nadds * sizeof(*by));
+		size_t *at = pc_xcalloc((size_t)r->nprof + 2, sizeof(size_t));
+		pc_id p0 = r->first_profile;
+		for (size_t i = 0; i < r->nadds; i++)
+			at[r->adds[i].profile - p0 + 1]++;
+		for (uint32_t i = 0; i <= r->nprof; i++)
+			at[i + 1] += at[i];
+		for (size_t i = 0; i < r->nadds; i++)
+			by[at[r->adds[i].profile - p0]++] = r->adds[i];
+		free(at);
+		free(r->adds);
+		r->adds = by;
+	}
 	return 0;
 }
 
-static int is_vague(const struct reader *r, uint32_t id)
+/* The values place() gave: all of them (prof PC_NONE), or those of
+ * profile prof from r->adds[a] on (grouped by profile); returns where
+ * the next profile's begin. */
+static size_t placed_values(struct reader *r, pc_id prof, size_t a)
 {
-	size_t lo = 0, hi = r->nvague;
+	for (; a < r->nadds && (prof == PC_NONE || r->adds[a].profile == prof);
+	     a++) {
+		const struct add *x = &r->adds[a];
+		pc_value_add(r->db, x->profile, x->ctx, x->metric, x->v);
+		for (unsigned s = 1; x->scoped && s < PC_NSCOPES; s++)
+			pc_scoped_add(r->db, x->profile, x->ctx, x->metric, s,
+				      x->v);
+	}
+	return a;
+}
+
+/* Whether a sorted array of ids holds id. */
+static int has_id(const uint32_t *a, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->vague[mid] < id)
+		if (a[mid] < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < r->nvague && r->vague[lo] == id;
+	return lo < n && a[lo] == id;
+}
+
+static int is_vague(const struct reader *r, uint32_t id)
+{
+	return has_id(r->vague, r->nvague, id);
+}
+
+static int is_elided(const struct reader *r, uint32_t id)
+{
+	return has_id(r->elids, r->nelids, id);
 }
 
 /* trace.db's header and lines, checked before any value is read (the
@@ -898,6 +966,83 @@ static void prerelease_value(struct reader *r, pc_id prof, pc_id c, pc_id m,
 		pc_scoped_add(r->db, prof, up, m, sc, d);
 }
 
+/* The values of profile index i (its info entry at e): point values and
+ * (scopes) stored scopes into the model; those of elided ids into r->el
+ * (el), or skipped (the second pass of a streaming read: placed
+ * already). */
+static int profile_values(struct reader *r, uint64_t i, uint64_t e,
+			  int scopes, int stream, int el)
+{
+	struct pc_blob *b = &r->prof;
+	uint64_t nv = pc_getle(b->p + e, 8), pv = pc_getle(b->p + e + 8, 8);
+	uint64_t nc = pc_getle(b->p + e + 0x10, 4), pc = pc_getle(b->p + e + 0x18, 8);
+	if (nv > b->n / 10 || nc > b->n / 12)
+		return fail_at(r, b, e, "profile %llu: value block "
+			       "larger than the file",
+			       (unsigned long long)i);
+	NEED(r, b, pv, nv * 10, "profile values");
+	NEED(r, b, pc, nc * 12, "profile context indices");
+	if (stream && nv <= b->n / 10) {
+		pc_values_reserve(r->db, (size_t)nv);
+		if (scopes)
+			pc_scoped_reserve(r->db, (size_t)nv);
+	}
+	for (uint64_t k = 0; k < nc; k++) {
+		const unsigned char *x = b->p + pc + 12 * k;
+		uint32_t ctx = (uint32_t)pc_getle(x, 4);
+		uint64_t start = pc_getle(x + 4, 8);
+		uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
+		if (start > end || end > nv)
+			return fail_at(r, b, pc + 12 * k + 4,
+				       "startIndex %llu out of order "
+				       "or past nValues %llu",
+				       (unsigned long long)start,
+				       (unsigned long long)nv);
+		pc_id mctx = ctx == 0 ? 0 : ctx_lookup(r, ctx);
+		/* the second pass: place() bound the elided ids it placed,
+		 * and gave their values (placed_values) */
+		if (!el && mctx != PC_NONE && ctx && is_elided(r, ctx))
+			mctx = PC_NONE;
+		pc_blob_read(b, end - start);
+		for (uint64_t v = start; v < end; v++) {
+			const unsigned char *y = b->p + pv + 10 * v;
+			uint16_t id = (uint16_t)pc_getle(y, 2);
+			pc_id m = r->prop[id].metric;
+			unsigned sc = r->prop[id].scope;
+			if (m == PC_NONE)
+				continue;
+			double d = pc_getlef64(y + 2);
+			if (mctx == PC_NONE) {
+				/* elided: only its point values
+				 * belong anywhere (see place()); the
+				 * pre-release layout's are inside the
+				 * stored scopes of the visible
+				 * contexts, and hpcviewer showed them
+				 * only so */
+				if (r->prerelease) {
+					r->prerelease_elided += el;
+					continue;
+				}
+				if (sc == PC_SCOPE_POINT && d != 0 && el) {
+					PC_GROW(r->el, r->nel, r->capel);
+					r->el[r->nel++] = (struct pc_value){
+						r->prof_id[i], ctx, m, d };
+				}
+			} else if (sc == PC_SCOPE_POINT) {
+				pc_value_add(r->db, r->prof_id[i], mctx,
+					     m, d);
+			} else if (scopes) {
+				pc_scoped_add(r->db, r->prof_id[i],
+					      mctx, m, sc, d);
+				if (r->prerelease)
+					prerelease_value(r, r->prof_id[i],
+							 mctx, m, sc, d);
+			}
+		}
+	}
+	return 0;
+}
+
 static int read_profiles(struct reader *r)
 {
 	struct pc_blob *b = &r->prof;
@@ -982,7 +1127,8 @@ static int read_profiles(struct reader *r)
 		     has_elided(r, b, pp, np, szp);
 	int scopes = !r->point_only || elided;
 	/* a profile is complete once its values and its trace are read,
-	 * unless elided ids are placed over all profiles (place()) */
+	 * unless elided ids are placed over all profiles (place()): then
+	 * once they are, in a second pass */
 	int stream = r->db->sink && !elided;
 	r->db->nplanned = r->db->nprofiles;
 	if (!stream && total <= b->n / 10) {
@@ -996,79 +1142,39 @@ static int read_profiles(struct reader *r)
 	for (size_t m = r->m0; scopes && m < r->db->nmetrics; m++)
 		r->db->metrics[m].stored |= r->db->metrics[m].scopes &
 					    (uint8_t)~(1u << PC_SCOPE_POINT);
-	/* values */
-	for (uint64_t i = 0; i < np; i++) {
+	/* values, profile by profile; with elided ids, the residuals of
+	 * each profile are kept for place() (and, streaming, its values
+	 * dropped: a second pass reads them again once the ids are placed) */
+	uint8_t *elm = pc_xcalloc(r->db->nmetrics + 1, 1);
+	int rc = 0;
+	for (uint64_t i = 0; i < np && !rc; i++) {
 		if (r->prof_id[i] == PC_NONE)
 			continue;
-		uint64_t e = pp + i * szp;
-		uint64_t nv = pc_getle(b->p + e, 8), pv = pc_getle(b->p + e + 8, 8);
-		uint64_t nc = pc_getle(b->p + e + 0x10, 4), pc = pc_getle(b->p + e + 0x18, 8);
-		if (nv > b->n / 10 || nc > b->n / 12)
-			return fail_at(r, b, e, "profile %llu: value block "
-				       "larger than the file",
-				       (unsigned long long)i);
-		NEED(r, b, pv, nv * 10, "profile values");
-		NEED(r, b, pc, nc * 12, "profile context indices");
-		if (stream && nv <= b->n / 10) {
-			pc_values_reserve(r->db, (size_t)nv);
-			if (scopes)
-				pc_scoped_reserve(r->db, (size_t)nv);
+		size_t v0 = r->db->nvalues, s0 = r->db->nscoped, e0 = r->nel;
+		rc = profile_values(r, i, pp + i * szp, scopes, stream || elided,
+				    1);
+		if (!rc && r->nel > e0) {
+			memset(elm, 0, r->db->nmetrics);
+			for (size_t k = e0; k < r->nel; k++)
+				elm[r->el[k].metric] = 1;
+			pc_values_coalesce_from(r->db, v0, s0);
+			pc_hpc_residuals(r->db, r->prof_id[i],
+					 r->db->values + v0,
+					 r->db->nvalues - v0,
+					 r->db->scoped + s0,
+					 r->db->nscoped - s0, elm, &r->resid);
 		}
-		for (uint64_t k = 0; k < nc; k++) {
-			const unsigned char *x = b->p + pc + 12 * k;
-			uint32_t ctx = (uint32_t)pc_getle(x, 4);
-			uint64_t start = pc_getle(x + 4, 8);
-			uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
-			if (start > end || end > nv)
-				return fail_at(r, b, pc + 12 * k + 4,
-					       "startIndex %llu out of order "
-					       "or past nValues %llu",
-					       (unsigned long long)start,
-					       (unsigned long long)nv);
-			pc_id mctx = ctx == 0 ? 0 : ctx_lookup(r, ctx);
-			pc_blob_read(b, end - start);
-			for (uint64_t v = start; v < end; v++) {
-				const unsigned char *y = b->p + pv + 10 * v;
-				uint16_t id = (uint16_t)pc_getle(y, 2);
-				pc_id m = r->prop[id].metric;
-				unsigned sc = r->prop[id].scope;
-				if (m == PC_NONE)
-					continue;
-				double d = pc_getlef64(y + 2);
-				if (mctx == PC_NONE) {
-					/* elided: only its point values
-					 * belong anywhere (see place()); the
-					 * pre-release layout's are inside the
-					 * stored scopes of the visible
-					 * contexts, and hpcviewer showed them
-					 * only so */
-					if (r->prerelease) {
-						r->prerelease_elided++;
-						continue;
-					}
-					if (sc == PC_SCOPE_POINT && d != 0) {
-						PC_GROW(r->el, r->nel, r->capel);
-						r->el[r->nel++] = (struct pc_value){
-							r->prof_id[i], ctx, m, d };
-					}
-				} else if (sc == PC_SCOPE_POINT) {
-					pc_value_add(r->db, r->prof_id[i], mctx,
-						     m, d);
-				} else if (scopes) {
-					pc_scoped_add(r->db, r->prof_id[i],
-						      mctx, m, sc, d);
-					if (r->prerelease)
-						prerelease_value(r, r->prof_id[i],
-								 mctx, m, sc, d);
-				}
-			}
-		}
-		if (stream) {
+		if (!rc && stream) {
 			trace_samples(r, (uint32_t)i);
-			if (pc_profile_done(r->db, r->prof_id[i], r->err))
-				return -1;
+			rc = pc_profile_done(r->db, r->prof_id[i], r->err);
+		} else if (!rc && r->db->sink) {
+			r->db->nvalues = v0; /* read again in the second pass */
+			r->db->nscoped = s0;
 		}
 	}
+	free(elm);
+	if (rc)
+		return -1;
 	if (r->prerelease_elided)
 		pc_warn(r->db->diag, "%s: %llu value(s) at context ids meta.db "
 			"does not list (pre-release layout): left out, as "
@@ -1082,13 +1188,30 @@ static int read_profiles(struct reader *r)
 			r->dir);
 	if (place(r))
 		return -1;
-	/* the traces of the profiles not handed on, once elided ids are
-	 * placed (their samples show the contexts they went to) */
-	for (uint32_t i = 0; !stream && i < r->nprof; i++)
-		if (r->prof_id[i] != PC_NONE)
-			trace_samples(r, i);
+	if (r->db->sink && !stream) {
+		/* the second pass: each profile's values again, with the
+		 * elided ids' values where they were placed, and its trace */
+		size_t a = 0;
+		for (uint64_t i = 0; i < np && !rc; i++) {
+			if (r->prof_id[i] == PC_NONE)
+				continue;
+			rc = profile_values(r, i, pp + i * szp, scopes, 1, 0);
+			a = placed_values(r, r->prof_id[i], a);
+			trace_samples(r, (uint32_t)i);
+			if (!rc)
+				rc = pc_profile_done(r->db, r->prof_id[i],
+						     r->err);
+		}
+	} else if (!stream) {
+		placed_values(r, PC_NONE, 0);
+		/* the traces, once elided ids are placed (their samples
+		 * show the contexts they went to) */
+		for (uint32_t i = 0; i < r->nprof; i++)
+			if (r->prof_id[i] != PC_NONE)
+				trace_samples(r, i);
+	}
 	vague_warning(r);
-	return 0;
+	return rc;
 }
 
 static const char *ynode_str(yaml_node_t *n)
@@ -1269,6 +1392,9 @@ static int v4_read(struct pc_db *db, const char *path,
 	free(r->vague);
 	free(r->lines);
 	free(r->tfirst);
+	free(r->resid.r);
+	free(r->adds);
+	free(r->elids);
 	free(r);
 	if (rc)
 		pc_err_context(err, "reading HPCToolkit database '%s'", path);

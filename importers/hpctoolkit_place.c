@@ -680,8 +680,69 @@ static void rests(const struct place *pl, const uint64_t *keys, size_t nk,
 	free(sign);
 }
 
-size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
-		    const struct pc_value *el, size_t nel,
+/* A residual's terms, in the order they are made: equal (ctx, comp)
+ * are summed in that order (seq breaks ties, so any sort keeps it). */
+struct rmake {
+	pc_id ctx, metric;
+	double v;
+	size_t seq;
+};
+
+static int cmp_rmake(const void *a, const void *b)
+{
+	const struct rmake *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void pc_hpc_residuals(const struct pc_db *db, pc_id profile,
+		      const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn,
+		      const uint8_t *elided, struct pc_hpc_resids *out)
+{
+	size_t nr = 0, capr = 16;
+	struct rmake *rt = pc_xmalloc(capr * sizeof(*rt));
+#define RADD(c, m, x)                                                        \
+	do {                                                                 \
+		PC_GROW(rt, nr, capr);                                       \
+		rt[nr] = (struct rmake){ (c), (m), (x), nr };                \
+		nr++;                                                        \
+	} while (0)
+	for (size_t i = 0; i < n; i++)
+		if (elided[v[i].metric])
+			RADD(v[i].ctx, v[i].metric, -v[i].value);
+	for (size_t i = 0; i < sn; i++) {
+		pc_id m = sv[i].metric / PC_NSCOPES;
+		if (sv[i].metric % PC_NSCOPES != PC_SCOPE_EXECUTION ||
+		    !elided[m])
+			continue;
+		RADD(sv[i].ctx, m, sv[i].value);
+		if (sv[i].ctx)
+			RADD(db->contexts[sv[i].ctx].parent, m, -sv[i].value);
+	}
+#undef RADD
+	qsort(rt, nr, sizeof(*rt), cmp_rmake);
+	for (size_t i = 0; i < nr;) {
+		struct pc_hpc_resid t = { rt[i].ctx, profile, rt[i].metric,
+					  rt[i].v, fabs(rt[i].v) };
+		for (i++; i < nr && rt[i].ctx == t.ctx && rt[i].metric == t.metric;
+		     i++) {
+			t.v += rt[i].v;
+			t.mag += fabs(rt[i].v);
+		}
+		if (fabs(t.v) > REL_TOL * t.mag) {
+			PC_GROW(out->r, out->n, out->cap);
+			out->r[out->n++] = t;
+		}
+	}
+	free(rt);
+}
+
+size_t pc_hpc_place(const struct pc_db *db, const struct pc_value *el,
+		    size_t nel, const struct pc_hpc_resids *rs,
 		    struct pc_hpc_placed *out)
 {
 	struct place pl = { 0 };
@@ -710,51 +771,17 @@ size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
 	}
 	pl.eoff[pl.ne] = nel;
 
-	/* V: residuals of the visible contexts, from this input's point
-	 * values and stored execution values */
-	pc_values_finish(db);
-	size_t nr = 0, capr = 16;
-	struct rterm *rt = pc_xmalloc(capr * sizeof(*rt));
-#define RADD(c, k, x)                                                        \
-	do {                                                                 \
-		PC_GROW(rt, nr, capr);                                       \
-		rt[nr++] = (struct rterm){ (c), (k), (x), fabs(x) };         \
-	} while (0)
-	for (size_t i = 0; i < db->nvalues; i++) {
-		const struct pc_value *v = &db->values[i];
-		if (v->profile < first_profile)
-			continue;
-		uint32_t k = comp_index(keys, nk,
-					comp_key(v->profile, v->metric));
-		if (k != UINT32_MAX)
-			RADD(v->ctx, k, -v->value);
-	}
-	for (size_t i = 0; i < db->nscoped; i++) {
-		const struct pc_value *v = &db->scoped[i];
-		if (v->profile < first_profile ||
-		    v->metric % PC_NSCOPES != PC_SCOPE_EXECUTION)
-			continue;
-		uint32_t k = comp_index(keys, nk,
-					comp_key(v->profile,
-						 v->metric / PC_NSCOPES));
-		if (k == UINT32_MAX)
-			continue;
-		RADD(v->ctx, k, v->value);
-		if (v->ctx)
-			RADD(db->contexts[v->ctx].parent, k, -v->value);
-	}
-#undef RADD
-	qsort(rt, nr, sizeof(*rt), cmp_rterm);
+	/* V: the visible contexts' residuals, by context and component */
 	size_t nrt = 0;
-	for (size_t i = 0; i < nr;) {
-		struct rterm t = rt[i++];
-		while (i < nr && rt[i].ctx == t.ctx && rt[i].comp == t.comp) {
-			t.v += rt[i].v;
-			t.mag += rt[i++].mag;
-		}
-		if (fabs(t.v) > REL_TOL * t.mag)
-			rt[nrt++] = t;
+	struct rterm *rt = pc_xmalloc((rs->n + 1) * sizeof(*rt));
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct pc_hpc_resid *x = &rs->r[i];
+		uint32_t k = comp_index(keys, nk,
+					comp_key(x->profile, x->metric));
+		if (k != UINT32_MAX)
+			rt[nrt++] = (struct rterm){ x->ctx, k, x->v, x->mag };
 	}
+	qsort(rt, nrt, sizeof(*rt), cmp_rterm);
 	pl.vctx = pc_xmalloc((nrt + 1) * sizeof(pc_id));
 	pl.voff = pc_xmalloc((nrt + 2) * sizeof(size_t));
 	pl.vterm = pc_xmalloc((nrt + 1) * sizeof(struct term));

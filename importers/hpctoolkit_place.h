@@ -27,13 +27,36 @@ struct pc_hpc_placed {
 	size_t nrest;
 };
 
+/* The residual of a visible context, profile and metric (see
+ * hpctoolkit_place.c): what its stored execution value holds beyond its
+ * point value and its visible children's execution values; mag is the
+ * sum of the magnitudes it was made of (its tolerance's scale). */
+struct pc_hpc_resid {
+	pc_id ctx, profile, metric;
+	double v, mag;
+};
+struct pc_hpc_resids {
+	struct pc_hpc_resid *r;
+	size_t n, cap;
+};
+
+/* Appends the residuals of one profile: its point values v[0..n) and
+ * stored scoped values sv[0..sn) (sorted and coalesced, as
+ * pc_values_finish leaves them), for the metrics m with elided[m] set
+ * (those of the profile's elided values). Those within rounding of zero
+ * are left out. A profile at a time, so that a reader that streams
+ * needs no profile's values once it is read. */
+void pc_hpc_residuals(const struct pc_db *db, pc_id profile,
+		      const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn,
+		      const uint8_t *elided, struct pc_hpc_resids *out);
+
 /* el[0..nel) are the point values of elided ids (ctx = the raw id),
- * sorted by (ctx, profile, metric), of the profiles first_profile.. of
- * db, whose point values and stored execution values of the visible
- * contexts are already in db. Fills *out (where and exact given by the
- * caller) and returns the number of distinct ids. */
-size_t pc_hpc_place(struct pc_db *db, pc_id first_profile,
-		    const struct pc_value *el, size_t nel,
+ * sorted by (ctx, profile, metric); rs the residuals of their profiles
+ * (pc_hpc_residuals). Fills *out (where and exact given by the caller)
+ * and returns the number of distinct ids. */
+size_t pc_hpc_place(const struct pc_db *db, const struct pc_value *el,
+		    size_t nel, const struct pc_hpc_resids *rs,
 		    struct pc_hpc_placed *out);
 
 #endif

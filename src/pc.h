@@ -444,6 +444,9 @@ void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 /* Sorts values and scoped values by (profile, ctx, metric), sums
  * duplicates, drops zeros. */
 void pc_values_finish(struct pc_db *db);
+/* Sorts and coalesces the values from v0 on and the stored values from
+ * s0 on (one profile's, added last), as pc_values_finish would. */
+void pc_values_coalesce_from(struct pc_db *db, size_t v0, size_t s0);
 /* Profile p is complete: every value, stored value and trace sample of
  * it has been added, and no value of another profile is in the model.
  * With a sink, hands it on (profiles in order: p is the next one, or

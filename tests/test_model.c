@@ -300,9 +300,14 @@ static size_t place_case(double ra, double rb, const double *e, size_t n,
 	struct pc_value el[8];
 	for (size_t i = 0; i < n; i++)
 		el[i] = (struct pc_value){ p, 100 + (pc_id)i, m, e[i] };
-	uint8_t exact[8];
+	uint8_t exact[8], elided[2] = { 1, 0 };
 	struct pc_hpc_placed pd = { .where = where, .exact = exact };
-	pc_hpc_place(db, 0, el, n, &pd);
+	struct pc_hpc_resids rs = { 0 };
+	pc_values_finish(db);
+	pc_hpc_residuals(db, p, db->values, db->nvalues, db->scoped,
+			 db->nscoped, elided, &rs);
+	pc_hpc_place(db, el, n, &rs, &pd);
+	free(rs.r);
 	*a_out = a;
 	*b_out = b;
 	pc_db_free(db);
