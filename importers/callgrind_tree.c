@@ -59,6 +59,7 @@ struct expand {
 	size_t reserve;   /* of it, kept for the flat fallback */
 	size_t nocost;    /* functions without self cost */
 	int tight;        /* the default bound is 30 times the input */
+	int viewer;       /* ... or hpcviewer's bound on meta.db */
 	int rootroom;     /* the roots' own rest may pass the bound (a
 			   * default bound, not a tight one) */
 	double *grand;    /* per metric: the part's total */
@@ -1520,6 +1521,20 @@ static size_t default_cap(struct expand *x, const struct pc_import_opts *opts,
 		x->tight = 1;
 		cap = x->budget;
 	}
+	/* hpcviewer reads a meta.db of at most 2 GiB, where a context
+	 * takes at most 72 bytes (its record, and function, file and
+	 * module): the whole tree, the contexts the model holds already
+	 * and the rests included, stays within it, less 64 MiB for the
+	 * other sections */
+	size_t viewer = (size_t)((((uint64_t)2048 - 64) << 20) / 72);
+	viewer = viewer > x->start ? viewer - x->start : 0;
+	if (*limit > viewer) {
+		size_t least = x->reserve + x->nocost + 1024;
+		*limit = viewer > least ? viewer : least;
+		x->budget = *limit > x->nocost ? *limit - x->nocost : 0;
+		x->tight = x->viewer = 1;
+		cap = cap < x->budget ? cap : x->budget;
+	}
 	return cap;
 }
 
@@ -1741,10 +1756,12 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			cut_share = 1 - x.laid[m] / x.grand[m];
 	if (x.ncut)
 		pc_note(db->diag, "the call tree keeps its heaviest calling "
-			"contexts; %.2g%% of the cost is summed per function "
+			"contexts%s; %.2g%% of the cost is summed per function "
 			"below them (totals and self costs exact). More: "
 			"--max-contexts=N; where: --verbose; why: README, 'From "
 			"a call graph to a calling-context tree'",
+			x.viewer ? " that hpcviewer can read (a meta.db of "
+				   "2 GiB at most)" : "",
 			100 * cut_share);
 	if (x.ncut && db->diag && db->diag->verbose) {
 		char where[CG_WHERE] = "";
