@@ -1,0 +1,61 @@
+#!/bin/sh
+# Memory: peak RSS (GNU time) of conversions at two input sizes, to show
+# that profiles stream (the peak stays flat as the input grows). ovni
+# traces of NTHREADS x 10^6 events (bench/gen_ovni.c) and old databases
+# of NPROFILES x 500,000 contexts (bench/gen_legacy.c), each converted to
+# v4 and to Callgrind, and the old databases' v4 outputs again to v4 and
+# to Callgrind.
+#   sh bench/memory.sh BUILD_DIR [OLD_PROFCONV]
+# With OLD_PROFCONV (a build of another commit), each conversion runs
+# with it too, and the outputs are compared byte for byte.
+# SIZES="64 256 100 400" (ovni threads small, large; old-database
+# profiles small, large; the default: inputs of 1 and 4 GB). BENCH_DIR:
+# where inputs and outputs go (the large ones take some 20 GB).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+new=${1:?usage: sh bench/memory.sh BUILD_DIR [OLD_PROFCONV]}/profconv
+old=${2:-}
+set -- ${SIZES:-64 256 100 400}
+work=${BENCH_DIR:-/tmp/profconv-bench-memory}
+mkdir -p "$work"
+cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
+cc -std=c11 -O2 -o "$work/gen_legacy" "$top/bench/gen_legacy.c"
+printf '%-34s %10s %10s %10s %8s %10s %8s %s\n' conversion input output \
+	"peak MB" "CPU s" "old MB" "old s" identical
+# conv LABEL IN OUT: the conversion with the new build (and the old)
+conv() {
+	rm -rf "$3" "$3.old"
+	sync
+	/usr/bin/time -f '%U %S %M' -o "$work/t" "$new" convert -q -o "$3" "$2"
+	set -- "$1" "$2" "$3" $(tail -1 "$work/t")
+	cpu=$(echo "$4 $5" | awk '{ printf "%.1f", $1 + $2 }') mb=$(($6 / 1024))
+	omb=- ocpu=- same=-
+	if [ -n "$old" ]; then
+		/usr/bin/time -f '%U %S %M' -o "$work/t" "$old" convert -q -o "$3.old" "$2"
+		set -- "$1" "$2" "$3" $(tail -1 "$work/t")
+		ocpu=$(echo "$4 $5" | awk '{ printf "%.1f", $1 + $2 }') omb=$(($6 / 1024))
+		same=no
+		diff -r "$3" "$3.old" >/dev/null && same=yes
+		rm -rf "$3.old"
+	fi
+	printf '%-34s %10s %10s %10s %8s %10s %8s %s\n' "$1" \
+		"$(du -sh "$2" | cut -f1)" "$(du -sh "$3" | cut -f1)" "$mb" \
+		"$cpu" "$omb" "$ocpu" "$same"
+}
+for n in "$1" "$2"; do
+	tr="$work/ovni-$n"
+	[ -d "$tr" ] || "$work/gen_ovni" "$tr" "$n" 1000000 >/dev/null
+	conv "ovni $n threads x 10^6 -> v4" "$tr" "$work/ovni.d"
+	conv "ovni $n threads x 10^6 -> Callgrind" "$tr" "$work/callgrind.out.ovni"
+	rm -rf "$tr" "$work/ovni.d" "$work/callgrind.out.ovni"
+done
+for n in "$3" "$4"; do
+	db="$work/old-$n"
+	[ -d "$db" ] || "$work/gen_legacy" "$db" "$n" 500000 >/dev/null 2>&1
+	conv "old db $n x 500,000 -> v4" "$db" "$work/old.d"
+	rm -rf "$db"
+	conv "  its v4 -> v4" "$work/old.d" "$work/old2.d"
+	rm -rf "$work/old2.d"
+	conv "  its v4 -> Callgrind" "$work/old.d" "$work/callgrind.out.old"
+	rm -rf "$work/old.d" "$work/callgrind.out.old"
+done
