@@ -602,12 +602,15 @@ typedef int (*part_fn)(struct legacy *, const struct pc_blob *, uint64_t,
 		       uint64_t, pc_id);
 
 /* A per-thread file (G.PROG-RANK-THREAD-HOST-PID-GEN.SUFFIX). */
-static int read_part_file(struct legacy *r, const char *name, part_fn fn)
+static int read_part_file(struct legacy *r, const char *name, part_fn fn,
+			  pc_id prof)
 {
 	struct pc_blob b;
 	if (pc_blob_map(&b, r->dir, name, 0, r->err))
 		return -1;
-	int rc = fn(r, &b, 0, b.n, thread_profile(r, b.path, name));
+	if (prof == PC_NONE)
+		prof = thread_profile(r, b.path, name);
+	int rc = fn(r, &b, 0, b.n, prof);
 	pc_blob_unmap(&b);
 	return rc;
 }
@@ -677,12 +680,73 @@ static int has_mdb(char **names, size_t nnames)
 
 /* Values and traces of a 2.x database: per-thread files, or the
  * containers the viewers made of them. */
+/* A per-thread file of a 2.x database, for reading thread by thread:
+ * its profile, its kind (0 metric-db, 1 hpctrace), its name's index. */
+struct part {
+	pc_id prof;
+	int kind;
+	size_t i;
+};
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct part *x = a, *y = b;
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* 2.x with a metric-db and an hpctrace file per thread: the profiles
+ * made first, in the order that reading all metric-db files and then
+ * all hpctrace files makes them, then read thread by thread (its
+ * metric-db files, its hpctrace files, in name order) and each one done
+ * (handed to a writer that streams) once read. */
+static int read_v2_threads(struct legacy *r, char **names, size_t nnames)
+{
+	struct part *pt = pc_xmalloc((nnames + 1) * sizeof(*pt));
+	size_t n = 0;
+	for (int kind = 0; kind < 2; kind++)
+		for (size_t i = 0; i < nnames; i++) {
+			if (!pc_path_ends(names[i], kind ? ".hpctrace" :
+							   ".metric-db"))
+				continue;
+			char path[4200];
+			pc_path_join(path, sizeof path, r->dir, names[i]);
+			pt[n++] = (struct part){
+				thread_profile(r, path, names[i]), kind, i };
+		}
+	r->db->nplanned = r->db->nprofiles;
+	qsort(pt, n, sizeof(*pt), cmp_part);
+	int rc = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		rc = read_part_file(r, names[pt[k].i],
+				    pt[k].kind ? hpctrace : metric_db,
+				    pt[k].prof);
+		if (!rc && (k + 1 == n || pt[k + 1].prof != pt[k].prof))
+			rc = pc_profile_done(r->db, pt[k].prof, r->err);
+	}
+	free(pt);
+	return rc;
+}
+
 static int read_v2(struct legacy *r, char **names, size_t nnames)
 {
-	int any = 0, rc = 0;
+	int any = 0, rc = 0, mt = 0, threads = 0;
+	for (size_t i = 0; i < nnames; i++) {
+		any |= pc_path_ends(names[i], ".metric-db");
+		threads |= pc_path_ends(names[i], ".hpctrace");
+		mt |= !strcmp(names[i], "experiment.mt");
+	}
+	/* per-thread files (not the viewers' containers): thread by
+	 * thread */
+	if (any && (threads || !mt))
+		return read_v2_threads(r, names, nnames);
+	any = 0;
 	for (size_t i = 0; i < nnames && !rc; i++)
 		if (pc_path_ends(names[i], ".metric-db")) {
-			rc = read_part_file(r, names[i], metric_db);
+			rc = read_part_file(r, names[i], metric_db, PC_NONE);
 			any = 1;
 		}
 	for (size_t i = 0; i < nnames && !rc && !any; i++)
@@ -695,7 +759,7 @@ static int read_v2(struct legacy *r, char **names, size_t nnames)
 	int traces = 0;
 	for (size_t i = 0; i < nnames && !rc; i++)
 		if (pc_path_ends(names[i], ".hpctrace")) {
-			rc = read_part_file(r, names[i], hpctrace);
+			rc = read_part_file(r, names[i], hpctrace, PC_NONE);
 			traces = 1;
 		}
 	for (size_t i = 0; i < nnames && !rc && !traces; i++)
@@ -773,18 +837,28 @@ static void legacy_free(struct legacy *r)
 	free(r);
 }
 
-/* The MetricTable's derived metrics, and statistics over threads. */
+/* The MetricTable's derived metrics, and statistics over threads (the
+ * v4 layout: known before the first profile is done). */
 static void derived_and_stats(struct legacy *r, int per_thread)
 {
 	legacy_derived_metrics(r, per_thread);
-	if (!r->stats)
-		return;
-	r->db->stats = 1;
-	pc_warn(r->db->diag, "%s: its statistics over threads (Mean, StdDev, "
-		"CfVar, Min, Max) become the v4 database's statistics, "
-		"computed again from the threads' values; a v4 Mean divides "
-		"by the threads that have a value at a context, not by all "
-		"threads", r->xml);
+	r->db->stats |= r->stats;
+}
+
+/* Their warnings, once the values are read. */
+static void derived_said(struct legacy *r)
+{
+	if (r->not_carried)
+		pc_warn(r->db->diag, "%s: %zu derived metric(s) not carried "
+			"(a formula the v4 metrics YAML cannot say, or "
+			"statistics over threads without per-thread values): "
+			"%s", r->xml, r->not_carried, r->not_carried_list);
+	if (r->stats)
+		pc_warn(r->db->diag, "%s: its statistics over threads (Mean, "
+			"StdDev, CfVar, Min, Max) become the v4 database's "
+			"statistics, computed again from the threads' values; "
+			"a v4 Mean divides by the threads that have a value "
+			"at a context, not by all threads", r->xml);
 }
 
 static int legacy_read(struct pc_db *db, const char *path,
@@ -827,21 +901,24 @@ static int legacy_read(struct pc_db *db, const char *path,
 		goto done;
 	note_scopes(r);
 	int per_thread = prof2 || nmdb || has_mdb(names, nnames);
-	if (r->major == 4) {
-		/* the metrics and statistics come from experiment.xml alone:
-		 * known before the first profile goes to a writer */
+	/* the metrics and statistics come from experiment.xml alone
+	 * (unless a database without metric-db files makes its columns
+	 * from the inline values): known before the first profile goes to
+	 * a writer */
+	if (per_thread)
 		derived_and_stats(r, per_thread);
+	if (r->major == 4) {
 		pc_id *prof_of = NULL;
 		uint32_t nprof = 0;
 		rc = read_profile_db(r, &prof_of, &nprof);
 		free(prof_of);
 	} else {
-		/* (a database without metric-db files makes its columns
-		 * from the inline values) */
 		rc = read_v2(r, names, nnames);
-		if (!rc)
-			derived_and_stats(r, per_thread);
 	}
+	if (!rc && !per_thread)
+		derived_and_stats(r, per_thread);
+	if (!rc)
+		derived_said(r);
 	if (!rc && r->elided)
 		pc_warn(db->diag, "%s: values of %llu (profile, context) "
 			"pair(s) whose context experiment.xml does not list "

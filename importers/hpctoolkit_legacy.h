@@ -137,6 +137,10 @@ struct legacy {
 	struct pc_blob tb;
 	struct pc_tline *tl;
 	uint64_t *tfirst;
+	/* derived metrics not carried: said once the values are read (an
+	 * error in them is then the one line) */
+	size_t not_carried;
+	char not_carried_list[1024];
 };
 
 /* Reads experiment.xml: tables and tree. */

@@ -286,11 +286,11 @@ void legacy_derived_metrics(struct legacy *r, int per_thread)
 			n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'",
 					      n ? ", " : "", r->xm[i].name);
 	}
+	/* said once the values are read (legacy_derived_said) */
+	r->not_carried = count;
 	if (count)
-		pc_warn(r->db->diag, "%s: %zu derived metric(s) not carried "
-			"(a formula the v4 metrics YAML cannot say, or "
-			"statistics over threads without per-thread values): "
-			"%s", r->xml, count, list);
+		snprintf(r->not_carried_list, sizeof r->not_carried_list, "%s",
+			 list);
 	r->stats = stats > 0;
 }
 
