@@ -1,5 +1,7 @@
 /* HPCToolkit v4 databases (meta.db, profile.db, trace.db; cct.db is
  * checked for its header but not read: profile.db holds the same values).
+ * This file reads meta.db and default.yaml and drives the reading;
+ * hpctoolkit_values.c reads profile.db and trace.db.
  *
  * What the model keeps: every measured profile with its identifier
  * tuple, its point values and, as stored scopes, its function, lex_aware
@@ -22,7 +24,7 @@
 #include "pc.h"
 #include "internal.h"
 #include "buf.h"
-#include "hpctoolkit_place.h"
+#include "hpctoolkit_v4.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,76 +33,9 @@
 #include <unistd.h>
 #include <yaml.h>
 
-
-struct reader {
-	struct pc_db *db;
-	const char *dir;
-	struct pc_err *err;
-	struct pc_blob meta, prof, trace;
-	int prerelease; /* meta.db of the pre-release 4.0 layout */
-	uint64_t prerelease_elided; /* its values at elided contexts */
-	/* meta.db tables, by element index */
-	uint64_t mod_base, mod_n, mod_stride;
-	uint64_t file_base, file_n, file_stride;
-	uint64_t fn_base, fn_n, fn_stride;
-	pc_id *mod_id, *file_id, *fn_id;
-	/* propMetricId -> model metric and scope (metric PC_NONE: not a
-	 * scope the model keeps) */
-	struct {
-		pc_id metric;
-		uint8_t scope;
-	} prop[65536];
-	/* point values of elided ids: ctx = the raw id */
-	struct pc_value *el;
-	size_t nel, capel;
-	pc_id first_profile;
-	/* ctxId -> model context; and, once meta.db is read, directly by
-	 * ctxId where the ids are dense (as writers make them): the values
-	 * look up a context per profile */
-	struct pc_keymap *ctxmap;
-	struct idmap {
-		uint32_t id;
-		pc_id ctx;
-	} *ids;
-	size_t nids, capids;
-	pc_id *dense;
-	uint32_t ndense;
-	int point_only; /* the caller reads point values only */
-	/* id tuple kind of the input -> the model's (PC_ID_NKINDS: a kind
-	 * the model has no name for), by the names of meta.db's IdNames */
-	uint8_t kind_of[256];
-	char kind_name[256][24];
-	/* profile index -> model profile (PC_NONE for summaries) */
-	pc_id *prof_id;
-	uint32_t nprof;
-	/* elided ids whose values were placed by context but which have no
-	 * single place themselves, sorted (trace samples naming them show
-	 * the deepest context certain to hold them) */
-	uint32_t *vague;
-	size_t nvague, capvague;
-	/* trace.db's lines by profile index (entry order kept): the
-	 * samples of profile i are lines[tfirst[i] .. tfirst[i + 1]) */
-	struct pc_tline *lines;
-	uint64_t *tfirst;
-	uint64_t nvaguesamples;
-	size_t m0; /* the model's metrics before this input's */
-	/* the residuals of the profiles with elided values, for place() */
-	struct pc_hpc_resids resid;
-	/* the values place() gives the profiles (placed_values) */
-	struct add {
-		pc_id profile, ctx, metric;
-		int scoped;
-		double v;
-	} *adds;
-	size_t nadds, capadds;
-	uint32_t *elids; /* the elided ids, sorted */
-	size_t nelids;
-};
-
-static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
-		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
-		   const char *fmt, ...)
+/* An error at offset off of b (returns -1). */
+int pc_v4_fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
+		  const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -111,56 +46,49 @@ static int fail_at(struct reader *r, const struct pc_blob *b, uint64_t off,
 }
 
 /* Is [off, off+len) inside the file? */
-static int ok_range(const struct pc_blob *b, uint64_t off, uint64_t len)
+int pc_v4_ok_range(const struct pc_blob *b, uint64_t off, uint64_t len)
 {
 	return off <= b->n && len <= b->n - off;
 }
 
-#define NEED(r, b, off, len, what)                                           \
-	do {                                                                 \
-		if (!ok_range((b), (off), (len)))                            \
-			return fail_at((r), (b), (off), "%s runs past the "  \
-				       "end of the file", (what));           \
-	} while (0)
-
 static const char *cstr(struct reader *r, const struct pc_blob *b, uint64_t off)
 {
 	if (!off || off >= b->n || !memchr(b->p + off, 0, b->n - off)) {
-		fail_at(r, b, off, "string not terminated inside the file");
+		pc_v4_fail_at(r, b, off, "string not terminated inside the file");
 		return NULL;
 	}
 	return (const char *)b->p + off;
 }
 
-static int map_file(struct reader *r, struct pc_blob *b, const char *name,
-		    int optional)
+int pc_v4_map_file(struct reader *r, struct pc_blob *b, const char *name,
+		   int optional)
 {
 	return pc_blob_map(b, r->dir, name, optional, r->err);
 }
 
-static void unmap(struct pc_blob *b)
+void pc_v4_unmap(struct pc_blob *b)
 {
 	pc_blob_unmap(b);
 }
 
 /* The common header: magic, format, major version 4, and the footer. */
-static int file_header(struct reader *r, const struct pc_blob *b, const char *fmt,
-		       const char *footer, unsigned nsec)
+int pc_v4_file_header(struct reader *r, const struct pc_blob *b, const char *fmt,
+		      const char *footer, unsigned nsec)
 {
 	if (b->n < 0x10 + 16 * (uint64_t)nsec + 8)
-		return fail_at(r, b, 0, "file too short for its header");
+		return pc_v4_fail_at(r, b, 0, "file too short for its header");
 	if (memcmp(b->p, "HPCTOOLKIT", 10) || memcmp(b->p + 10, fmt, 4))
-		return fail_at(r, b, 0, "not an HPCToolkit '%s' file", fmt);
+		return pc_v4_fail_at(r, b, 0, "not an HPCToolkit '%s' file", fmt);
 	if (b->p[0xe] != 4)
-		return fail_at(r, b, 0xe, "format version %u.%u (only 4.x is "
-			       "read)", b->p[0xe], b->p[0xf]);
+		return pc_v4_fail_at(r, b, 0xe, "format version %u.%u (only 4.x is "
+				     "read)", b->p[0xe], b->p[0xf]);
 	if (memcmp(b->p + b->n - 8, footer, 8))
-		return fail_at(r, b, b->n - 8, "footer '%s' missing "
-			       "(truncated file?)", footer);
+		return pc_v4_fail_at(r, b, b->n - 8, "footer '%s' missing "
+				     "(truncated file?)", footer);
 	return 0;
 }
 
-static uint64_t sec_ptr(const struct pc_blob *b, unsigned i)
+uint64_t pc_v4_sec_ptr(const struct pc_blob *b, unsigned i)
 {
 	return pc_getle(b->p + 0x18 + 16 * i, 8);
 }
@@ -182,20 +110,20 @@ static int read_table(struct reader *r, unsigned sec, const char *what,
 		      uint64_t *stride)
 {
 	const struct pc_blob *b = &r->meta;
-	uint64_t s = sec_ptr(b, sec);
+	uint64_t s = pc_v4_sec_ptr(b, sec);
 	NEED(r, b, s, 0xe, what);
 	*base = pc_getle(b->p + s, 8);
 	*n = pc_getle(b->p + s + 8, 4);
 	*stride = pc_getle(b->p + s + 0xc, 2);
 	if (*n && *stride < minsz)
-		return fail_at(r, b, s + 0xc, "%s entries of %llu bytes, "
-			       "below the %llu of format 4.0", what,
-			       (unsigned long long)*stride,
-			       (unsigned long long)minsz);
+		return pc_v4_fail_at(r, b, s + 0xc, "%s entries of %llu bytes, "
+				     "below the %llu of format 4.0", what,
+				     (unsigned long long)*stride,
+				     (unsigned long long)minsz);
 	if (*n && (*n > b->n / (*stride ? *stride : 1) ||
-		   !ok_range(b, *base, *n * *stride)))
-		return fail_at(r, b, s, "%s table runs past the end of the "
-			       "file", what);
+		   !pc_v4_ok_range(b, *base, *n * *stride)))
+		return pc_v4_fail_at(r, b, s, "%s table runs past the end of the "
+				     "file", what);
 	return 0;
 }
 
@@ -295,25 +223,25 @@ static int read_metrics_prerelease(struct reader *r, uint64_t pm,
 static int read_metrics(struct reader *r)
 {
 	const struct pc_blob *b = &r->meta;
-	uint64_t s = sec_ptr(b, 2);
+	uint64_t s = pc_v4_sec_ptr(b, 2);
 	NEED(r, b, s, 0x10, "Metrics section header");
 	uint64_t pm = pc_getle(b->p + s, 8), nm = pc_getle(b->p + s + 8, 4);
 	unsigned szm = b->p[s + 0xc], szi = b->p[s + 0xd];
 	for (size_t i = 0; i < 65536; i++)
 		r->prop[i].metric = PC_NONE;
 	if (nm > b->n / 0x18)
-		return fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
-			       "file", (unsigned long long)nm);
+		return pc_v4_fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
+				     "file", (unsigned long long)nm);
 	r->prerelease = nm && szm == 0x18 && szi == 0x18;
 	if (r->prerelease)
 		return read_metrics_prerelease(r, pm, nm);
 	NEED(r, b, s, 0x1b, "Metrics section header");
 	if (nm && (szm < 0x20 || szi < 0x10))
-		return fail_at(r, b, s + 0xc, "metric structure sizes %u/%u "
-			       "below 32/16", szm, szi);
+		return pc_v4_fail_at(r, b, s + 0xc, "metric structure sizes %u/%u "
+				     "below 32/16", szm, szi);
 	if (nm > b->n / 0x20)
-		return fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
-			       "file", (unsigned long long)nm);
+		return pc_v4_fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
+				     "file", (unsigned long long)nm);
 	NEED(r, b, pm, nm * szm, "metric table");
 	for (uint64_t i = 0; i < nm; i++) {
 		uint64_t e = pm + i * szm;
@@ -360,7 +288,7 @@ static int ctx_id_eq(const void *ctx, pc_id id, const void *key)
 	return r->ids[id].id == *(const uint32_t *)key;
 }
 
-static pc_id ctx_lookup(const struct reader *r, uint32_t id)
+pc_id pc_v4_ctx_lookup(const struct reader *r, uint32_t id)
 {
 	if (id < r->ndense)
 		return r->dense[id];
@@ -368,12 +296,12 @@ static pc_id ctx_lookup(const struct reader *r, uint32_t id)
 	return i == PC_NONE ? PC_NONE : r->ids[i].ctx;
 }
 
-static int ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
-		    uint32_t id, pc_id ctx)
+int pc_v4_ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
+		   uint32_t id, pc_id ctx)
 {
 	if (pc_keymap_intern(r->ctxmap, pc_hash64(id), ctx_id_eq, r, &id,
 			     (pc_id)r->nids) != r->nids)
-		return fail_at(r, b, at, "ctxId %u appears twice", id);
+		return pc_v4_fail_at(r, b, at, "ctxId %u appears twice", id);
 	PC_GROW(r->ids, r->nids, r->capids);
 	r->ids[r->nids++] = (struct idmap){ id, ctx };
 	if (id < r->ndense)
@@ -384,11 +312,11 @@ static int ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
 /* The model context of a ctxId found in trace.db (or of an elided id
  * whose values could not be placed): its meta.db context, the context
  * its values were placed in, or a placeholder. */
-static pc_id ctx_of(struct reader *r, uint32_t id)
+pc_id pc_v4_ctx_of(struct reader *r, uint32_t id)
 {
 	if (id == 0)
 		return 0;
-	pc_id c = ctx_lookup(r, id);
+	pc_id c = pc_v4_ctx_lookup(r, id);
 	if (c != PC_NONE)
 		return c;
 	char name[64];
@@ -399,7 +327,7 @@ static pc_id ctx_of(struct reader *r, uint32_t id)
 		.function = pc_function_get(r->db, name, PC_NONE, 0, PC_NONE, 0),
 	};
 	c = pc_ctx_child(r->db, pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN), &k);
-	ctx_bind(r, &r->meta, 0, id, c);
+	pc_v4_ctx_bind(r, &r->meta, 0, id, c);
 	return c;
 }
 
@@ -412,7 +340,7 @@ struct pending {
 static int read_tree(struct reader *r)
 {
 	const struct pc_blob *b = &r->meta;
-	uint64_t s = sec_ptr(b, 3), ssz = sec_size(b, 3);
+	uint64_t s = pc_v4_sec_ptr(b, 3), ssz = sec_size(b, 3);
 	NEED(r, b, s, r->prerelease ? 0x10 : 0xb, "Context section header");
 	/* a context takes at least 0x20 bytes of the section */
 	pc_ctx_reserve(r->db, (size_t)(ssz / 0x20));
@@ -423,8 +351,8 @@ static int read_tree(struct reader *r)
 	if (r->prerelease)
 		ne = 0;
 	if (ne && sze < 0x20)
-		return fail_at(r, b, s + 0xa, "entry points of %u bytes, below "
-			       "32", sze);
+		return pc_v4_fail_at(r, b, s + 0xa, "entry points of %u bytes, below "
+				     "32", sze);
 	NEED(r, b, pe, ne * sze, "entry point table");
 	struct pending *q = NULL;
 	size_t nq = 0, capq = 0, head = 0;
@@ -444,7 +372,7 @@ static int read_tree(struct reader *r)
 			kind = PC_ENTRY_UNKNOWN;
 		}
 		pc_id c = pc_ctx_entry(r->db, (enum pc_entry)kind);
-		rc = ctx_bind(r, b, e + 0x10, id, c);
+		rc = pc_v4_ctx_bind(r, b, e + 0x10, id, c);
 		PC_GROW(q, nq, capq);
 		q[nq++] = (struct pending){ pc_getle(b->p + e + 8, 8), pc_getle(b->p + e, 8),
 					    c, e };
@@ -460,11 +388,11 @@ static int read_tree(struct reader *r)
 		struct pending a = q[head++];
 		if (!a.sz)
 			continue;
-		if (!ok_range(b, a.p, a.sz)) {
-			rc = fail_at(r, b, a.from, "children array [0x%llx, "
-				     "+0x%llx) runs past the end of the file",
-				     (unsigned long long)a.p,
-				     (unsigned long long)a.sz);
+		if (!pc_v4_ok_range(b, a.p, a.sz)) {
+			rc = pc_v4_fail_at(r, b, a.from, "children array [0x%llx, "
+					   "+0x%llx) runs past the end of the file",
+					   (unsigned long long)a.p,
+					   (unsigned long long)a.sz);
 			break;
 		}
 		/* a record: 0x20 bytes and its flex words (0x18 in the
@@ -472,14 +400,14 @@ static int read_tree(struct reader *r)
 		uint64_t rec = r->prerelease ? 0x18 : 0x20;
 		for (uint64_t x = a.p; x < a.p + a.sz;) {
 			if (a.p + a.sz - x < rec) {
-				rc = fail_at(r, b, x, "context record runs past "
-					     "its children array");
+				rc = pc_v4_fail_at(r, b, x, "context record runs past "
+						   "its children array");
 				break;
 			}
 			if (!budget--) {
-				rc = fail_at(r, b, x, "more contexts than the "
-					     "Context section can hold (a "
-					     "pointer cycle?)");
+				rc = pc_v4_fail_at(r, b, x, "more contexts than the "
+						   "Context section can hold (a "
+						   "pointer cycle?)");
 				break;
 			}
 			const unsigned char *c = b->p + x;
@@ -487,8 +415,8 @@ static int read_tree(struct reader *r)
 			unsigned flags = c[0x14], rel = c[0x15], lex = c[0x16];
 			uint64_t size = rec + 8 * (uint64_t)c[0x17];
 			if (size > a.p + a.sz - x) {
-				rc = fail_at(r, b, x, "context flex words run "
-					     "past its children array");
+				rc = pc_v4_fail_at(r, b, x, "context flex words run "
+						   "past its children array");
 				break;
 			}
 			if (rel > 2) {
@@ -510,27 +438,27 @@ static int read_tree(struct reader *r)
 			};
 			uint64_t w = x + rec, wend = x + size;
 			if (flags & 1) {
-				if (wend - w < 8) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
+				if (wend - w < 8) { rc = pc_v4_fail_at(r, b, x, "flex words too few for its flags"); break; }
 				int64_t i = elem(pc_getle(b->p + w, 8), r->fn_base,
 						 r->fn_n, r->fn_stride);
-				if (i < 0) { rc = fail_at(r, b, w, "pFunction is not a function of the Functions section"); break; }
+				if (i < 0) { rc = pc_v4_fail_at(r, b, w, "pFunction is not a function of the Functions section"); break; }
 				k.function = r->fn_id[i];
 				w += 8;
 			}
 			if (flags & 2) {
-				if (wend - w < 16) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
+				if (wend - w < 16) { rc = pc_v4_fail_at(r, b, x, "flex words too few for its flags"); break; }
 				int64_t i = elem(pc_getle(b->p + w, 8), r->file_base,
 						 r->file_n, r->file_stride);
-				if (i < 0) { rc = fail_at(r, b, w, "pFile is not a file of the Source Files section"); break; }
+				if (i < 0) { rc = pc_v4_fail_at(r, b, w, "pFile is not a file of the Source Files section"); break; }
 				k.file = r->file_id[i];
 				k.line = (uint32_t)pc_getle(b->p + w + 8, 4);
 				w += 16;
 			}
 			if (flags & 4) {
-				if (wend - w < 16) { rc = fail_at(r, b, x, "flex words too few for its flags"); break; }
+				if (wend - w < 16) { rc = pc_v4_fail_at(r, b, x, "flex words too few for its flags"); break; }
 				int64_t i = elem(pc_getle(b->p + w, 8), r->mod_base,
 						 r->mod_n, r->mod_stride);
-				if (i < 0) { rc = fail_at(r, b, w, "pModule is not a module of the Load Modules section"); break; }
+				if (i < 0) { rc = pc_v4_fail_at(r, b, w, "pModule is not a module of the Load Modules section"); break; }
 				k.module = r->mod_id[i];
 				k.offset = pc_getle(b->p + w + 8, 8);
 			}
@@ -562,11 +490,11 @@ static int read_tree(struct reader *r)
 			}
 			taken[m] = 1;
 			if (id == 0) {
-				rc = fail_at(r, b, x + 0x10, "ctxId 0 is the "
-					     "global context");
+				rc = pc_v4_fail_at(r, b, x + 0x10, "ctxId 0 is the "
+						   "global context");
 				break;
 			}
-			if ((rc = ctx_bind(r, b, x + 0x10, id, m)))
+			if ((rc = pc_v4_ctx_bind(r, b, x + 0x10, id, m)))
 				break;
 			PC_GROW(q, nq, capq);
 			q[nq++] = (struct pending){ pc_getle(c + 8, 8), pc_getle(c, 8), m, x };
@@ -581,15 +509,15 @@ static int read_tree(struct reader *r)
 static int read_meta(struct reader *r)
 {
 	struct pc_blob *b = &r->meta;
-	if (map_file(r, b, "meta.db", 0))
+	if (pc_v4_map_file(r, b, "meta.db", 0))
 		return -1;
-	if (file_header(r, b, "meta", "_meta.db", 8))
+	if (pc_v4_file_header(r, b, "meta", "_meta.db", 8))
 		return -1;
 	for (unsigned i = 0; i < 8; i++)
-		if (!ok_range(b, sec_ptr(b, i), sec_size(b, i)))
-			return fail_at(r, b, 0x18 + 16 * i, "section %u runs "
-				       "past the end of the file", i);
-	uint64_t g = sec_ptr(b, 0);
+		if (!pc_v4_ok_range(b, pc_v4_sec_ptr(b, i), sec_size(b, i)))
+			return pc_v4_fail_at(r, b, 0x18 + 16 * i, "section %u runs "
+					     "past the end of the file", i);
+	uint64_t g = pc_v4_sec_ptr(b, 0);
 	NEED(r, b, g, 0x10, "General section");
 	const char *title = cstr(r, b, pc_getle(b->p + g, 8));
 	if (!title)
@@ -603,7 +531,7 @@ static int read_meta(struct reader *r)
 		r->db->title = pc_intern_cstr(r->db, title);
 		r->db->description = pc_intern_cstr(r->db, desc);
 	}
-	uint64_t in = sec_ptr(b, 1);
+	uint64_t in = pc_v4_sec_ptr(b, 1);
 	NEED(r, b, in, 9, "IdNames section");
 	uint64_t names_at = pc_getle(b->p + in, 8);
 	unsigned nkinds = b->p[in + 8];
@@ -665,8 +593,8 @@ static int read_meta(struct reader *r)
 				       r->file_stride) : -2;
 		if (mi == -1 || fi == -1) {
 			free(taken);
-			return fail_at(r, b, e, "function's module or file "
-				       "pointer is not a table element");
+			return pc_v4_fail_at(r, b, e, "function's module or file "
+					     "pointer is not a table element");
 		}
 		/* twins (equal fields) stay distinct functions */
 		pc_id mod = mi >= 0 ? r->mod_id[mi] : PC_NONE;
@@ -683,535 +611,6 @@ static int read_meta(struct reader *r)
 	}
 	free(taken);
 	return read_tree(r);
-}
-
-/* The first section of profile.db and trace.db starts with the same
- * fields: a pointer to an array, its length (u32) and stride (u8). */
-static int array_header(struct reader *r, const struct pc_blob *b,
-			uint64_t hdrlen, uint64_t minstride, const char *what,
-			uint64_t *p, uint64_t *n, uint64_t *stride)
-{
-	uint64_t s = sec_ptr(b, 0);
-	NEED(r, b, s, hdrlen, "first section header");
-	*p = pc_getle(b->p + s, 8);
-	*n = pc_getle(b->p + s + 8, 4);
-	*stride = b->p[s + 0xc];
-	if (*n && *stride < minstride)
-		return fail_at(r, b, s + 0xc, "%s entries of %llu bytes, below "
-			       "%llu", what, (unsigned long long)*stride,
-			       (unsigned long long)minstride);
-	if (*n > b->n / minstride)
-		return fail_at(r, b, s + 8, "%llu %s entries cannot fit in the "
-			       "file", (unsigned long long)*n, what);
-	NEED(r, b, *p, *n * *stride, what);
-	return 0;
-}
-
-static int cmp_elided(const void *a, const void *b)
-{
-	const struct pc_value *x = a, *y = b;
-	if (x->ctx != y->ctx)
-		return x->ctx < y->ctx ? -1 : 1;
-	if (x->profile != y->profile)
-		return x->profile < y->profile ? -1 : 1;
-	return x->metric < y->metric ? -1 : x->metric > y->metric;
-}
-
-/* Adds the point values of elided ids to the visible contexts they
- * belong to (hpctoolkit_place.c), and binds each placed id to its
- * context for trace.db. Where some ids have no single place, the
- * visible contexts' residuals still say how much of their values each
- * context holds: when they account for those values exactly, each
- * context takes its part, and each such id is bound, for trace.db, to
- * the deepest context that certainly holds it (r->vague lists them).
- * Otherwise (stored scopes that do not add up the standard way) such an
- * id goes to a line "[elided contexts, place undecided]" below that
- * context, with stored scopes equal to its point values; one that fits
- * nowhere to a placeholder below the unknown entry (ctx_of). */
-/* A value place() gives a profile: a point value, and with scoped its
- * stored scopes too (an id kept in a placeholder line). */
-static void add(struct reader *r, pc_id prof, pc_id c, pc_id m, double v,
-		int scoped)
-{
-	PC_GROW(r->adds, r->nadds, r->capadds);
-	r->adds[r->nadds++] = (struct add){ prof, c, m, scoped, v };
-}
-
-static int place(struct reader *r)
-{
-	if (!r->nel)
-		return 0;
-	qsort(r->el, r->nel, sizeof(*r->el), cmp_elided);
-	struct pc_hpc_placed pd = {
-		.where = pc_xmalloc(r->nel * sizeof(pc_id)),
-		.exact = pc_xmalloc(r->nel),
-	};
-	pc_hpc_place(r->db, r->el, r->nel, &r->resid, &pd);
-	double lost = 0, total = 0;
-	for (size_t i = 0, e = 0; i < r->nel; e++) {
-		uint32_t id = r->el[i].ctx;
-		pc_id c = pd.where[e];
-		int exact = pd.exact[e];
-		if (!exact && pd.accounted) {
-			PC_GROW(r->vague, r->nvague, r->capvague);
-			r->vague[r->nvague++] = id; /* el is sorted by id */
-		} else if (!exact && c != PC_NONE) {
-			if (c == 0) /* only entry points hang there */
-				c = pc_ctx_entry(r->db, PC_ENTRY_UNKNOWN);
-			struct pc_context k = {
-				.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
-				.file = pc_file_get(r->db, "[elided contexts, "
-							   "place undecided]"),
-				.module = PC_NONE, .function = PC_NONE,
-			};
-			c = pc_ctx_child(r->db, c, &k);
-		}
-		if (c != PC_NONE)
-			ctx_bind(r, &r->meta, 0, id, c);
-		else
-			c = ctx_of(r, id);
-		for (; i < r->nel && r->el[i].ctx == id; i++) {
-			const struct pc_value *v = &r->el[i];
-			total += fabs(v->value);
-			if (!exact && pd.accounted)
-				continue; /* in pd.rest, by context */
-			add(r, v->profile, c, v->metric, v->value, !exact);
-			if (!exact)
-				lost += fabs(v->value);
-		}
-	}
-	for (size_t i = 0; i < pd.nrest; i++)
-		add(r, pd.rest[i].profile, pd.rest[i].ctx, pd.rest[i].metric,
-		    pd.rest[i].value, 0);
-	if (pd.ambiguous + pd.unsearched && !pd.accounted)
-		pc_warn(r->db->diag, "%s: %zu elided context(s) (%.3g%% of "
-			"their values) have no single place: %zu fit several "
-			"places exactly, %zu were not decided by the search, "
-			"and the stored scopes of the visible contexts do not "
-			"add up to them; they are kept in a line \"[elided "
-			"contexts, place undecided]\" below the deepest "
-			"context that holds every place each could have",
-			r->prof.path, pd.ambiguous + pd.unsearched,
-			total ? 100 * lost / total : 0.0, pd.ambiguous,
-			pd.unsearched);
-	free(pd.where);
-	free(pd.exact);
-	free(pd.rest);
-	/* the distinct elided ids, for the second pass (is_elided) */
-	r->nelids = 0;
-	r->elids = pc_xmalloc(r->nel * sizeof(uint32_t));
-	for (size_t i = 0; i < r->nel; i++)
-		if (!r->nelids || r->elids[r->nelids - 1] != r->el[i].ctx)
-			r->elids[r->nelids++] = r->el[i].ctx;
-	free(r->el);
-	r->el = NULL;
-	free(r->resid.r);
-	r->resid.r = NULL;
-	/* streaming: by profile (stably), for the second pass */
-	if (r->db->sink && r->nadds) {
-		struct add *by = pc_xmalloc(r->nadds * sizeof(*by));
-		size_t *at = pc_xcalloc((size_t)r->nprof + 2, sizeof(size_t));
-		pc_id p0 = r->first_profile;
-		for (size_t i = 0; i < r->nadds; i++)
-			at[r->adds[i].profile - p0 + 1]++;
-		for (uint32_t i = 0; i <= r->nprof; i++)
-			at[i + 1] += at[i];
-		for (size_t i = 0; i < r->nadds; i++)
-			by[at[r->adds[i].profile - p0]++] = r->adds[i];
-		free(at);
-		free(r->adds);
-		r->adds = by;
-	}
-	return 0;
-}
-
-/* The values place() gave: all of them (prof PC_NONE), or those of
- * profile prof from r->adds[a] on (grouped by profile); returns where
- * the next profile's begin. */
-static size_t placed_values(struct reader *r, pc_id prof, size_t a)
-{
-	for (; a < r->nadds && (prof == PC_NONE || r->adds[a].profile == prof);
-	     a++) {
-		const struct add *x = &r->adds[a];
-		pc_value_add(r->db, x->profile, x->ctx, x->metric, x->v);
-		for (unsigned s = 1; x->scoped && s < PC_NSCOPES; s++)
-			pc_scoped_add(r->db, x->profile, x->ctx, x->metric, s,
-				      x->v);
-	}
-	return a;
-}
-
-/* Whether a sorted array of ids holds id. */
-static int has_id(const uint32_t *a, size_t n, uint32_t id)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && a[lo] == id;
-}
-
-static int is_vague(const struct reader *r, uint32_t id)
-{
-	return has_id(r->vague, r->nvague, id);
-}
-
-static int is_elided(const struct reader *r, uint32_t id)
-{
-	return has_id(r->elids, r->nelids, id);
-}
-
-/* trace.db's header and lines, checked before any value is read (the
- * samples of a profile are added with its values): r->lines by profile
- * index. No trace.db: no lines. */
-static int trace_index(struct reader *r)
-{
-	struct pc_blob *b = &r->trace;
-	int rc = map_file(r, b, "trace.db", 1);
-	if (rc)
-		return rc > 0 ? 0 : -1;
-	if (file_header(r, b, "trce", "trace.db", 1))
-		return -1;
-	uint64_t pt, nt, szt;
-	if (array_header(r, b, 0x20, 0x18, "trace header", &pt, &nt, &szt))
-		return -1;
-	r->lines = pc_xmalloc((nt ? nt : 1) * sizeof(*r->lines));
-	for (uint64_t i = 0; i < nt; i++) {
-		uint64_t e = pt + i * szt;
-		uint32_t pi = (uint32_t)pc_getle(b->p + e, 4);
-		uint64_t a = pc_getle(b->p + e + 8, 8), z = pc_getle(b->p + e + 0x10, 8);
-		if (pi >= r->nprof || r->prof_id[pi] == PC_NONE)
-			return fail_at(r, b, e, "trace of profile %u, which is "
-				       "not a measured profile", pi);
-		if (z < a || (z - a) % 12 || !ok_range(b, a, z - a))
-			return fail_at(r, b, e + 8, "trace line [0x%llx, "
-				       "0x%llx) is not whole samples inside "
-				       "the file", (unsigned long long)a,
-				       (unsigned long long)z);
-		r->lines[i] = (struct pc_tline){ pi, a, z };
-	}
-	r->tfirst = pc_tlines_group(r->lines, nt, r->nprof);
-	return 0;
-}
-
-/* The samples of profile index i, in the order of its lines. */
-static void trace_samples(struct reader *r, uint32_t i)
-{
-	const struct pc_blob *b = &r->trace;
-	if (!r->tfirst)
-		return;
-	for (uint64_t k = r->tfirst[i]; k < r->tfirst[i + 1]; k++) {
-		const struct pc_tline *l = &r->lines[k];
-		for (uint64_t x = l->a; x < l->z; x += 12) {
-			uint32_t id = (uint32_t)pc_getle(b->p + x + 8, 4);
-			pc_trace_add(r->db, r->prof_id[i], pc_getle(b->p + x, 8),
-				     ctx_of(r, id));
-			if (r->nvague)
-				r->nvaguesamples += is_vague(r, id);
-		}
-		pc_blob_read(&r->trace, (l->z - l->a) / 12);
-	}
-}
-
-static void vague_warning(struct reader *r)
-{
-	if (r->nvaguesamples)
-		pc_warn(r->db->diag, "%s: %llu trace sample(s) name elided "
-			"contexts whose place the stored scopes do not decide "
-			"(several places fit them exactly, or the search did "
-			"not finish); they show the deepest context certain to "
-			"hold them", r->trace.path,
-			(unsigned long long)r->nvaguesamples);
-}
-
-/* Whether a profile's values name a ctxId meta.db does not have (an
- * elided context). A damaged index counts as yes: the reading proper
- * reports it. */
-static int has_elided(const struct reader *r, const struct pc_blob *b,
-		      uint64_t pp, uint64_t np, uint64_t szp)
-{
-	for (uint64_t i = 0; i < np; i++) {
-		if (r->prof_id[i] == PC_NONE)
-			continue;
-		const unsigned char *e = b->p + pp + i * szp;
-		uint64_t nc = pc_getle(e + 0x10, 4), pc = pc_getle(e + 0x18, 8);
-		if (pc > b->n || nc > (b->n - pc) / 12)
-			return 1;
-		for (uint64_t k = 0; k < nc; k++) {
-			uint32_t ctx = (uint32_t)pc_getle(b->p + pc + 12 * k, 4);
-			if (ctx && ctx_lookup(r, ctx) == PC_NONE)
-				return 1;
-		}
-		pc_blob_read((struct pc_blob *)b, nc);
-	}
-	return 0;
-}
-
-/* What a stored value of the pre-release layout gives besides itself:
- * its function scope is what hpcviewer showed as exclusive, the
- * lex_aware column of today's; an entry's inclusive value is its
- * children's, the top contexts of that layout's tree. */
-static void prerelease_value(struct reader *r, pc_id prof, pc_id c, pc_id m,
-			     unsigned sc, double d)
-{
-	pc_id up = r->db->contexts[c].parent;
-	if (sc == PC_SCOPE_FUNCTION)
-		pc_scoped_add(r->db, prof, c, m, PC_SCOPE_LEXAWARE, d);
-	else if (sc == PC_SCOPE_EXECUTION && c &&
-		 r->db->contexts[up].kind == PC_CTX_ENTRY)
-		pc_scoped_add(r->db, prof, up, m, sc, d);
-}
-
-/* The values of profile index i (its info entry at e): point values and
- * (scopes) stored scopes into the model; those of elided ids into r->el
- * (el), or skipped (the second pass of a streaming read: placed
- * already). */
-static int profile_values(struct reader *r, uint64_t i, uint64_t e,
-			  int scopes, int stream, int el)
-{
-	struct pc_blob *b = &r->prof;
-	uint64_t nv = pc_getle(b->p + e, 8), pv = pc_getle(b->p + e + 8, 8);
-	uint64_t nc = pc_getle(b->p + e + 0x10, 4), pc = pc_getle(b->p + e + 0x18, 8);
-	if (nv > b->n / 10 || nc > b->n / 12)
-		return fail_at(r, b, e, "profile %llu: value block "
-			       "larger than the file",
-			       (unsigned long long)i);
-	NEED(r, b, pv, nv * 10, "profile values");
-	NEED(r, b, pc, nc * 12, "profile context indices");
-	if (stream && nv <= b->n / 10) {
-		pc_values_reserve(r->db, (size_t)nv);
-		if (scopes)
-			pc_scoped_reserve(r->db, (size_t)nv);
-	}
-	for (uint64_t k = 0; k < nc; k++) {
-		const unsigned char *x = b->p + pc + 12 * k;
-		uint32_t ctx = (uint32_t)pc_getle(x, 4);
-		uint64_t start = pc_getle(x + 4, 8);
-		uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
-		if (start > end || end > nv)
-			return fail_at(r, b, pc + 12 * k + 4,
-				       "startIndex %llu out of order "
-				       "or past nValues %llu",
-				       (unsigned long long)start,
-				       (unsigned long long)nv);
-		pc_id mctx = ctx == 0 ? 0 : ctx_lookup(r, ctx);
-		/* the second pass: place() bound the elided ids it placed,
-		 * and gave their values (placed_values) */
-		if (!el && mctx != PC_NONE && ctx && is_elided(r, ctx))
-			mctx = PC_NONE;
-		pc_blob_read(b, end - start);
-		for (uint64_t v = start; v < end; v++) {
-			const unsigned char *y = b->p + pv + 10 * v;
-			uint16_t id = (uint16_t)pc_getle(y, 2);
-			pc_id m = r->prop[id].metric;
-			unsigned sc = r->prop[id].scope;
-			if (m == PC_NONE)
-				continue;
-			double d = pc_getlef64(y + 2);
-			if (mctx == PC_NONE) {
-				/* elided: only its point values
-				 * belong anywhere (see place()); the
-				 * pre-release layout's are inside the
-				 * stored scopes of the visible
-				 * contexts, and hpcviewer showed them
-				 * only so */
-				if (r->prerelease) {
-					r->prerelease_elided += el;
-					continue;
-				}
-				if (sc == PC_SCOPE_POINT && d != 0 && el) {
-					PC_GROW(r->el, r->nel, r->capel);
-					r->el[r->nel++] = (struct pc_value){
-						r->prof_id[i], ctx, m, d };
-				}
-			} else if (sc == PC_SCOPE_POINT) {
-				pc_value_add(r->db, r->prof_id[i], mctx,
-					     m, d);
-			} else if (scopes) {
-				pc_scoped_add(r->db, r->prof_id[i],
-					      mctx, m, sc, d);
-				if (r->prerelease)
-					prerelease_value(r, r->prof_id[i],
-							 mctx, m, sc, d);
-			}
-		}
-	}
-	return 0;
-}
-
-static int read_profiles(struct reader *r)
-{
-	struct pc_blob *b = &r->prof;
-	if (map_file(r, b, "profile.db", 0))
-		return -1;
-	if (file_header(r, b, "prof", "_prof.db", 2))
-		return -1;
-	uint64_t pp, np, szp;
-	/* the pre-release layout's entries end at pIdTuple (0x28 bytes):
-	 * the summary is the profile without an id tuple */
-	if (array_header(r, b, 0xd, r->prerelease ? 0x28 : 0x30,
-			 "profile info", &pp, &np, &szp))
-		return -1;
-	r->nprof = (uint32_t)np;
-	r->first_profile = (pc_id)r->db->nprofiles;
-	r->prof_id = pc_xmalloc((np + 1) * sizeof(pc_id));
-	for (uint64_t i = 0; i < np; i++) {
-		uint64_t e = pp + i * szp;
-		uint64_t tuple = pc_getle(b->p + e + 0x20, 8);
-		uint32_t flags = szp >= 0x2c ?
-			(uint32_t)pc_getle(b->p + e + 0x28, 4) : tuple == 0;
-		r->prof_id[i] = PC_NONE;
-		if (flags & 1)
-			continue; /* summary statistics are derived again */
-		struct pc_idelem ids[64];
-		uint32_t nids = 0;
-		if (tuple) {
-			NEED(r, b, tuple, 8, "id tuple");
-			nids = (uint32_t)pc_getle(b->p + tuple, 2);
-			if (nids > 64)
-				return fail_at(r, b, tuple, "id tuple of %u "
-					       "elements", nids);
-			NEED(r, b, tuple + 8, 16 * (uint64_t)nids, "id tuple");
-			for (uint32_t k = 0; k < nids; k++) {
-				const unsigned char *x = b->p + tuple + 8 + 16 * k;
-				if (r->kind_of[x[0]] == PC_ID_NKINDS)
-					return fail_at(
-						r, b, tuple + 8 + 16 * k,
-						"id tuple kind %u (%s) is "
-						"not one of the kinds "
-						"HPCToolkit defines (SUMMARY, "
-						"NODE, RANK, THREAD, "
-						"GPUDEVICE, GPUCONTEXT, "
-						"GPUSTREAM, CORE); profconv "
-						"cannot carry it", x[0],
-						r->kind_name[x[0]]);
-				ids[k] = (struct pc_idelem){
-					.kind = r->kind_of[x[0]],
-					.is_physical = (uint16_t)(pc_getle(x + 2, 2) & 1),
-					.logical = pc_getle(x + 4, 4),
-					.physical = pc_getle(x + 8, 8),
-				};
-				if (!ids[k].is_physical)
-					ids[k].physical = 0;
-			}
-		}
-		r->prof_id[i] = pc_profile_add(r->db, ids, nids);
-	}
-	if (trace_index(r))
-		return -1;
-	/* the direct table, and room for the values (a point value and up
-	 * to three stored scopes each: reserved, untouched room is free) */
-	uint32_t max = 0;
-	for (size_t i = 0; i < r->nids; i++)
-		max = r->ids[i].id > max ? r->ids[i].id : max;
-	if (r->nids && max / 4 <= r->nids && max < UINT32_MAX) {
-		r->ndense = max + 1;
-		r->dense = pc_xmalloc(r->ndense * sizeof(pc_id));
-		for (uint32_t i = 0; i < r->ndense; i++)
-			r->dense[i] = PC_NONE;
-		for (size_t i = 0; i < r->nids; i++)
-			r->dense[r->ids[i].id] = r->ids[i].ctx;
-	}
-	uint64_t total = 0;
-	for (uint64_t i = 0; i < np; i++)
-		if (r->prof_id[i] != PC_NONE)
-			total += pc_getle(b->p + pp + i * szp, 8);
-	/* stored scopes decide where elided values go; without elided ids
-	 * and for an output of point values, they are not kept (3/4 of a
-	 * database's values) */
-	int elided = (r->point_only || r->db->sink) &&
-		     has_elided(r, b, pp, np, szp);
-	int scopes = !r->point_only || elided;
-	/* a profile is complete once its values and its trace are read,
-	 * unless elided ids are placed over all profiles (place()): then
-	 * once they are, in a second pass */
-	int stream = r->db->sink && !elided;
-	r->db->nplanned = r->db->nprofiles;
-	if (!stream && total <= b->n / 10) {
-		pc_values_reserve(r->db, (size_t)total);
-		if (scopes)
-			pc_scoped_reserve(r->db, (size_t)total);
-	}
-	/* the scopes meta.db gives a metric are stored, even where no
-	 * value of a profile is: so each profile is written alike, whether
-	 * it comes before or after the first stored value */
-	for (size_t m = r->m0; scopes && m < r->db->nmetrics; m++)
-		r->db->metrics[m].stored |= r->db->metrics[m].scopes &
-					    (uint8_t)~(1u << PC_SCOPE_POINT);
-	/* values, profile by profile; with elided ids, the residuals of
-	 * each profile are kept for place() (and, streaming, its values
-	 * dropped: a second pass reads them again once the ids are placed) */
-	uint8_t *elm = pc_xcalloc(r->db->nmetrics + 1, 1);
-	int rc = 0;
-	for (uint64_t i = 0; i < np && !rc; i++) {
-		if (r->prof_id[i] == PC_NONE)
-			continue;
-		size_t v0 = r->db->nvalues, s0 = r->db->nscoped, e0 = r->nel;
-		rc = profile_values(r, i, pp + i * szp, scopes, stream || elided,
-				    1);
-		if (!rc && r->nel > e0) {
-			memset(elm, 0, r->db->nmetrics);
-			for (size_t k = e0; k < r->nel; k++)
-				elm[r->el[k].metric] = 1;
-			pc_values_coalesce_from(r->db, v0, s0);
-			pc_hpc_residuals(r->db, r->prof_id[i],
-					 r->db->values + v0,
-					 r->db->nvalues - v0,
-					 r->db->scoped + s0,
-					 r->db->nscoped - s0, elm, &r->resid);
-		}
-		if (!rc && stream) {
-			trace_samples(r, (uint32_t)i);
-			rc = pc_profile_done(r->db, r->prof_id[i], r->err);
-		} else if (!rc && r->db->sink) {
-			r->db->nvalues = v0; /* read again in the second pass */
-			r->db->nscoped = s0;
-		}
-	}
-	free(elm);
-	if (rc)
-		return -1;
-	if (r->prerelease_elided)
-		pc_warn(r->db->diag, "%s: %llu value(s) at context ids meta.db "
-			"does not list (pre-release layout): left out, as "
-			"hpcviewer left them; the stored scopes of the visible "
-			"contexts hold them", b->path,
-			(unsigned long long)r->prerelease_elided);
-	if (r->prerelease)
-		pc_warn(r->db->diag, "%s: the pre-release 4.0 layout (hpcprof "
-			"of early 2022): its function scope is written as the "
-			"exclusive (lex_aware) value too, as hpcviewer showed it",
-			r->dir);
-	if (place(r))
-		return -1;
-	if (r->db->sink && !stream) {
-		/* the second pass: each profile's values again, with the
-		 * elided ids' values where they were placed, and its trace */
-		size_t a = 0;
-		for (uint64_t i = 0; i < np && !rc; i++) {
-			if (r->prof_id[i] == PC_NONE)
-				continue;
-			rc = profile_values(r, i, pp + i * szp, scopes, 1, 0);
-			a = placed_values(r, r->prof_id[i], a);
-			trace_samples(r, (uint32_t)i);
-			if (!rc)
-				rc = pc_profile_done(r->db, r->prof_id[i],
-						     r->err);
-		}
-	} else if (!stream) {
-		placed_values(r, PC_NONE, 0);
-		/* the traces, once elided ids are placed (their samples
-		 * show the contexts they went to) */
-		for (uint32_t i = 0; i < r->nprof; i++)
-			if (r->prof_id[i] != PC_NONE)
-				trace_samples(r, i);
-	}
-	vague_warning(r);
-	return rc;
 }
 
 static const char *ynode_str(yaml_node_t *n)
@@ -1364,7 +763,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	size_t m0 = r->m0 = db->nmetrics;
 	int rc = read_meta(r);
 	if (!rc)
-		rc = read_profiles(r);
+		rc = pc_v4_read_profiles(r);
 	/* a pre-release database's default.yaml has formulas of another
 	 * form (inclusive: *input) that hpcviewer 2024 shows no exclusive
 	 * column for: the output gets one of its own */
@@ -1372,15 +771,15 @@ static int v4_read(struct pc_db *db, const char *path,
 		rc = keep_yaml(r, m0);
 	if (!rc) {
 		struct pc_blob cct = { 0 };
-		int c = map_file(r, &cct, "cct.db", 1);
-		if (c < 0 || (c == 0 && file_header(r, &cct, "ctxt", "__ctx.db",
-						    1)))
+		int c = pc_v4_map_file(r, &cct, "cct.db", 1);
+		if (c < 0 || (c == 0 && pc_v4_file_header(r, &cct, "ctxt", "__ctx.db",
+							  1)))
 			rc = -1;
-		unmap(&cct);
+		pc_v4_unmap(&cct);
 	}
-	unmap(&r->meta);
-	unmap(&r->prof);
-	unmap(&r->trace);
+	pc_v4_unmap(&r->meta);
+	pc_v4_unmap(&r->prof);
+	pc_v4_unmap(&r->trace);
 	pc_keymap_free(r->ctxmap);
 	free(r->ids);
 	free(r->dense);
