@@ -82,4 +82,21 @@ peak 70 "old database -> v4, 64 profiles x 20,000 contexts" convert -q -o "$tmp/
 # whole: 147 MB, streaming: 44 MB
 peak 70 "v4 -> v4 of it" convert -q -o "$tmp/old2.d" "$tmp/old.d"
 same_values "old database" "$tmp/old.d" "$tmp/old2.d"
+
+# a bad profile halfway through: profiles before it were written, but
+# the run ends with one line, exit 1, and nothing left behind
+rm -rf "$tmp/old.d" "$tmp/old2.d"
+size=$(wc -c <"$tmp/old/profile.db")
+printf '\377\377\377\377\377\377\377\377\377\377\377\377' |
+	dd of="$tmp/old/profile.db" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$bin" convert -o "$tmp/bad.d" "$tmp/old" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+left=$(ls -d "$tmp"/bad.d* 2>/dev/null | wc -l)
+if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$left" -eq 0 ] &&
+	grep -q 'profile.db@0x[0-9a-f]*: ' "$tmp/err"; then
+	ok "a bad profile halfway: one line, exit 1, no output or temporary left"
+else
+	not_ok "a bad profile halfway: exit $rc, $left left"
+	sed 's/^/# /' "$tmp/err" | head -3
+fi
 done_testing
