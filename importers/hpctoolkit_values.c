@@ -483,11 +483,13 @@ int pc_v4_read_profiles(struct reader *r)
 			for (size_t k = e0; k < r->nel; k++)
 				elm[r->el[k].metric] = 1;
 			pc_values_coalesce_from(r->db, v0, s0);
-			pc_hpc_residuals(r->db, r->prof_id[i],
-					 r->db->values + v0,
-					 r->db->nvalues - v0,
-					 r->db->scoped + s0,
-					 r->db->nscoped - s0, elm, &r->resid);
+			struct pc_db *db = r->db;
+			size_t n = db->nvalues - v0, sn = db->nscoped - s0;
+			/* no offset on a NULL array */
+			pc_hpc_residuals(db, r->prof_id[i],
+					 n ? db->values + v0 : NULL, n,
+					 sn ? db->scoped + s0 : NULL, sn, elm,
+					 &r->resid);
 		}
 		if (!rc && stream) {
 			trace_samples(r, (uint32_t)i);

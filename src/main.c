@@ -259,9 +259,9 @@ struct stream {
 };
 
 /* Reads every input into one model; formats (if not NULL) gets the
- * name of each input's format ("-" for a skipped empty file). With st,
- * a single input whose importer hands on complete profiles streams
- * them to to's output as they come. */
+ * name of each input's format ("-" for a skipped empty file). With
+ * `to`, a single input whose importer hands on complete profiles
+ * streams them to that output as they come. */
 static struct pc_db *load(struct opts *o, char **inputs, int n,
 			  const char **formats, struct stream *to,
 			  struct pc_err *err)
@@ -466,8 +466,9 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	}
 	pc_dest_signals();
 	o->imp.point_only = ex->point_only;
-	/* a database's profiles stream to a v4 output: the model holds
-	 * the tree and the profile in flight */
+	/* where the importer and the output can, profiles stream to the
+	 * output as they are read: the model holds the tree and the
+	 * profile in flight */
 	struct stream st = { ex, o->out, &o->exp, NULL };
 	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
 	int rc = 0;

@@ -687,8 +687,11 @@ static int all_of(const struct pc_value *v, size_t n, pc_id p)
 void pc_values_coalesce_from(struct pc_db *db, size_t v0, size_t s0)
 {
 	size_t n = db->nvalues - v0, sn = db->nscoped - s0;
-	sort_coalesce(db->values + v0, &n);
-	sort_coalesce(db->scoped + s0, &sn);
+	/* no offset on a NULL array: a model may hold no values yet */
+	if (n)
+		sort_coalesce(db->values + v0, &n);
+	if (sn)
+		sort_coalesce(db->scoped + s0, &sn);
 	db->nvalues = v0 + n;
 	db->nscoped = s0 + sn;
 }
