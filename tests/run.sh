@@ -78,9 +78,10 @@ if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
 	echo "plain build failed"
 	plain=0
 fi
+built=$(date +%s)
 dist=0
 if [ $plain = 1 ]; then
-	make distcheck >distcheck.log 2>&1 &
+	(make distcheck >distcheck.log 2>&1; rc=$?; date +%s >distcheck.end; exit $rc) &
 	dpid=$!
 fi
 cd "$top/build-check" || exit 1
@@ -90,6 +91,7 @@ watch "$top/build-check" "$top/build-check/done" &
 wpid=$!
 make -j"$jobs" check >check.log 2>&1
 rc=$?
+asan_end=$(date +%s)
 [ $plain = 1 ] || rc=1
 touch "$top/build-check/done"
 wait $wpid
@@ -109,6 +111,7 @@ if [ $plain = 1 ]; then
 			>check.log 2>&1 || rc=1
 		touch "$top/build-memcheck/done"
 		wait $wpid
+		mem_end=$(date +%s)
 		trs="$trs $(find "$top/build-memcheck/tests" -name '*.trs')"
 	fi
 	# the release tarball builds and passes its own `make check`
@@ -133,6 +136,9 @@ if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	tail -30 "$top"/build-*/check.log
 	failed=1
 fi
-echo "the suite took $(($(date +%s) - start)) s"
+end=$(date +%s)
+# where the time went (phases overlap: distcheck runs beside the others)
+dend=$(cat "$top/build-memcheck/distcheck.end" 2>/dev/null || echo "$end")
+echo "the suite took $((end - start)) s: builds $((built - start)) s, sanitizer tests $((asan_end - built)) s, memcheck tests $((${mem_end:-$asan_end} - asan_end)) s, distcheck $((dend - built)) s beside them"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
