@@ -46,9 +46,10 @@ struct writer {
 	struct pc_out po;
 	unsigned char phdr[PROF_HEADER];
 	size_t capblock;
-	/* contexts looked at so far for loops, and whether one is */
+	/* contexts looked at so far for loops, and whether one is; a
+	 * metric stores lex_aware */
 	size_t ctx_seen;
-	int loops;
+	int loops, storedlex;
 	/* trace.db, opened at the first profile with a trace: its profile
 	 * count, section (th, at tsec), the profiles whose entries are
 	 * filled in, the time range */
@@ -191,8 +192,7 @@ static void lex_fix(struct writer *w, pc_id c, size_t m, const double *d)
 	       delta = d[A_LEX] - d[own + HPC_LEXAWARE - 1];
 	if (delta == 0 || fabs(d[A_FUNC] - f) > 1e-9 * fabs(f))
 		return;
-	if (!w->lexfix)
-	{
+	if (!w->lexfix) {
 		w->lexfix = pc_xcalloc(w->nloops * w->l.nmetrics,
 				       sizeof(double));
 		w->nlexfix = w->nloops;
@@ -678,12 +678,10 @@ static int w_start(struct writer *w, const struct pc_db *db)
 		       sizeof w->phdr))
 		return -1;
 	w->begun = 1;
-	int storedlex = 0;
+	/* loops are indexed (loopix, grown with the contexts) where a
+	 * metric stores lex_aware */
 	for (size_t m = 0; m < db->nmetrics; m++)
-		storedlex |= (db->metrics[m].stored >> HPC_LEXAWARE) & 1;
-	/* loops are indexed (loopix) where a metric stores lex_aware */
-	if (storedlex)
-		w->loopix = pc_xmalloc(16 * sizeof(uint32_t));
+		w->storedlex |= (db->metrics[m].stored >> HPC_LEXAWARE) & 1;
 	/* a block's index and touched list have at most an entry per
 	 * context: reserved (untouched room costs nothing), not copied as
 	 * they grow */
@@ -702,13 +700,13 @@ static void w_contexts(struct writer *w)
 	size_t nc = db->ncontexts, from = w->ctx_seen;
 	if (from < nc) {
 		w->slot = pc_xrealloc(w->slot, nc, sizeof(uint32_t));
-		if (w->loopix)
+		if (w->storedlex)
 			w->loopix = pc_xrealloc(w->loopix, nc, sizeof(uint32_t));
 		for (size_t c = from; c < nc; c++) {
 			int loop = db->contexts[c].kind == PC_CTX_LOOP;
 			w->slot[c] = PC_NONE;
 			w->loops |= loop;
-			if (w->loopix)
+			if (w->storedlex)
 				w->loopix[c] = loop ? (uint32_t)w->nloops++ :
 						      PC_NONE;
 		}
@@ -804,8 +802,6 @@ static void trace_profile(struct writer *w, pc_id p, const struct pc_trace *t)
 	free(sorted);
 }
 
-/* The sink: profile p propagated and written as its profile.db block,
- * its trace as its trace.db line. */
 /* Room for the blocks of profiles up to p - 1 and the summary's. */
 static void w_blocks(struct writer *w, size_t p)
 {
@@ -817,6 +813,8 @@ static void w_blocks(struct writer *w, size_t p)
 	memset(w->block + cap, 0, (w->capblock - cap) * sizeof(*w->block));
 }
 
+/* The sink: profile p propagated and written as its profile.db block,
+ * its trace as its trace.db line. */
 static int w_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
 		     const struct pc_value *v, size_t n,
 		     const struct pc_value *sv, size_t sn,

@@ -122,19 +122,16 @@ static int place(struct reader *r)
 	free(pd.where);
 	free(pd.exact);
 	free(pd.rest);
-	/* the distinct elided ids, for the second pass (is_elided) */
-	r->nelids = 0;
-	r->elids = pc_xmalloc(r->nel * sizeof(uint32_t));
-	for (size_t i = 0; i < r->nel; i++)
-		if (!r->nelids || r->elids[r->nelids - 1] != r->el[i].ctx)
-			r->elids[r->nelids++] = r->el[i].ctx;
-	free(r->el);
-	r->el = NULL;
 	free(r->resid.r);
 	r->resid.r = NULL;
-	/* streaming: by profile (stably), for the second pass */
-	if (r->db->sink && r->nadds) {
-		struct add *by = pc_xmalloc(r->nadds * sizeof(*by));
+	if (r->db->sink) {
+		/* for the second pass: the distinct elided ids (is_elided),
+		 * and what place() gave grouped by profile, stably */
+		r->elids = pc_xmalloc(r->nel * sizeof(uint32_t));
+		for (size_t i = 0; i < r->nel; i++)
+			if (!r->nelids || r->elids[r->nelids - 1] != r->el[i].ctx)
+				r->elids[r->nelids++] = r->el[i].ctx;
+		struct add *by = pc_xmalloc((r->nadds + 1) * sizeof(*by));
 		size_t *at = pc_xcalloc((size_t)r->nprof + 2, sizeof(size_t));
 		pc_id p0 = r->first_profile;
 		for (size_t i = 0; i < r->nadds; i++)
@@ -147,6 +144,8 @@ static int place(struct reader *r)
 		free(r->adds);
 		r->adds = by;
 	}
+	free(r->el);
+	r->el = NULL;
 	return 0;
 }
 
@@ -292,11 +291,12 @@ static void prerelease_value(struct reader *r, pc_id prof, pc_id c, pc_id m,
 }
 
 /* The values of profile index i (its info entry at e): point values and
- * (scopes) stored scopes into the model; those of elided ids into r->el
- * (el), or skipped (the second pass of a streaming read: placed
- * already). */
+ * (scopes) stored scopes into the model, with room reserved for this
+ * profile's (reserve: the model holds one profile at a time); those of
+ * elided ids into r->el (el), or skipped (the second pass of a
+ * streaming read: placed already). */
 static int profile_values(struct reader *r, uint64_t i, uint64_t e,
-			  int scopes, int stream, int el)
+			  int scopes, int reserve, int el)
 {
 	struct pc_blob *b = &r->prof;
 	uint64_t nv = pc_getle(b->p + e, 8), pv = pc_getle(b->p + e + 8, 8);
@@ -307,7 +307,7 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 				     (unsigned long long)i);
 	NEED(r, b, pv, nv * 10, "profile values");
 	NEED(r, b, pc, nc * 12, "profile context indices");
-	if (stream && nv <= b->n / 10) {
+	if (reserve && nv <= b->n / 10) {
 		pc_values_reserve(r->db, (size_t)nv);
 		if (scopes)
 			pc_scoped_reserve(r->db, (size_t)nv);
@@ -523,11 +523,11 @@ int pc_v4_read_profiles(struct reader *r)
 			if (r->prof_id[i] == PC_NONE)
 				continue;
 			rc = profile_values(r, i, pp + i * szp, scopes, 1, 0);
+			if (rc)
+				break;
 			a = placed_values(r, r->prof_id[i], a);
 			trace_samples(r, (uint32_t)i);
-			if (!rc)
-				rc = pc_profile_done(r->db, r->prof_id[i],
-						     r->err);
+			rc = pc_profile_done(r->db, r->prof_id[i], r->err);
 		}
 	} else if (!stream) {
 		placed_values(r, PC_NONE, 0);

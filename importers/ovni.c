@@ -568,12 +568,14 @@ static char *join(const char *a, const char *b)
 }
 
 /* Finds the streams of a process directory and reads its metadata. */
-static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
+/* The thread streams of a process directory (p->st, sorted) and its
+ * layout, from the directory listing alone. */
+static int proc_list(struct proc *p, const char *dir, struct pc_err *err)
 {
 	size_t n;
 	char **names = pc_list_dir(dir, &n);
 	size_t cap = 0;
-	int l0 = 0, l1 = 0, l3 = 0, rc = 0;
+	int l0 = 0, l1 = 0, l3 = 0;
 	for (size_t i = 0; i < n; i++) {
 		long long tid;
 		char *full = join(dir, names[i]);
@@ -617,6 +619,15 @@ static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
 	if ((l3 && (l0 || l1)) || (l0 && l1))
 		return pc_err_set(err, "%s: streams of two layouts in one "
 				  "process directory", dir);
+	return 0;
+}
+
+/* A process directory: its streams (proc_list), then its metadata. */
+static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
+{
+	int rc = proc_list(p, dir, err);
+	if (rc)
+		return rc;
 	p->rank = -1;
 	proc_letters(p);
 	if (p->layout < 3) {
@@ -1531,9 +1542,9 @@ static char **loom_procs(const char *dir, size_t *np)
 }
 
 /* The number of thread streams of the looms (a profile each), from the
- * process directories alone: known before any stream is read, as
+ * directory listings alone: known before any stream is read, as
  * trace.db's header needs it when the profiles stream to the writer.
- * A process that cannot be opened counts none (reading it fails). */
+ * A process that cannot be read counts none (reading it fails). */
 static size_t count_streams(char **looms, size_t nl)
 {
 	size_t total = 0;
@@ -1544,7 +1555,7 @@ static size_t count_streams(char **looms, size_t nl)
 			char *pd = join(looms[l], names[i]);
 			struct proc p = { 0 };
 			struct pc_err e;
-			if (is_dir(pd) && !proc_open(&p, pd, &e))
+			if (is_dir(pd) && !proc_list(&p, pd, &e))
 				total += p.nst;
 			proc_free(&p);
 			free(pd);
