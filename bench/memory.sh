@@ -4,22 +4,27 @@
 # traces of NTHREADS x 10^6 events (bench/gen_ovni.c) and old databases
 # of NPROFILES x 500,000 contexts (bench/gen_legacy.c), each converted to
 # v4 and to Callgrind, and the old databases' v4 outputs again to v4 and
-# to Callgrind.
+# to Callgrind; and generated Callgrind files of NFUNCS x 60 lines
+# (bench/gen_callgrind.c: 50,000 functions make 70 MB), one profile
+# each, whose peak grows with the input (the calling-context tree does).
 #   sh bench/memory.sh BUILD_DIR [OLD_PROFCONV]
 # With OLD_PROFCONV (a build of another commit), each conversion runs
 # with it too, and the outputs are compared byte for byte.
-# SIZES="64 256 100 400" (ovni threads small, large; old-database
-# profiles small, large; the default: inputs of 1 and 4 GB). BENCH_DIR:
-# where inputs and outputs go (the large ones take some 20 GB).
+# SIZES="64 256 100 400 50000 357000" (ovni threads small, large;
+# old-database profiles small, large; Callgrind functions small, large;
+# the default: inputs of 1 and 4 GB, and Callgrind files of 70 and 500
+# MB). BENCH_DIR: where inputs and outputs go (the large ones take some
+# 20 GB).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 new=${1:?usage: sh bench/memory.sh BUILD_DIR [OLD_PROFCONV]}/profconv
 old=${2:-}
-set -- ${SIZES:-64 256 100 400}
+set -- ${SIZES:-64 256 100 400 50000 357000}
 work=${BENCH_DIR:-/tmp/profconv-bench-memory}
 mkdir -p "$work"
 cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
 cc -std=c11 -O2 -o "$work/gen_legacy" "$top/bench/gen_legacy.c"
+cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
 printf '%-34s %10s %10s %10s %8s %10s %8s %s\n' conversion input output \
 	"peak MB" "CPU s" "old MB" "old s" identical
 # conv LABEL IN OUT: the conversion with the new build (and the old)
@@ -58,4 +63,10 @@ for n in "$3" "$4"; do
 	rm -rf "$work/old2.d"
 	conv "  its v4 -> Callgrind" "$work/old.d" "$work/callgrind.out.old"
 	rm -rf "$work/old.d" "$work/callgrind.out.old"
+done
+for n in "$5" "$6"; do
+	cg="$work/callgrind.out.gen-$n"
+	[ -s "$cg" ] || "$work/gen_callgrind" "$n" 60 >"$cg"
+	conv "Callgrind $n functions -> v4" "$cg" "$work/cg.d"
+	rm -rf "$cg" "$work/cg.d"
 done

@@ -27,9 +27,11 @@
 
 /* ---- a maximum flow (Dinic) over small integer capacities ---- */
 
+/* 12 bytes an edge: capacities are 0 or 1 but for the source and sink
+ * edges, which stay below the number of shares (see round_metric) */
 struct fedge {
 	uint32_t to, next;
-	int64_t cap;
+	int32_t cap;
 };
 struct flow {
 	struct fedge *e;
@@ -52,18 +54,18 @@ static void flow_init(struct flow *f, size_t nn)
 
 /* Adds a->b with residual capacities cap forward and back (the flow it
  * already carries above its lower bound); returns the edge's index. */
-static size_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
-			int64_t back)
+static uint32_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
+			  int64_t back)
 {
 	if (f->ne + 2 > f->cape) {
 		f->cape = f->cape ? 2 * f->cape : 1024;
 		f->e = pc_xrealloc(f->e, f->cape, sizeof(*f->e));
 	}
-	size_t k = f->ne;
-	f->e[k] = (struct fedge){ b, f->head[a], cap };
-	f->head[a] = (uint32_t)k;
-	f->e[k + 1] = (struct fedge){ a, f->head[b], back };
-	f->head[b] = (uint32_t)k + 1;
+	uint32_t k = (uint32_t)f->ne;
+	f->e[k] = (struct fedge){ b, f->head[a], (int32_t)cap };
+	f->head[a] = k;
+	f->e[k + 1] = (struct fedge){ a, f->head[b], (int32_t)back };
+	f->head[b] = k + 1;
 	f->ne += 2;
 	return k;
 }
@@ -95,7 +97,7 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 	uint32_t u = s;
 	for (;;) {
 		if (u == t) {
-			int64_t push = INT64_MAX;
+			int32_t push = INT32_MAX;
 			for (size_t d = 0; d < depth; d++)
 				if (f->e[path[d]].cap < push)
 					push = f->e[path[d]].cap;
@@ -129,14 +131,13 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 static int64_t flow_max(struct flow *f, uint32_t s, uint32_t t)
 {
 	int64_t total = 0;
-	uint32_t *path = pc_xmalloc(f->nn * sizeof(uint32_t));
 	while (flow_levels(f, s, t)) {
 		memcpy(f->it, f->head, f->nn * sizeof(uint32_t));
 		int64_t p;
-		while ((p = flow_path(f, s, t, path)) > 0)
+		/* the paths go in the queue, which the levels are done with */
+		while ((p = flow_path(f, s, t, f->queue)) > 0)
 			total += p;
 	}
-	free(path);
 	return total;
 }
 
@@ -149,24 +150,10 @@ static void flow_free(struct flow *f)
 	free(f->queue);
 }
 
-/* ---- the part's values ---- */
-
-struct cell {
-	pc_id metric, ctx;
-	uint32_t group; /* the position (or call site) its cost came from */
-	size_t ord;     /* its place among the part's values */
-	double v;
-};
-
-static int cmp_cell(const void *a, const void *b)
-{
-	const struct cell *x = a, *y = b;
-	if (x->metric != y->metric)
-		return x->metric < y->metric ? -1 : 1;
-	if (x->ctx != y->ctx)
-		return x->ctx < y->ctx ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
+/* ---- the part's values ----
+ * A metric's values are rounded in place in db->values, one struct
+ * pc_value per (metric, context) in context order, its profile field
+ * holding the group (the position its cost came from) meanwhile. */
 
 /* A position: the function whose cost it is and where in it; for a
  * call (a function context: its calls) the call site and the callee. */
@@ -186,12 +173,6 @@ static int cmp_pos(const void *a, const void *b)
 	CMP(fn) CMP(file) CMP(line) CMP(kind) CMP(offset) CMP(callee)
 #undef CMP
 	return 0;
-}
-
-static int cmp_id_desc(const void *a, const void *b)
-{
-	pc_id x = *(const pc_id *)a, y = *(const pc_id *)b;
-	return x > y ? -1 : x < y;
 }
 
 static pc_id fn_of(const struct pc_db *db, pc_id c)
@@ -223,16 +204,27 @@ static struct pos pos_of(const struct pc_db *db, pc_id c)
 	return p;
 }
 
-/* Rounds one metric's n cells. 0, or -1 if its positions' sums are not
- * whole numbers, or no flow was found (the values stay as they are). */
-static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
+/* The fraction of a share still to decide: 0 for a whole number. */
+static double share_frac(double v)
+{
+	const double eps = 1e-9;
+	double x = v - floor(v);
+	return x < eps || x > 1 - eps ? 0 : x;
+}
+
+/* Rounds one metric's n values (their groups in .profile). 0, or -1 if
+ * its positions' sums are not whole numbers, or no flow was found (the
+ * values stay as they are). */
+static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			uint32_t ngroups, struct flow *f, int32_t *node_of,
 			double *gsum)
 {
+	if (n > INT32_MAX / 8)
+		return -1; /* past the flow's 32-bit capacities */
 	for (uint32_t g = 0; g < ngroups; g++)
 		gsum[g] = 0;
 	for (size_t i = 0; i < n; i++)
-		gsum[c[i].group] += c[i].v;
+		gsum[c[i].profile] += c[i].value;
 	for (uint32_t g = 0; g < ngroups; g++) {
 		double t = gsum[g], r = nearbyint(t);
 		if (fabs(t - r) > 1e-6 * (fabs(t) > 1 ? fabs(t) : 1) ||
@@ -240,20 +232,17 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 			return -1;
 	}
 	/* the shares to decide, and the tree nodes above them */
-	const double eps = 1e-9;
 	pc_id *nodes = NULL;
 	size_t nn = 0, capn = 0;
-	double *fr = pc_xcalloc(n, sizeof(double));
 	for (uint32_t g = 0; g < ngroups; g++)
 		gsum[g] = 0; /* now: the units each position hands out */
 	for (size_t i = 0; i < n; i++) {
-		double fl = floor(c[i].v), x = c[i].v - fl;
-		if (x < eps || x > 1 - eps) {
-			c[i].v = x < eps ? fl : fl + 1;
+		double x = share_frac(c[i].value);
+		if (x == 0) {
+			c[i].value = nearbyint(c[i].value);
 			continue;
 		}
-		fr[i] = x;
-		gsum[c[i].group] += x;
+		gsum[c[i].profile] += x;
 		for (pc_id u = c[i].ctx;; u = db->contexts[u].parent) {
 			if (node_of[u] >= 0)
 				break;
@@ -269,17 +258,14 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 		/* subtree sums of the fractions, children before parents
 		 * (a context's id is above its parent's) */
 		double *F = pc_xcalloc(nn, sizeof(double));
-		for (size_t i = 0; i < n; i++)
-			if (fr[i] > 0)
-				F[node_of[c[i].ctx]] += fr[i];
-		pc_id *order = pc_xmalloc(nn * sizeof(pc_id));
-		memcpy(order, nodes, nn * sizeof(pc_id));
-		qsort(order, nn, sizeof(pc_id), cmp_id_desc);
-		for (size_t i = 0; i < nn; i++) {
-			pc_id u = order[i];
-			if (u)
-				F[node_of[db->contexts[u].parent]] += F[node_of[u]];
+		for (size_t i = 0; i < n; i++) {
+			double x = share_frac(c[i].value);
+			if (x > 0)
+				F[node_of[c[i].ctx]] += x;
 		}
+		for (pc_id u = (pc_id)db->ncontexts; u-- > 1;)
+			if (node_of[u] >= 0)
+				F[node_of[db->contexts[u].parent]] += F[node_of[u]];
 		/* a first rounding: each position's shares in turn, so that
 		 * their running sum stays rounded (the position's sum is
 		 * then exact); the flow only mends the subtrees it leaves
@@ -287,22 +273,21 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 		uint8_t *y = pc_xcalloc(n, 1);
 		double *run = pc_xcalloc(ngroups, sizeof(double));
 		for (size_t i = 0; i < n; i++) {
-			if (!(fr[i] > 0))
+			double x = share_frac(c[i].value);
+			if (!(x > 0))
 				continue;
-			double before = nearbyint(run[c[i].group]);
-			run[c[i].group] += fr[i];
-			y[i] = nearbyint(run[c[i].group]) > before;
+			double before = nearbyint(run[c[i].profile]);
+			run[c[i].profile] += x;
+			y[i] = nearbyint(run[c[i].profile]) > before;
 		}
 		free(run);
-		int64_t *Y = pc_xcalloc(nn, sizeof(int64_t));
+		int32_t *Y = pc_xcalloc(nn, sizeof(int32_t));
 		for (size_t i = 0; i < n; i++)
-			if (fr[i] > 0)
+			if (share_frac(c[i].value) > 0)
 				Y[node_of[c[i].ctx]] += y[i];
-		for (size_t i = 0; i < nn; i++) {
-			pc_id u = order[i];
-			if (u)
+		for (pc_id u = (pc_id)db->ncontexts; u-- > 1;)
+			if (node_of[u] >= 0)
 				Y[node_of[db->contexts[u].parent]] += Y[node_of[u]];
-		}
 		/* nodes: SS, TT, s, t, positions, tree nodes; each edge
 		 * with its flow so far (residual forward and back) */
 		uint32_t SS = 0, TT = 1, s = 2, t = 3, G0 = 4,
@@ -312,20 +297,26 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 		 * edge per node, t -> s; each with its reverse): the array is
 		 * not copied as it grows */
 		size_t want = 2 * (n + 2 * (N0 + nn) + 1);
+		if (want > UINT32_MAX) {
+			/* past the edges' 32-bit ids */
+			rc = -1;
+			goto done;
+		}
 		if (f->cape < want) {
 			f->cape = want;
 			f->e = pc_xrealloc(f->e, f->cape, sizeof(*f->e));
 		}
-		int64_t *ex = pc_xcalloc(N0 + nn, sizeof(int64_t));
+		int32_t *ex = pc_xcalloc(N0 + nn, sizeof(int32_t));
 		int64_t total = 0;
 		for (uint32_t g = 0; g < ngroups; g++)
 			total += (int64_t)nearbyint(gsum[g]);
-		size_t *ce = pc_xmalloc(n * sizeof(size_t));
+		/* the shares' edges come first, in their order: the j-th
+		 * fractional share's is edge 2j */
 		for (size_t i = 0; i < n; i++) {
-			if (!(fr[i] > 0))
+			if (!(share_frac(c[i].value) > 0))
 				continue;
 			uint32_t to = N0 + (uint32_t)node_of[c[i].ctx];
-			ce[i] = flow_edge(f, G0 + c[i].group, to, 1 - y[i], y[i]);
+			flow_edge(f, G0 + c[i].profile, to, 1 - y[i], y[i]);
 			ex[to] += y[i];
 		}
 		for (size_t k = 0; k < nn; k++) {
@@ -338,11 +329,11 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 			uint32_t up = u ? N0 + (uint32_t)node_of[db->contexts[u].parent] : t;
 			if (hi > lo)
 				flow_edge(f, N0 + (uint32_t)k, up, hi - phi, phi - lo);
-			ex[up] += phi;
-			ex[N0 + k] -= phi;
+			ex[up] += (int32_t)phi;
+			ex[N0 + k] -= (int32_t)phi;
 		}
-		flow_edge(f, t, s, INT64_MAX / 4, total);
-		ex[t] -= total;
+		flow_edge(f, t, s, INT32_MAX / 4, total);
+		ex[t] -= (int32_t)total;
 		int64_t need = 0;
 		for (size_t k = 0; k < N0 + nn; k++) {
 			if (k == SS || k == TT || k == s || (k >= G0 && k < N0))
@@ -354,95 +345,149 @@ static int round_metric(const struct pc_db *db, struct cell *c, size_t n,
 				flow_edge(f, (uint32_t)k, TT, -ex[k], 0);
 			}
 		}
+		/* what the flow needs no more goes before its peak */
+		free(ex);
+		free(y);
+		free(Y);
+		free(F);
+		y = NULL;
+		Y = NULL;
+		F = NULL;
 		if (need && flow_max(f, SS, TT) != need) {
 			rc = -1;
 		} else {
+			size_t j = 0;
 			for (size_t i = 0; i < n; i++)
-				if (fr[i] > 0)
-					c[i].v = floor(c[i].v) +
-						 (f->e[ce[i]].cap == 0 ? 1 : 0);
+				if (share_frac(c[i].value) > 0)
+					c[i].value = floor(c[i].value) +
+						 (f->e[2 * j++].cap == 0 ? 1 : 0);
 		}
+	done:
 		free(y);
 		free(Y);
-		free(order);
-		free(ce);
-		free(ex);
 		free(F);
 		for (size_t k = 0; k < nn; k++)
 			node_of[nodes[k]] = -1;
 	}
 	free(nodes);
-	free(fr);
 	return rc;
 }
 
-struct keyed {
-	struct pos p;
-	size_t cell;
+/* The distinct positions of a metric's values, numbered as met; each
+ * kept as a context it is the position of (4 bytes, not the 32 of a
+ * struct pos). */
+struct posset {
+	const struct pc_db *db;
+	pc_id *ctx;
+	size_t n, cap;
+	struct pc_keymap *map;
 };
 
-static int cmp_keyed(const void *a, const void *b)
+static int pos_eq(const void *ctx, pc_id id, const void *key)
 {
-	return cmp_pos(&((const struct keyed *)a)->p,
-		       &((const struct keyed *)b)->p);
+	const struct posset *ps = ctx;
+	struct pos p = pos_of(ps->db, ps->ctx[id]);
+	return !cmp_pos(&p, key);
 }
 
+/* The group of context c: its position's number. */
+static uint32_t pos_group(struct posset *ps, pc_id c)
+{
+	struct pos p = pos_of(ps->db, c);
+	uint64_t h = pc_hash64(p.fn);
+	h = pc_hash64(h ^ p.file);
+	h = pc_hash64(h ^ p.line);
+	h = pc_hash64(h ^ ((uint64_t)p.kind << 32 | p.callee));
+	h = pc_hash64(h ^ p.offset);
+	pc_id id = pc_keymap_intern(ps->map, h, pos_eq, ps, &p, (pc_id)ps->n);
+	if (id == ps->n) {
+		PC_GROW(ps->ctx, ps->n, ps->cap);
+		ps->ctx[ps->n++] = c;
+	}
+	return id;
+}
+
+/* The part's values are taken metric by metric (in id order, as the
+ * output is sorted): a metric's values are summed per context in the
+ * order they came, the others moved up to the end of the array, and
+ * the sums (a value per context, in context order) rounded in the room
+ * freed below them. */
 size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip)
 {
-	size_t n = db->nvalues - v0;
-	if (!n)
+	size_t end = db->nvalues;
+	if (end == v0)
 		return 0;
 	pc_id prof = db->values[v0].profile;
-	struct cell *c = pc_xmalloc(n * sizeof(*c));
-	for (size_t i = 0; i < n; i++) {
-		const struct pc_value *v = &db->values[v0 + i];
-		c[i] = (struct cell){ v->metric, v->ctx, 0, i, v->value };
-	}
-	qsort(c, n, sizeof(*c), cmp_cell);
-	/* one cell per (metric, context), summed in the order they came */
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && c[k - 1].metric == c[i].metric && c[k - 1].ctx == c[i].ctx)
-			c[k - 1].v += c[i].v;
-		else
-			c[k++] = c[i];
-	}
-	/* positions */
-	struct keyed *kp = pc_xmalloc(k * sizeof(*kp));
-	for (size_t i = 0; i < k; i++)
-		kp[i] = (struct keyed){ pos_of(db, c[i].ctx), i };
-	qsort(kp, k, sizeof(*kp), cmp_keyed);
-	uint32_t ng = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (i && cmp_pos(&kp[i - 1].p, &kp[i].p))
-			ng++;
-		c[kp[i].cell].group = ng;
-	}
-	ng++;
-	free(kp);
-	int32_t *node_of = pc_xmalloc(db->ncontexts * sizeof(int32_t));
-	for (size_t i = 0; i < db->ncontexts; i++)
+	struct pc_value *v = db->values;
+	size_t *count = pc_xcalloc(db->nmetrics, sizeof(size_t));
+	for (size_t i = v0; i < end; i++)
+		count[v[i].metric]++;
+	size_t nctx = db->ncontexts;
+	uint8_t *has = pc_xcalloc(nctx / 8 + 1, 1);
+	int32_t *node_of = pc_xmalloc(nctx * sizeof(int32_t));
+	for (size_t i = 0; i < nctx; i++)
 		node_of[i] = -1;
-	double *gsum = pc_xmalloc(ng * sizeof(double));
-	struct flow f = { 0 };
-	size_t failed = 0;
-	for (size_t a = 0, b; a < k; a = b) {
-		for (b = a; b < k && c[b].metric == c[a].metric; b++)
-			;
-		if (c[a].metric != skip &&
-		    round_metric(db, c + a, b - a, ng, &f, node_of, gsum))
+	double *gsum = NULL;
+	size_t failed = 0, out = v0, in = v0;
+	for (pc_id m = 0; m < db->nmetrics; m++) {
+		if (!count[m])
+			continue;
+		/* per context: the metric's sum (freed before the flow) */
+		double *sum = pc_xmalloc(nctx * sizeof(double));
+		pc_id lo = PC_NONE, hi = 0;
+		for (size_t i = in; i < end; i++) {
+			if (v[i].metric != m)
+				continue;
+			pc_id c = v[i].ctx;
+			if (has[c / 8] & (1u << (c % 8))) {
+				sum[c] += v[i].value;
+			} else {
+				has[c / 8] |= (uint8_t)(1u << (c % 8));
+				sum[c] = v[i].value;
+				lo = c < lo ? c : lo;
+				hi = c > hi ? c : hi;
+			}
+		}
+		size_t w = end;
+		for (size_t i = end; i-- > in;)
+			if (v[i].metric != m)
+				v[--w] = v[i];
+		in = w;
+		/* [out, in) is free, at least count[m] values; positions
+		 * are numbered per metric (the rounding of one metric is all
+		 * that needs them) */
+		struct posset ps = { .db = db, .map = pc_keymap_new() };
+		size_t k = out;
+		for (pc_id c = lo; c <= hi; c++) {
+			if (!(has[c / 8] & (1u << (c % 8))))
+				continue;
+			has[c / 8] &= (uint8_t)~(1u << (c % 8));
+			uint32_t g = pos_group(&ps, c);
+			v[k++] = (struct pc_value){ g, c, m, sum[c] };
+		}
+		free(sum);
+		uint32_t ng = (uint32_t)ps.n;
+		pc_keymap_free(ps.map);
+		free(ps.ctx);
+		/* what is left of the room below the next metric's values
+		 * is not needed until the rounded ones move down */
+		pc_release(v + k, (in - k) * sizeof(*v));
+		gsum = pc_xrealloc(gsum, ng, sizeof(double));
+		struct flow f = { 0 };
+		if (m != skip &&
+		    round_metric(db, v + out, k - out, ng, &f, node_of, gsum))
 			failed++;
+		flow_free(&f); /* before the next metric's sums */
+		for (size_t i = out; i < k; i++)
+			if (v[i].value != 0)
+				v[out++] = (struct pc_value){ prof, v[i].ctx, m,
+							      v[i].value };
 	}
-	flow_free(&f);
+	db->nvalues = out;
+	db->values_sorted = 0;
 	free(gsum);
 	free(node_of);
-	size_t m = 0;
-	for (size_t i = 0; i < k; i++)
-		if (c[i].v != 0)
-			db->values[v0 + m++] = (struct pc_value){
-				prof, c[i].ctx, c[i].metric, c[i].v };
-	db->nvalues = v0 + m;
-	db->values_sorted = 0;
-	free(c);
+	free(has);
+	free(count);
 	return failed;
 }

@@ -44,6 +44,9 @@ void *pc_xmalloc(size_t n);
 void *pc_xcalloc(size_t n, size_t size);
 void *pc_xrealloc(void *p, size_t n, size_t size);
 char *pc_xstrdup(const char *s);
+/* Gives the whole pages of [p, p + n) back to the system (a part of an
+ * array whose contents are no longer needed: it reads as zeros after). */
+void pc_release(void *p, size_t n);
 /* The entries of a directory but those starting with '.', sorted by
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);

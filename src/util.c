@@ -25,6 +25,7 @@ static void oom(void)
  * allocator does not allow it, nothing changes. */
 #define HUGE_MIN ((size_t)4 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_STEP ((size_t)64 << 20)
 
 static void *huge(void *p, size_t bytes)
 {
@@ -81,10 +82,19 @@ void *pc_xrealloc(void *p, size_t n, size_t size)
 		if (old >= bytes)
 			return p;
 		/* copied, not realloc'd: a block moved by mremap loses its
-		 * huge pages, which costs more than the copy (measured) */
-		void *q = huge_alloc(bytes);
-		if (p)
-			memcpy(q, p, old);
+		 * huge pages, which costs more than the copy (measured), and
+		 * with them mremap holds old and new at once too. The copy
+		 * goes a piece at a time, each piece of the old block given
+		 * back once copied, so that only one piece is resident twice
+		 * (a Callgrind part's 1.5 GB of values: 1.5 GB less at the
+		 * peak) */
+		char *q = huge_alloc(bytes);
+		for (size_t off = 0; off < old; off += HUGE_STEP) {
+			size_t k = old - off < HUGE_STEP ? old - off : HUGE_STEP;
+			memcpy(q + off, (char *)p + off, k);
+			if (k == HUGE_STEP)
+				pc_release((char *)p + off, k);
+		}
 		free(p);
 		return q;
 	}
@@ -92,6 +102,19 @@ void *pc_xrealloc(void *p, size_t n, size_t size)
 	if (!p)
 		oom();
 	return p;
+}
+
+void pc_release(void *p, size_t n)
+{
+	static uintptr_t page;
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+		page = ps > 0 ? (uintptr_t)ps : 4096;
+	}
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(page - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 char *pc_xstrdup(const char *s)
