@@ -44,7 +44,65 @@ static json_object *id_tuple(const struct pc_profile *p)
 	return a;
 }
 
-json_object *pc_info_json(const struct pc_db *db, char **inputs,
+/* Grows a[0..*n) to at least want entries (twice as many at least),
+ * the new ones zero. */
+static void *grow_zero(void *a, size_t *n, size_t want, size_t size)
+{
+	if (want <= *n)
+		return a;
+	if (want < 2 * *n)
+		want = 2 * *n;
+	char *p = pc_xrealloc(a, want, size);
+	memset(p + *n * size, 0, (want - *n) * size);
+	*n = want;
+	return p;
+}
+
+/* A sample's time into first..last. */
+static void span(uint64_t *first, uint64_t *last, uint64_t t)
+{
+	*first = t < *first ? t : *first;
+	*last = t > *last ? t : *last;
+}
+
+static int count_profile(struct pc_sink *sink, const struct pc_db *db,
+			 pc_id p, const struct pc_value *v, size_t n,
+			 const struct pc_value *sv, size_t sn,
+			 const struct pc_trace *t, struct pc_err *err)
+{
+	(void)sv;
+	(void)sn;
+	(void)err;
+	struct pc_info_count *c = (struct pc_info_count *)sink;
+	c->values = grow_zero(c->values, &c->nprofiles, (size_t)p + 1,
+			      sizeof(size_t));
+	c->values[p] += n;
+	c->total = grow_zero(c->total, &c->nmetrics, db->nmetrics + 1,
+			     sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		c->total[v[i].metric] += v[i].value;
+	struct pc_trace_it it;
+	struct pc_sample x;
+	pc_trace_begin(t, &it);
+	while (pc_trace_next(&it, &x))
+		span(&c->first, &c->last, x.time);
+	return 0;
+}
+
+void pc_info_count_init(struct pc_info_count *c)
+{
+	*c = (struct pc_info_count){ .sink = { count_profile },
+				     .first = UINT64_MAX };
+}
+
+void pc_info_count_free(struct pc_info_count *c)
+{
+	free(c->values);
+	free(c->total);
+}
+
+json_object *pc_info_json(const struct pc_db *db,
+			  const struct pc_info_count *c, char **inputs,
 			  const char **formats, int n)
 {
 	json_object *root = json_object_new_object();
@@ -63,13 +121,16 @@ json_object *pc_info_json(const struct pc_db *db, char **inputs,
 	if (db->description)
 		json_object_object_add(root, "description",
 				       json_object_new_string(db->description));
-	/* per profile: values and trace samples */
+	/* per profile: values and trace samples (those that streamed past
+	 * c, and those the model holds) */
 	size_t *nval = pc_xcalloc(db->nprofiles + 1, sizeof(size_t));
+	for (size_t p = 0; p < c->nprofiles && p < db->nprofiles; p++)
+		nval[p] = c->values[p];
 	for (size_t i = 0; i < db->nvalues; i++)
 		nval[db->values[i].profile]++;
 	json_object *profs = json_object_new_array();
 	size_t samples = 0;
-	uint64_t t0 = UINT64_MAX, t1 = 0;
+	uint64_t t0 = c->first, t1 = c->last;
 	for (size_t p = 0; p < db->nprofiles; p++) {
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "id_tuple",
@@ -82,16 +143,16 @@ json_object *pc_info_json(const struct pc_db *db, char **inputs,
 		struct pc_trace_it it;
 		struct pc_sample x;
 		pc_trace_begin(t, &it);
-		while (pc_trace_next(&it, &x)) {
-			t0 = x.time < t0 ? x.time : t0;
-			t1 = x.time > t1 ? x.time : t1;
-		}
+		while (pc_trace_next(&it, &x))
+			span(&t0, &t1, x.time);
 		samples += t->n;
 		json_object_array_add(profs, o);
 	}
 	free(nval);
 	json_object_object_add(root, "profiles", profs);
 	double *tot = pc_xcalloc(db->nmetrics + 1, sizeof(double));
+	for (size_t m = 0; m < c->nmetrics && m < db->nmetrics; m++)
+		tot[m] = c->total[m];
 	for (size_t i = 0; i < db->nvalues; i++)
 		tot[db->values[i].metric] += db->values[i].value;
 	json_object *ms = json_object_new_array();

@@ -250,7 +250,8 @@ static char **thread_files(const char *path, size_t *n)
 
 /* Where a conversion's profiles go while its input is read: the
  * output format and, once begun, its sink (see doc/design.md,
- * "Profiles as the unit of streaming"). */
+ * "Profiles as the unit of streaming"); or, without an output format
+ * (info), a sink of the caller's. */
 struct stream {
 	const struct pc_exporter *ex;
 	const char *out;
@@ -322,8 +323,11 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				   inputs[i], im->name);
 			im = NULL;
 		}
-		if (im && to && n == 1 && im->streams && to->ex->begin &&
-		    (!to->ex->stream_ok || to->ex->stream_ok(to->opts))) {
+		if (im && to && n == 1 && im->streams && !to->ex) {
+			db->sink = to->sink;
+		} else if (im && to && n == 1 && im->streams &&
+			   to->ex->begin &&
+			   (!to->ex->stream_ok || to->ex->stream_ok(to->opts))) {
 			to->sink = to->ex->begin(to->out, to->opts, err);
 			if (!to->sink)
 				im = NULL;
@@ -526,13 +530,19 @@ static int cmd_info(struct opts *o, char **inputs, int n)
 {
 	struct pc_err err = { 0 };
 	const char **formats = pc_xcalloc((size_t)n, sizeof(*formats));
-	struct pc_db *db = load(o, inputs, n, formats, NULL, &err);
+	/* profiles stream past a counter, as they would to a writer */
+	struct pc_info_count count;
+	pc_info_count_init(&count);
+	struct stream st = { .sink = &count.sink };
+	struct pc_db *db = load(o, inputs, n, formats, &st, &err);
 	if (!db) {
+		pc_info_count_free(&count);
 		free(formats);
 		report(&err);
 		return 1;
 	}
-	struct json_object *info = pc_info_json(db, inputs, formats, n);
+	struct json_object *info = pc_info_json(db, &count, inputs, formats, n);
+	pc_info_count_free(&count);
 	if (o->json)
 		puts(json_object_to_json_string_ext(
 			info, JSON_C_TO_STRING_PRETTY |

@@ -648,9 +648,24 @@ struct pc_check_opts {
 int pc_check_main(const char *dir, const struct pc_check_opts *o);
 
 /* `info` (src/info.c): a summary of the model as a json-c object, and
- * its text form. formats[i] names the format of inputs[i]. */
+ * its text form. formats[i] names the format of inputs[i]. A streaming
+ * importer hands its profiles to the sink of a struct pc_info_count,
+ * which keeps what the summary needs of them (their values are then
+ * dropped), so that info reads any size in the memory a conversion
+ * takes; the summary counts those and what the model still holds. */
+struct pc_info_count {
+	struct pc_sink sink;
+	size_t *values; /* per profile */
+	size_t nprofiles;
+	double *total;  /* per metric, summed in the model's order */
+	size_t nmetrics;
+	uint64_t first, last; /* trace sample times (first > last: none) */
+};
+void pc_info_count_init(struct pc_info_count *c);
+void pc_info_count_free(struct pc_info_count *c);
 struct json_object;
-struct json_object *pc_info_json(const struct pc_db *db, char **inputs,
+struct json_object *pc_info_json(const struct pc_db *db,
+				 const struct pc_info_count *c, char **inputs,
 				 const char **formats, int n);
 void pc_info_print(struct json_object *info, FILE *out);
 
