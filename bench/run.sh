@@ -30,24 +30,7 @@ t() { # command...: prints CPU seconds (user + system) and peak KiB
 	read -r u s kb <"$work/time"
 	echo "$(echo "$u $s" | awk '{print $1 + $2}') $kb"
 }
-# KCachegrind never exits by itself: its CPU time is read from /proc
-# until it stays the same for 3 seconds (loading done), then it is ended
-kc() { # file: prints CPU seconds
-	HOME="$work" XDG_RUNTIME_DIR="$work" dbus-run-session -- \
-		kcachegrind -platform offscreen "$1" >/dev/null 2>&1 &
-	wrapper=$!
-	last=-1 same=0 pid=
-	while [ $same -lt 3 ]; do
-		sleep 1
-		[ -n "$pid" ] || pid=$(pgrep -P "$wrapper" -x kcachegrind || true)
-		[ -n "$pid" ] || continue
-		ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || break
-		if [ "$ticks" = "$last" ]; then same=$((same + 1)); else same=0; last=$ticks; fi
-	done
-	kill "$pid" 2>/dev/null || true
-	wait "$wrapper" 2>/dev/null || true
-	echo "$last $(getconf CLK_TCK)" | awk '{print $1 / $2}'
-}
+. "$top/bench/lib.sh"
 set -- $(t wc -l "$in"); wc_s=$1
 set -- $(t cat "$in"); cat_s=$1
 rm -rf "$work/out.d"
