@@ -365,7 +365,10 @@ static void finish_part(struct parser *p)
 						       PC_ENTRY_APP_THREAD);
 	size_t v0 = p->db->nvalues;
 	pc_cg_expand(p->db, g, prof, entry, p->opts);
-	graph_reset(&p->g); /* before the rounding's peak */
+	/* before the rounding's peak: the graph, and the contexts' lookup
+	 * table (no context is added until the next part) */
+	graph_reset(&p->g);
+	pc_ctx_map_drop(p->db);
 	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC));
 	for (size_t i = v0; i < p->db->nvalues && p->ndiv; i++) {
 		struct pc_value *v = &p->db->values[i];

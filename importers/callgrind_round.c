@@ -212,24 +212,24 @@ static double share_frac(double v)
 	return x < eps || x > 1 - eps ? 0 : x;
 }
 
-/* Rounds one metric's n values (their groups in .profile). 0, or -1 if
- * its positions' sums are not whole numbers, or no flow was found (the
- * values stay as they are). */
+/* Rounds one metric's n values (their groups, 0..ngroups-1, in
+ * .profile). 0, or -1 if its positions' sums are not whole numbers, or
+ * no flow was found (the values stay as they are). */
 static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
-			uint32_t ngroups, struct flow *f, int32_t *node_of,
-			double *gsum)
+			uint32_t ngroups, struct flow *f, int32_t *node_of)
 {
 	if (n > INT32_MAX / 8)
 		return -1; /* past the flow's 32-bit capacities */
-	for (uint32_t g = 0; g < ngroups; g++)
-		gsum[g] = 0;
+	double *gsum = pc_xcalloc(ngroups + 1, sizeof(double));
 	for (size_t i = 0; i < n; i++)
 		gsum[c[i].profile] += c[i].value;
 	for (uint32_t g = 0; g < ngroups; g++) {
 		double t = gsum[g], r = nearbyint(t);
 		if (fabs(t - r) > 1e-6 * (fabs(t) > 1 ? fabs(t) : 1) ||
-		    fabs(t) > 0x1p52)
+		    fabs(t) > 0x1p52) {
+			free(gsum);
 			return -1;
+		}
 	}
 	/* the shares to decide, and the tree nodes above them */
 	pc_id *nodes = NULL;
@@ -310,6 +310,8 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		int64_t total = 0;
 		for (uint32_t g = 0; g < ngroups; g++)
 			total += (int64_t)nearbyint(gsum[g]);
+		free(gsum);
+		gsum = NULL;
 		/* the shares' edges come first, in their order: the j-th
 		 * fractional share's is edge 2j */
 		for (size_t i = 0; i < n; i++) {
@@ -369,6 +371,7 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		for (size_t k = 0; k < nn; k++)
 			node_of[nodes[k]] = -1;
 	}
+	free(gsum);
 	free(nodes);
 	return rc;
 }
@@ -427,7 +430,6 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip)
 	int32_t *node_of = pc_xmalloc(nctx * sizeof(int32_t));
 	for (size_t i = 0; i < nctx; i++)
 		node_of[i] = -1;
-	double *gsum = NULL;
 	size_t failed = 0, out = v0, in = v0;
 	for (pc_id m = 0; m < db->nmetrics; m++) {
 		if (!count[m])
@@ -472,10 +474,9 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip)
 		/* what is left of the room below the next metric's values
 		 * is not needed until the rounded ones move down */
 		pc_release(v + k, (in - k) * sizeof(*v));
-		gsum = pc_xrealloc(gsum, ng, sizeof(double));
 		struct flow f = { 0 };
 		if (m != skip &&
-		    round_metric(db, v + out, k - out, ng, &f, node_of, gsum))
+		    round_metric(db, v + out, k - out, ng, &f, node_of))
 			failed++;
 		flow_free(&f); /* before the next metric's sums */
 		for (size_t i = out; i < k; i++)
@@ -485,7 +486,6 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip)
 	}
 	db->nvalues = out;
 	db->values_sorted = 0;
-	free(gsum);
 	free(node_of);
 	free(has);
 	free(count);

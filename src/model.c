@@ -341,9 +341,10 @@ pc_id pc_ctx_append(struct pc_db *db, pc_id parent,
  * is looked up in). */
 static void ctx_map_appended(struct pc_db *db, pc_id parent)
 {
-	if (!db->append_parents ||
-	    pc_keymap_find(db->append_parents, pc_hash64(parent), id_eq, NULL,
-			   &parent) == PC_NONE)
+	if (!db->ctx_map_dropped &&
+	    (!db->append_parents ||
+	     pc_keymap_find(db->append_parents, pc_hash64(parent), id_eq,
+			    NULL, &parent) == PC_NONE))
 		return;
 	pc_keymap_reserve(db->ctx_map, db->ncontexts);
 	for (size_t i = db->ctx_unmapped; i < db->ncontexts; i++) {
@@ -355,6 +356,15 @@ static void ctx_map_appended(struct pc_db *db, pc_id parent)
 	db->append_parents = NULL;
 	db->last_append = PC_NONE;
 	db->ctx_unmapped = SIZE_MAX;
+	db->ctx_map_dropped = 0;
+}
+
+void pc_ctx_map_drop(struct pc_db *db)
+{
+	pc_keymap_free(db->ctx_map);
+	db->ctx_map = pc_keymap_new();
+	db->ctx_unmapped = 1; /* the global root is never looked up */
+	db->ctx_map_dropped = 1;
 }
 
 pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key)

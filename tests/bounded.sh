@@ -91,7 +91,7 @@ peak 40 "info of its v4 copy" info "$tmp/old.d"
 # Callgrind: one profile, whose calling-context tree is the model, so
 # the peak grows with the input; the rounding to whole numbers works in
 # place, metric by metric. 5,000 functions (7 MB, 334,000 contexts):
-# 149 MB at 65f49b2, 100 MB now
+# 149 MB at 65f49b2, 91 MB now
 "$tmp/gen_callgrind" 5000 60 >"$tmp/cg.out"
 peak 120 "Callgrind -> v4, 5,000 functions x 60 lines" convert -q -o "$tmp/cg.d" "$tmp/cg.out"
 rm -rf "$tmp/cg.out" "$tmp/cg.d"
