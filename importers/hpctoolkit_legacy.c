@@ -678,8 +678,6 @@ static int has_mdb(char **names, size_t nnames)
 	return 0;
 }
 
-/* Values and traces of a 2.x database: per-thread files, or the
- * containers the viewers made of them. */
 /* A per-thread file of a 2.x database, for reading thread by thread:
  * its profile, its kind (0 metric-db, 1 hpctrace), its name's index. */
 struct part {
@@ -731,6 +729,8 @@ static int read_v2_threads(struct legacy *r, char **names, size_t nnames)
 	return rc;
 }
 
+/* Values and traces of a 2.x database: per-thread files, or the
+ * containers the viewers made of them. */
 static int read_v2(struct legacy *r, char **names, size_t nnames)
 {
 	int any = 0, rc = 0, mt = 0, threads = 0;

@@ -265,11 +265,13 @@ static int carry_formula(struct legacy *r, const struct xmetric *x)
 /* The MetricTable metrics the old viewer computed: statistics over
  * threads are carried where there are threads (per_thread; the v4
  * writer computes them again, pc_db.stats), formulas the v4 YAML can
- * say become metrics/default.yaml formulas, and a warning names the
- * others. Called once the values (and so the metrics) are read. */
+ * say become metrics/default.yaml formulas, and the others are counted
+ * and named in r->not_carried_list, for the warning derived_said gives
+ * once the values are read. Called once the metrics are known. */
 void legacy_derived_metrics(struct legacy *r, int per_thread)
 {
-	char list[1024];
+	char *list = r->not_carried_list;
+	size_t size = sizeof r->not_carried_list;
 	size_t n = 0, count = 0, stats = 0;
 	list[0] = 0;
 	for (size_t i = 0; i < r->nxm; i++) {
@@ -282,15 +284,11 @@ void legacy_derived_metrics(struct legacy *r, int per_thread)
 		if (!r->xm[i].stat && carry_formula(r, &r->xm[i]))
 			continue;
 		count++;
-		if (n < sizeof list - 200)
-			n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'",
+		if (n < size - 200)
+			n += (size_t)snprintf(list + n, size - n, "%s'%s'",
 					      n ? ", " : "", r->xm[i].name);
 	}
-	/* said once the values are read (legacy_derived_said) */
 	r->not_carried = count;
-	if (count)
-		snprintf(r->not_carried_list, sizeof r->not_carried_list, "%s",
-			 list);
 	r->stats = stats > 0;
 }
 

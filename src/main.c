@@ -323,15 +323,17 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				   inputs[i], im->name);
 			im = NULL;
 		}
-		if (im && to && n == 1 && im->streams && !to->ex) {
-			db->sink = to->sink;
-		} else if (im && to && n == 1 && im->streams &&
-			   to->ex->begin &&
-			   (!to->ex->stream_ok || to->ex->stream_ok(to->opts))) {
-			to->sink = to->ex->begin(to->out, to->opts, err);
-			if (!to->sink)
-				im = NULL;
-			db->sink = to->sink;
+		if (im && to && n == 1 && im->streams) {
+			if (!to->ex) {
+				db->sink = to->sink; /* the caller's */
+			} else if (to->ex->begin &&
+				   (!to->ex->stream_ok ||
+				    to->ex->stream_ok(to->opts))) {
+				to->sink = to->ex->begin(to->out, to->opts, err);
+				if (!to->sink)
+					im = NULL;
+				db->sink = to->sink;
+			}
 		}
 		if (!im || im->read(db, inputs[i], &o->imp, err)) {
 			pc_db_free(db);
