@@ -41,6 +41,7 @@ struct writer {
 	struct pc_err *err;
 	struct pc_dest dest; /* the output, under its temporary name */
 	int stats;           /* --stats */
+	int point;           /* --point */
 	/* profile.db is open, the layout fixed (at the first profile) */
 	int begun;
 	struct pc_out po;
@@ -200,10 +201,25 @@ static void lex_fix(struct writer *w, pc_id c, size_t m, const double *d)
 	w->lexfix[(size_t)w->loopix[c] * w->l.nmetrics + m] += delta;
 }
 
+/* A whole-number metric written without its point scope: reading it
+ * back derives the point values from execution, exactly as long as the
+ * values are whole numbers below 2^53 (struct pc_metric, whole). */
+static int whole_ok(struct writer *w, pc_id c, size_t m, double point,
+		    double exec)
+{
+	if (point == floor(point) && exec == floor(exec) &&
+	    fabs(exec) < 0x1p53 && fabs(point) < 0x1p53)
+		return 0;
+	return pc_err_set(w->err, "metric '%s' at context %u: %.17g "
+			  "(execution %.17g) is not a whole number below "
+			  "2^53, as its input said; give --point",
+			  w->db->metrics[m].name, c, point, exec);
+}
+
 /* Propagates one thread's point values v[0..n) (sorted by ctx), takes
  * the scopes its metrics have stored from sv[0..sn) and writes the
  * result as its profile.db block. */
-static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
+static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			   const struct pc_value *v, size_t n,
 			   const struct pc_value *sv, size_t sn)
 {
@@ -217,7 +233,7 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	blk_begin(o, &w->blk);
 	if (!n && !sn) {
 		blk_end(o, &w->blk, w->block[prof + 1]);
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		touch(w, v[i].ctx);
@@ -302,7 +318,10 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 			if (loop && w->loopix &&
 			    (db->metrics[m].stored & (1u << HPC_LEXAWARE)))
 				lex_fix(w, c, m, d);
-			unsigned mask = hpc_scopes(&db->metrics[m]);
+			unsigned mask = w->l.scopes[m];
+			if (!(mask & 1u << HPC_POINT) && db->metrics[m].whole &&
+			    whole_ok(w, c, m, d[A_POINT], sc[HPC_EXECUTION]))
+				return -1;
 			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
 				/* the global context carries the aggregate:
 				 * execution scope only */
@@ -317,6 +336,7 @@ static void thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	blk_end(o, &w->blk, w->block[prof + 1]);
 	for (size_t i = 0; i < w->ntouched; i++)
 		w->slot[w->touched[i]] = PC_NONE;
+	return 0;
 }
 
 /* Reading profile.db back: a buffered stream over a byte range. */
@@ -662,6 +682,34 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
 	return 0;
 }
 
+/* The scopes of each metric: a v4 input's own set (struct pc_metric,
+ * scopes); function, lex_aware and execution for whole numbers, whose
+ * point values reading derives back exactly from execution (point too
+ * with --point); all four otherwise. A model read whole shows whether
+ * a profile's sums stay below 2^53, where whole numbers are exact; a
+ * streamed one is checked as it is written (whole_ok). */
+static void layout_scopes(struct writer *w, const struct pc_db *db)
+{
+	const unsigned all = (1u << HPC_NSCOPES) - 1;
+	double *sum = pc_xcalloc(db->nmetrics + 1, sizeof(double));
+	uint8_t *big = pc_xcalloc(db->nmetrics + 1, 1);
+	for (size_t i = 0; i < db->nvalues; i++) {
+		const struct pc_value *v = &db->values[i];
+		if (i && v->profile != v[-1].profile)
+			memset(sum, 0, db->nmetrics * sizeof(double));
+		sum[v->metric] += fabs(v->value);
+		big[v->metric] |= sum[v->metric] >= 0x1p53;
+	}
+	for (size_t m = 0; m < db->nmetrics; m++) {
+		const struct pc_metric *x = &db->metrics[m];
+		w->l.scopes[m] = (uint8_t)(x->scopes ? x->scopes :
+					   w->point || !x->whole || big[m] ?
+					   all : all & ~(1u << HPC_POINT));
+	}
+	free(big);
+	free(sum);
+}
+
 /* The layout is fixed and profile.db opened at the first profile (or at
  * the end, for a model of no profile): the metrics are the importer's
  * by then. */
@@ -669,7 +717,9 @@ static int w_start(struct writer *w, const struct pc_db *db)
 {
 	w->db = db;
 	w->l = (struct hpc_layout){ db->nmetrics,
-				    w->stats || db->stats ? 5 : 1 };
+				    w->stats || db->stats ? 5 : 1, NULL };
+	w->l.scopes = pc_xmalloc(db->nmetrics + 1);
+	layout_scopes(w, db);
 	if (w->l.nmetrics * w->l.npartials * HPC_NSCOPES > 65535)
 		return pc_err_set(w->err, "%zu metrics: more than an "
 				  "HPCToolkit database can number (16-bit "
@@ -826,7 +876,8 @@ static int w_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
 		return -1;
 	w_contexts(w);
 	w_blocks(w, p + 1);
-	thread_profile(w, &w->po, p, v, n, sv, sn);
+	if (thread_profile(w, &w->po, p, v, n, sv, sn))
+		return -1;
 	/* trace.db's section needs the number of profiles: the importer's
 	 * plan while it streams, the model's at the end */
 	if (t->n && !w->topen &&
@@ -989,6 +1040,7 @@ static void w_free(struct writer *w)
 	free(w->lexfix);
 	free(w->blk.idx);
 	free(w->block);
+	free(w->l.scopes);
 	free(w);
 }
 
@@ -1003,6 +1055,7 @@ static struct pc_sink *hpc_begin(const char *out,
 	struct writer *w = pc_xcalloc(1, sizeof(*w));
 	w->sink.profile = w_profile;
 	w->stats = opts->stats;
+	w->point = opts->point;
 	w->err = err;
 	if (pc_dest_begin(&w->dest, out, 1, err)) {
 		free(w);

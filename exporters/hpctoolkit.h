@@ -24,15 +24,12 @@ struct hpc_partial {
 };
 extern const struct hpc_partial hpc_partials[5];
 
-/* The scopes a metric is written with (struct pc_metric, scopes). */
-static inline unsigned hpc_scopes(const struct pc_metric *m)
-{
-	return m->scopes ? m->scopes : (1u << HPC_NSCOPES) - 1;
-}
-
 struct hpc_layout {
 	size_t nmetrics;
 	unsigned npartials; /* 1, or 5 with --stats */
+	/* per metric, bit 1<<scope: the scopes it is written with (see
+	 * hpc_layout_scopes) */
+	uint8_t *scopes;
 };
 
 static inline uint16_t hpc_prop_id(const struct hpc_layout *l, size_t m,

@@ -86,7 +86,7 @@ static void metrics(struct pc_buf *b, const struct pc_db *db,
 		size_t name = pc_buf_str(b, db->metrics[m].name);
 		/* the metric's scopes (a v4 input's own set); prop and
 		 * stat ids keep their places */
-		unsigned mask = hpc_scopes(&db->metrics[m]), nsc = 0;
+		unsigned mask = l->scopes[m], nsc = 0;
 		for (unsigned sc = 0; sc < HPC_NSCOPES; sc++)
 			nsc += (mask >> sc) & 1;
 		pc_buf_align(b, 8);

@@ -279,7 +279,7 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	for (size_t i = 0; i < db->nmetrics; i++)
 		for (unsigned k = 0; k < l->npartials; k++)
 			for (int s = 0; s < 3; s++) {
-				if (!(hpc_scopes(&db->metrics[i]) & (1u << shown[s])))
+				if (!(l->scopes[i] & (1u << shown[s])))
 					continue;
 				char a[64];
 				anchor_name(a, sizeof a, i, k, shown[s]);
@@ -318,7 +318,7 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 			/* only the scopes the metric has (a v4 input's
 			 * own set); custom (lex_aware) before standard, or
 			 * hpcviewer shows no exclusive column */
-			unsigned mask = hpc_scopes(me);
+			unsigned mask = l->scopes[i];
 			scalar(&m, "formula");
 			map_start(&m, NULL);
 			if (mask & (1u << HPC_EXECUTION)) {

@@ -439,7 +439,8 @@ static int set_events(struct parser *p, const char *s)
 				return fail(p, "event '%s' listed twice in "
 					    "'events:'", name);
 		PC_GROW(p->ev, p->nev, cap);
-		p->ev[p->nev++] = pc_metric_get(p->db, name, desc, "");
+		/* whole numbers, unless 'event:' scales them */
+		p->ev[p->nev++] = pc_metric_get_whole(p->db, name, desc, "");
 		s = e;
 	}
 	if (p->nev == 0)
@@ -523,7 +524,7 @@ static int parse_event(struct parser *p, const char *s)
 	/* after 'events:': set it on the metric now */
 	for (size_t i = 0; i < p->nev; i++)
 		if (p->db->metrics[p->ev[i]].name == name)
-			pc_metric_get(p->db, name, longname, "");
+			pc_metric_get_whole(p->db, name, longname, "");
 	return 0;
 }
 

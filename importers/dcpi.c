@@ -114,11 +114,11 @@ static void target_init(struct target *t, struct pc_db *db,
 	snprintf(desc, sizeof desc, "DCPI event %s: estimated events "
 		 "(samples x sampling period %llu); image %s", h->event,
 		 (unsigned long long)h->period, h->image);
-	t->est = pc_metric_get(db, h->event, desc, "events");
+	t->est = pc_metric_get_whole(db, h->event, desc, "events");
 	snprintf(name, sizeof name, "%s (samples)", h->event);
 	snprintf(desc, sizeof desc, "DCPI event %s: samples (period %llu)",
 		 h->event, (unsigned long long)h->period);
-	t->raw = pc_metric_get(db, name, desc, "samples");
+	t->raw = pc_metric_get_whole(db, name, desc, "samples");
 	if (!db->title) {
 		/* room for the longest fields (struct dhdr) */
 		char title[2200], mhz[32] = "";

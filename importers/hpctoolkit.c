@@ -146,29 +146,45 @@ static int scope_of(unsigned type, unsigned index, const char *name)
 	}
 }
 
-static void no_point(struct reader *r, const char *name)
+/* The metrics without a point scope (profconv leaves it out unless
+ * asked: no reader shows it): their point values are derived from
+ * execution (r->derive); one without execution either is said. */
+static void no_point(struct reader *r)
 {
-	pc_warn(r->db->diag, "%s: metric '%s' has no point scope; its stored "
-		"scopes are kept, but a Callgrind output will not show it",
-		r->meta.path, name);
+	size_t nm = r->db->nmetrics;
+	uint8_t *has = pc_xcalloc(nm + 1, 1);
+	for (size_t i = 0; i < 65536; i++)
+		if (r->prop[i].metric != PC_NONE)
+			has[r->prop[i].metric] |= (uint8_t)(1u << r->prop[i].scope);
+	r->derive = pc_xcalloc(nm + 1, 1);
+	for (size_t m = 0; m < nm; m++) {
+		if (!has[m] || (has[m] & 1u << PC_SCOPE_POINT))
+			continue;
+		if (has[m] & 1u << PC_SCOPE_EXECUTION)
+			r->derive[m] = 1;
+		else
+			pc_warn(r->db->diag, "%s: metric '%s' has neither a "
+				"point nor an execution scope; its stored "
+				"scopes are kept, but a Callgrind output "
+				"will not show it", r->meta.path,
+				r->db->metrics[m].name);
+	}
+	free(has);
 }
 
 /* Prop id -> metric m in model scope sc (one of the metric's scopes). */
-static void bind_prop(struct reader *r, uint16_t id, pc_id m, int sc,
-		      int *have_point)
+static void bind_prop(struct reader *r, uint16_t id, pc_id m, int sc)
 {
 	r->prop[id].metric = m;
 	r->prop[id].scope = (uint8_t)sc;
 	r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
-	*have_point |= sc == PC_SCOPE_POINT;
 }
 
 /* A scope of the pre-release layout, read by name (it has no scope
  * types); one that is none of the four is said and its values not
  * read. */
 static void prop_scope(struct reader *r, pc_id m, const char *name,
-		       const char *sname, uint16_t id, uint64_t at,
-		       int *have_point)
+		       const char *sname, uint16_t id, uint64_t at)
 {
 	int sc = -1;
 	for (unsigned k = 0; k < PC_NSCOPES; k++)
@@ -179,7 +195,7 @@ static void prop_scope(struct reader *r, pc_id m, const char *name,
 			"not one hpcprof writes; its values are not read",
 			r->meta.path, (unsigned long long)at, name, sname);
 	else
-		bind_prop(r, id, m, sc, have_point);
+		bind_prop(r, id, m, sc);
 }
 
 /* The metrics of the pre-release 4.0 layout (hpcprof of early 2022:
@@ -202,18 +218,14 @@ static int read_metrics_prerelease(struct reader *r, uint64_t pm,
 		uint64_t ps = pc_getle(b->p + e + 0x10, 8),
 			 ns = pc_getle(b->p + e + 8, 2);
 		NEED(r, b, ps, ns * 0x18, "metric scopes");
-		int have_point = 0;
 		for (uint64_t k = 0; k < ns; k++) {
 			uint64_t x = ps + k * 0x18;
 			const char *sname = cstr(r, b, pc_getle(b->p + x, 8));
 			if (!sname)
 				return -1;
 			prop_scope(r, m, name, sname,
-				   (uint16_t)pc_getle(b->p + x + 0xa, 2), x,
-				   &have_point);
+				   (uint16_t)pc_getle(b->p + x + 0xa, 2), x);
 		}
-		if (!have_point)
-			no_point(r, name);
 		if (r->db->metrics[m].scopes & (1u << PC_SCOPE_FUNCTION))
 			r->db->metrics[m].scopes |= 1u << PC_SCOPE_LEXAWARE;
 	}
@@ -254,7 +266,6 @@ static int read_metrics(struct reader *r)
 									"calls");
 		uint64_t pi = pc_getle(b->p + e + 8, 8), ni = pc_getle(b->p + e + 0x18, 2);
 		NEED(r, b, pi, ni * szi, "metric scope instances");
-		int have_point = 0;
 		for (uint64_t k = 0; k < ni; k++) {
 			uint64_t x = pi + k * szi;
 			uint64_t scope = pc_getle(b->p + x, 8);
@@ -274,10 +285,8 @@ static int read_metrics(struct reader *r)
 					b->p[scope + 8]);
 				continue;
 			}
-			bind_prop(r, id, m, sc, &have_point);
+			bind_prop(r, id, m, sc);
 		}
-		if (!have_point)
-			no_point(r, name);
 	}
 	return 0;
 }
@@ -551,6 +560,7 @@ static int read_meta(struct reader *r)
 	}
 	if (read_metrics(r))
 		return -1;
+	no_point(r);
 	if (read_table(r, 5, "Load Modules", 0x10, &r->mod_base, &r->mod_n,
 		       &r->mod_stride) ||
 	    read_table(r, 6, "Source Files", 0x10, &r->file_base, &r->file_n,
@@ -788,6 +798,8 @@ static int v4_read(struct pc_db *db, const char *path,
 	free(r->fn_id);
 	free(r->prof_id);
 	free(r->el);
+	free(r->derive);
+	free(r->dx);
 	free(r->vague);
 	free(r->lines);
 	free(r->tfirst);

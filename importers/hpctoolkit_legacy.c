@@ -147,10 +147,7 @@ static void put_points(struct legacy *r, pc_id prof)
 		struct cell *c = &r->cells[i];
 		if (c->node == UINT32_MAX)
 			continue;
-		double p = c->own - c->kids;
-		/* the same doubles summed in another order */
-		if (fabs(p) <= 1e-12 * fmax(fabs(c->own), fabs(c->kids)))
-			p = 0;
+		double p = pc_point_of(c->own, c->kids);
 		if (p != 0)
 			pc_value_add(r->db, prof, r->nodes[c->node].ctx,
 				     c->metric, p);

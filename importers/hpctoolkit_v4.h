@@ -27,6 +27,12 @@ struct reader {
 		pc_id metric;
 		uint8_t scope;
 	} prop[65536];
+	/* per model metric: its point values are derived from execution
+	 * (meta.db gives it no point scope); a profile's execution values
+	 * of such metrics, in the file's order */
+	uint8_t *derive;
+	struct pc_value *dx;
+	size_t ndx, capdx;
 	/* point values of elided ids: ctx = the raw id */
 	struct pc_value *el;
 	size_t nel, capel;

@@ -290,6 +290,76 @@ static void prerelease_value(struct reader *r, pc_id prof, pc_id c, pc_id m,
 		pc_scoped_add(r->db, prof, up, m, sc, d);
 }
 
+struct xkey {
+	pc_id ctx, metric;
+	size_t i; /* index in r->dx */
+};
+
+static int cmp_xkey(const void *a, const void *b)
+{
+	const struct xkey *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+/* The point values of profile prof's metrics without a point scope:
+ * point(c) = execution(c) - the execution of c's children (r->dx, in
+ * the file's order), exact for whole numbers (profconv leaves point out
+ * only for them: struct pc_metric, whole), within rounding otherwise
+ * (pc_point_of); a parent without an execution value of its own gets
+ * the negated sum. */
+static void derive_points(struct reader *r, pc_id prof)
+{
+	size_t n = r->ndx;
+	if (!n)
+		return;
+	struct xkey *k = pc_xmalloc(n * sizeof(*k));
+	double *kids = pc_xcalloc(n, sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct xkey){ r->dx[i].ctx, r->dx[i].metric, i };
+	qsort(k, n, sizeof(*k), cmp_xkey);
+	struct pc_value *orphan = NULL;
+	size_t norphan = 0, caporphan = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pc_value *x = &r->dx[i];
+		if (x->ctx == 0)
+			continue;
+		struct xkey key = { r->db->contexts[x->ctx].parent, x->metric,
+				    0 };
+		const struct xkey *f = bsearch(&key, k, n, sizeof(*k),
+					       cmp_xkey);
+		if (f) {
+			kids[f->i] += x->value;
+			continue;
+		}
+		size_t o = 0;
+		while (o < norphan && (orphan[o].ctx != key.ctx ||
+				       orphan[o].metric != key.metric))
+			o++;
+		if (o == norphan) {
+			PC_GROW(orphan, norphan, caporphan);
+			orphan[norphan++] = (struct pc_value){ prof, key.ctx,
+							       key.metric, 0 };
+		}
+		orphan[o].value -= x->value;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pc_value *x = &r->dx[i];
+		double p = pc_point_of(x->value, kids[i]);
+		if (p != 0)
+			pc_value_add(r->db, prof, x->ctx, x->metric, p);
+	}
+	for (size_t o = 0; o < norphan; o++)
+		if (orphan[o].value != 0)
+			pc_value_add(r->db, prof, orphan[o].ctx,
+				     orphan[o].metric, orphan[o].value);
+	free(orphan);
+	free(kids);
+	free(k);
+	r->ndx = 0;
+}
+
 /* The values of profile index i (its info entry at e): point values and
  * (scopes) stored scopes into the model, with room reserved for this
  * profile's (reserve: the model holds one profile at a time); those of
@@ -353,10 +423,19 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 					r->el[r->nel++] = (struct pc_value){
 						r->prof_id[i], ctx, m, d };
 				}
-			} else if (sc == PC_SCOPE_POINT) {
+				continue;
+			}
+			if (sc == PC_SCOPE_POINT) {
 				pc_value_add(r->db, r->prof_id[i], mctx,
 					     m, d);
-			} else if (scopes) {
+				continue;
+			}
+			if (sc == PC_SCOPE_EXECUTION && r->derive[m]) {
+				PC_GROW(r->dx, r->ndx, r->capdx);
+				r->dx[r->ndx++] = (struct pc_value){
+					r->prof_id[i], mctx, m, d };
+			}
+			if (scopes) {
 				pc_scoped_add(r->db, r->prof_id[i],
 					      mctx, m, sc, d);
 				if (r->prerelease)
@@ -365,6 +444,7 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 			}
 		}
 	}
+	derive_points(r, r->prof_id[i]);
 	return 0;
 }
 

@@ -1679,16 +1679,15 @@ static int ovni_read(struct pc_db *db, const char *path,
 		free(parent);
 	}
 	if (!rc) {
-		c.m_run = pc_metric_get(db, "time running", "ovni: time the "
-					"thread runs (ns), at the innermost "
-					"frame", "ns");
-		c.m_idle = pc_metric_get(db, "time not running", "ovni: time "
-					 "the thread is paused, cooling, "
-					 "warming or off the CPU (ns), at "
-					 "the [state] child of the innermost "
-					 "frame", "ns");
-		c.m_ent = pc_metric_get(db, "entries", "ovni: times a frame "
-					"was entered", "");
+		c.m_run = pc_metric_get_whole(
+			db, "time running", "ovni: time the thread runs (ns), "
+			"at the innermost frame", "ns");
+		c.m_idle = pc_metric_get_whole(
+			db, "time not running", "ovni: time the thread is "
+			"paused, cooling, warming or off the CPU (ns), at the "
+			"[state] child of the innermost frame", "ns");
+		c.m_ent = pc_metric_get_whole(db, "entries", "ovni: times a "
+					      "frame was entered", "");
 		c.root = func_ctx(&c, pc_ctx_entry(db, PC_ENTRY_APP_THREAD),
 				  "[thread]", "ovni");
 		if (!db->title) {

@@ -72,6 +72,11 @@ static const char *const command_help[][2] = {
 	  "      --stats           also write count, sum of squares, min and "
 	  "max\n"
 	  "                        summary statistics\n"
+	  "      --point           also write the point scope (each context's "
+	  "own\n"
+	  "                        values; no viewer shows it, profconv derives "
+	  "it\n"
+	  "                        from execution when it is left out)\n"
 	  "Callgrind output:\n"
 	  "      --split           one file per profile (OUT-01, OUT-02...) "
 	  "instead of\n"
@@ -444,9 +449,10 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 				   "output is an HPCToolkit database (-t "
 				   "callgrind, or a name like callgrind.out.x)",
 				   cg_only);
-	if (!ex->is_dir && o->exp.stats)
-		return usage_error("%s", "--stats is for HPCToolkit output, "
-				   "and the output is Callgrind");
+	if (!ex->is_dir && (o->exp.stats || o->exp.point))
+		return usage_error("%s is for HPCToolkit output, and the "
+				   "output is Callgrind",
+				   o->exp.stats ? "--stats" : "--point");
 	if (!strcmp(o->out, "-") && o->exp.split)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
@@ -653,6 +659,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "point", no_argument, NULL, 'P' },
 		{ "max-contexts", required_argument, NULL, 'M' },
 		{ "instructions", no_argument, NULL, 'I' },
 		{ "max-line", required_argument, NULL, 'L' },
@@ -682,7 +689,8 @@ int main(int argc, char **argv)
 	} applies[] = {
 		{ 'f', " convert dump info " }, { 't', " convert " },
 		{ 'o', " convert " }, { 'F', " convert " },
-		{ 'S', " convert " }, { 's', " convert " },
+		{ 'S', " convert " }, { 'P', " convert " },
+		{ 's', " convert " },
 		{ 'N', " convert " }, { 'C', " convert " },
 		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
 		{ 'L', " convert dump info " }, { 'v', " check " },
@@ -721,6 +729,7 @@ int main(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 'F': o.exp.force = 1; break;
 		case 'S': o.exp.stats = 1; break;
+		case 'P': o.exp.point = 1; break;
 		case 'q': o.diag.quiet = 1; break;
 		case 'B': o.diag.verbose = 1; break;
 		case 'I': o.imp.instructions = 1; break;

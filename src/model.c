@@ -225,8 +225,8 @@ pc_id pc_metric_find(const struct pc_db *db, const char *name)
 	return PC_NONE;
 }
 
-pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
-		    const char *unit)
+static pc_id metric_get(struct pc_db *db, const char *name,
+			const char *desc, const char *unit, int whole)
 {
 	name = pc_intern_cstr(db, name);
 	uint64_t h = ptr_hash(name);
@@ -236,6 +236,7 @@ pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
 		struct pc_metric *m = &db->metrics[id];
 		if (desc && *desc && !*m->description)
 			m->description = pc_intern_cstr(db, desc);
+		m->whole &= (uint8_t)whole;
 		return id;
 	}
 	PC_GROW(db->metrics, db->nmetrics, db->capmetrics);
@@ -243,9 +244,22 @@ pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
 		.name = name,
 		.description = pc_intern_cstr(db, desc ? desc : ""),
 		.unit = pc_intern_cstr(db, unit ? unit : ""),
+		.whole = (uint8_t)whole,
 	};
 	pc_keymap_insert(db->metric_map, h, (pc_id)db->nmetrics);
 	return (pc_id)db->nmetrics++;
+}
+
+pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
+		    const char *unit)
+{
+	return metric_get(db, name, desc, unit, 0);
+}
+
+pc_id pc_metric_get_whole(struct pc_db *db, const char *name,
+			  const char *desc, const char *unit)
+{
+	return metric_get(db, name, desc, unit, 1);
 }
 
 /* Only the fields that belong to a context's kind make its identity, so

@@ -3,6 +3,7 @@
 #ifndef PC_H
 #define PC_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -201,6 +202,10 @@ struct pc_metric {
 	/* bit 1<<scope: the scopes a v4 input's meta.db gives the metric,
 	 * which a v4 output gives it again; 0 (other inputs): all four */
 	uint8_t scopes;
+	/* every input that has the metric said its values are whole
+	 * numbers (pc_metric_get_whole): a v4 output leaves its point
+	 * scope out, and reading it back derives it exactly */
+	uint8_t whole;
 };
 
 /* A formula over the model's metrics, as the v4 metrics YAML can say
@@ -411,6 +416,10 @@ void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
 			      const uint32_t *line, size_t n);
 pc_id pc_metric_get(struct pc_db *db, const char *name, const char *desc,
 		    const char *unit);
+/* The same, from an input whose values of the metric are whole numbers
+ * (below 2^53): it stays whole as long as every input says so. */
+pc_id pc_metric_get_whole(struct pc_db *db, const char *name,
+			  const char *desc, const char *unit);
 pc_id pc_metric_find(const struct pc_db *db, const char *name);
 
 /* Finds or creates the child of `parent` described by `key` (key->parent
@@ -449,6 +458,18 @@ void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
  * (HPCToolkit databases) keep exactly what their viewers showed. */
 void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 		   unsigned scope, double v);
+/* A point value by differencing: an inclusive value less its children's.
+ * Whole numbers (below 2^53) are exact; otherwise a difference within
+ * rounding of the operands (the same doubles summed in another order)
+ * is 0. */
+static inline double pc_point_of(double incl, double kids)
+{
+	double p = incl - kids;
+	if (incl == floor(incl) && kids == floor(kids) &&
+	    fabs(incl) < 0x1p53 && fabs(kids) < 0x1p53)
+		return p;
+	return fabs(p) <= 1e-12 * fmax(fabs(incl), fabs(kids)) ? 0 : p;
+}
 /* Sorts values and scoped values by (profile, ctx, metric), sums
  * duplicates, drops zeros. */
 void pc_values_finish(struct pc_db *db);
@@ -574,6 +595,7 @@ struct pc_importer {
 struct pc_export_opts {
 	int force;
 	int stats;          /* hpctoolkit: extra summary statistics */
+	int point;          /* hpctoolkit: the point scope too */
 	int split;          /* callgrind: one file per profile */
 	int no_compress;    /* callgrind: no name compression */
 	unsigned callers;   /* callgrind: f'caller1'caller2 names, depth */

@@ -37,6 +37,46 @@ done
 "$PROFCONV" convert -q -o "$tmp/thr.d" "$TD"/callgrind/threads.out-0*
 roundtrip "3 threads -> v4" "$tmp/thr.d"
 
+# The point scope: left out of whole-number metrics (no reader shows
+# it), derived back from execution exactly; kept for the call counts
+# (fractional shares) and with --point. Both databases read back to the
+# same model, write the same Callgrind file, and a copy keeps its scopes.
+S="$top_builddir/tests/v4_scopes"
+pointless() { # name input...
+	name=$1; shift
+	rm -rf "$tmp/np.d" "$tmp/p.d" "$tmp/np2.d"
+	"$PROFCONV" convert -q -o "$tmp/np.d" "$@" &&
+		"$PROFCONV" convert -q --point -o "$tmp/p.d" "$@" &&
+		"$PROFCONV" convert -q -o "$tmp/np2.d" "$tmp/np.d" || {
+		not_ok "$name: convert"; return; }
+	"$S" -m "$tmp/np.d" >"$tmp/np.m"; "$S" -m "$tmp/p.d" >"$tmp/p.m"
+	"$S" -m "$tmp/np2.d" >"$tmp/np2.m"
+	whole=$(grep -cv "	point	" "$tmp/np.m")
+	if [ "$whole" -gt 0 ] && ! grep -qv "	point	" "$tmp/p.m" &&
+		cmp -s "$tmp/np.m" "$tmp/np2.m"; then
+		ok "$name: $whole of $(grep -c '' "$tmp/np.m") metrics without point, all with --point, the copy keeps them"
+	else
+		not_ok "$name: scopes"; paste "$tmp/np.m" "$tmp/p.m" | sed 's/^/# /'
+	fi
+	"$PROFCONV" dump -q "$tmp/np.d" >"$tmp/a"; "$PROFCONV" dump -q "$tmp/p.d" >"$tmp/b"
+	np=$(stat -c %s "$tmp/np.d/profile.db"); p=$(stat -c %s "$tmp/p.d/profile.db")
+	if cmp -s "$tmp/a" "$tmp/b" && [ "$np" -lt "$p" ]; then
+		ok "$name: point values derived exactly ($(grep -c '^p' "$tmp/a") values), profile.db $np < $p bytes"
+	else
+		not_ok "$name: dumps differ or no smaller ($np, $p)"; diff "$tmp/a" "$tmp/b" | head -5 | sed 's/^/# /'
+	fi
+	"$PROFCONV" convert -q -t callgrind -o "$tmp/np.cg" "$tmp/np.d" &&
+		"$PROFCONV" convert -q -t callgrind -o "$tmp/p.cg" "$tmp/p.d"
+	check "$name: the same Callgrind file from either" cmp "$tmp/np.cg" "$tmp/p.cg"
+	rm -f "$tmp/np.cg" "$tmp/p.cg"
+}
+pointless "callgrind small.main.out" "$TD/callgrind/small.main.out"
+pointless "callgrind 3 threads" "$TD"/callgrind/threads.out-0*
+pointless "dcpi" "$TD/dcpi/db"
+pointless "ovni" "$TD/ovni/good/loom.host.fix"
+"$PROFCONV" convert -q --point -t callgrind -o "$tmp/x.cg" "$TD/callgrind/small.main.out" 2>"$tmp/err"
+check "--point is for HPCToolkit output" grep -q "^profconv: --point is for HPCToolkit output" "$tmp/err"
+
 # bad databases
 good="$tmp/small.main.out.d"
 bad_db() { # name expected-message-part: $c is a copy to damage first

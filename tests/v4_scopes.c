@@ -18,6 +18,10 @@
  *
  *     PROFILE <tab> TIME (ns) <tab> CONTEXT PATH
  *
+ * and with -m each metric's scopes as meta.db lists them:
+ *
+ *     METRIC <tab> SCOPE NAME [<tab> SCOPE NAME...]
+ *
  * Minimal checking: the databases are assumed valid (profconv check runs
  * on them separately). */
 #include <stdint.h>
@@ -162,6 +166,8 @@ static void walk(const struct file *m, uint64_t p, uint64_t sz,
 static struct file meta;
 /* -l: the lex_aware scope too (hpcviewer's loop-aware exclusive) */
 static int lexaware;
+/* -m: each metric's scopes, nothing else */
+static int scopelist;
 static const char *const scope_name[] = { "execution", "function",
 					  "lex_aware" };
 
@@ -179,16 +185,24 @@ static void read_meta(const char *dir)
 		uint64_t e = pm + i * szm;
 		const char *name = str(&m, get(&m, e, 8));
 		uint64_t pi = get(&m, e + 8, 8), ni = get(&m, e + 0x18, 2);
+		if (scopelist)
+			printf("%s", name);
 		for (uint64_t k = 0; k < ni; k++) {
 			uint64_t sc = get(&m, pi + k * szi, 8);
 			uint16_t id = (uint16_t)get(&m, pi + k * szi + 8, 2);
 			const char *sn = str(&m, get(&m, sc, 8));
+			if (scopelist)
+				printf("\t%s", sn);
 			prop[id].name = name;
 			prop[id].scope = !strcmp(sn, "execution") ? 0 :
 					 !strcmp(sn, "function")  ? 1 :
 					 lexaware && !strcmp(sn, "lex_aware") ? 2 : -1;
 		}
+		if (scopelist)
+			printf("\n");
 	}
+	if (scopelist)
+		exit(0);
 	/* the summary profile is numbered by statMetricIds; its first
 	 * statistic ('$$'/sum, as hpcprof and profconv write) has the
 	 * same ids as the scopes */
@@ -281,8 +295,9 @@ int main(int argc, char **argv)
 {
 	int trace = argc == 3 && !strcmp(argv[1], "-t");
 	lexaware = argc == 3 && !strcmp(argv[1], "-l");
-	if (argc != 2 + (trace || lexaware))
-		die("usage: v4_scopes [-t|-l] DB");
+	scopelist = argc == 3 && !strcmp(argv[1], "-m");
+	if (argc != 2 + (trace || lexaware || scopelist))
+		die("usage: v4_scopes [-t|-l|-m] DB");
 	const char *dir = argv[argc - 1];
 	read_meta(dir);
 	qsort(ctxs, nctx, sizeof(*ctxs), cmp_ctx);
