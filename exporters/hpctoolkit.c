@@ -687,13 +687,14 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
  * point values reading derives back exactly from execution (point too
  * with --point); all four otherwise. A model read whole shows whether
  * a profile's sums stay below 2^53, where whole numbers are exact; a
- * streamed one is checked as it is written (whole_ok). */
+ * streamed one (db->sink) is checked as it is written (whole_ok): its
+ * values in the model are the importer's, not yet done. */
 static void layout_scopes(struct writer *w, const struct pc_db *db)
 {
 	const unsigned all = (1u << HPC_NSCOPES) - 1;
 	double *sum = pc_xcalloc(db->nmetrics + 1, sizeof(double));
 	uint8_t *big = pc_xcalloc(db->nmetrics + 1, 1);
-	for (size_t i = 0; i < db->nvalues; i++) {
+	for (size_t i = 0; !db->sink && i < db->nvalues; i++) {
 		const struct pc_value *v = &db->values[i];
 		if (i && v->profile != v[-1].profile)
 			memset(sum, 0, db->nmetrics * sizeof(double));

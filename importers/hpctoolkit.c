@@ -831,6 +831,7 @@ const struct pc_importer pc_import_hpctoolkit = {
 	.name = "hpctoolkit",
 	.is_dir = 1,
 	.streams = 1,
+	.tree_first = 1,
 	.description = "HPCToolkit v4 database directory (meta.db, "
 		       "profile.db, trace.db)",
 	.probe = v4_probe,

@@ -951,6 +951,7 @@ const struct pc_importer pc_import_hpctoolkit_legacy = {
 	.name = "hpctoolkit-legacy",
 	.is_dir = 1,
 	.streams = 1,
+	.tree_first = 1,
 	.description = "old HPCToolkit database directory (experiment.xml "
 		       "2.x with metric-db files, or 4.0 with "
 		       "HPCPROF-profile.db)",

@@ -21,4 +21,10 @@ pc_id pc_keymap_intern(struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
 		       const void *ctx, const void *key, pc_id next);
 void pc_keymap_reserve(struct pc_keymap *m, size_t n);
 
+/* Profile p's values and stored values sorted and coalesced, as
+ * pc_values_finish would (one profile of the same stable sort); an
+ * internal error if another profile's are among them. */
+int pc_profile_prepare(pc_id p, struct pc_value *v, size_t *n,
+		       struct pc_value *sv, size_t *sn, struct pc_err *err);
+
 #endif

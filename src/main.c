@@ -2,6 +2,8 @@
 #include "pc.h"
 
 #include <getopt.h>
+#include <sched.h>
+#include <time.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +51,8 @@ static const char usage_text[] =
 	"MiB)\n" \
 	"  -q, --quiet           no warnings or progress\n" \
 	"      --verbose         the details of notes: where a call tree was " \
-	"cut\n"
+	"cut;\n" \
+	"                        convert: the time of its phases\n"
 
 static const char *const command_help[][2] = {
 	{ "convert",
@@ -65,6 +68,8 @@ static const char *const command_help[][2] = {
 	  "  -t, --to=FORMAT       output format: hpctoolkit or callgrind\n"
 	  "  -o, --output=PATH     output (default: profconv.d; '-': standard "
 	  "output)\n"
+	  "  -j, --jobs=N          threads (default: the cores available; 1: "
+	  "none)\n"
 	  "      --force           replace an existing output (a database only "
 	  "if it\n"
 	  "                        holds nothing but a database's files)\n"
@@ -138,8 +143,25 @@ struct opts {
 	struct pc_export_opts exp;
 	struct pc_diag diag;
 	int values, strict, json;
+	unsigned jobs; /* -j: threads (1: none) */
 	const char *cmd; /* the verb for "nothing to ..." */
 };
+
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* The cores this process may run on (-j's default). */
+static unsigned cores(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -340,7 +362,20 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				db->sink = to->sink;
 			}
 		}
-		if (!im || im->read(db, inputs[i], &o->imp, err)) {
+		/* -j: a writer thread takes the profiles of an importer
+		 * whose tree comes first */
+		if (im && db->sink && to && to->ex && im->tree_first &&
+		    o->jobs > 1) {
+			db->async = pc_async_start(db->sink, db, err);
+			if (!db->async)
+				im = NULL;
+		}
+		int bad = !im || im->read(db, inputs[i], &o->imp, err);
+		/* the thread's error, unless the importer's came first */
+		bad |= pc_async_finish(db->async, db, bad ? NULL : err) != 0;
+		db->async = NULL;
+		db->frozen = 0;
+		if (bad) {
 			pc_db_free(db);
 			return NULL;
 		}
@@ -482,12 +517,22 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	 * output as they are read: the model holds the tree and the
 	 * profile in flight */
 	struct stream st = { ex, o->out, &o->exp, NULL };
+	struct timespec t0, t1, t2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int rc = 0;
 	if (!db && st.sink)
 		ex->abort(st.sink);
-	if (!db || (st.sink ? ex->end(st.sink, db, &err) :
-			      ex->write(db, o->out, &o->exp, &err))) {
+	int bad = (!db || (st.sink ? ex->end(st.sink, db, &err) :
+			      ex->write(db, o->out, &o->exp, &err)));
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	if (o->diag.verbose && !o->diag.quiet)
+		fprintf(stderr, "profconv: times (wall): reading%s %.2f s, "
+			"the rest of the output %.2f s\n",
+			st.sink ? " and writing profiles" : "",
+			seconds(&t0, &t1), seconds(&t1, &t2));
+	if (bad) {
 		report(&err);
 		rc = 1;
 	} else if (!o->diag.quiet) {
@@ -651,6 +696,7 @@ int main(int argc, char **argv)
 		return cmd_formats();
 
 	struct opts o = { 0 };
+	o.jobs = cores();
 	o.diag.max_print = 10;
 	o.diag.progress = isatty(2);
 	static const struct option longopts[] = {
@@ -659,6 +705,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "point", no_argument, NULL, 'P' },
 		{ "max-contexts", required_argument, NULL, 'M' },
 		{ "instructions", no_argument, NULL, 'I' },
@@ -690,6 +737,7 @@ int main(int argc, char **argv)
 		{ 'f', " convert dump info " }, { 't', " convert " },
 		{ 'o', " convert " }, { 'F', " convert " },
 		{ 'S', " convert " }, { 'P', " convert " },
+		{ 'j', " convert " },
 		{ 's', " convert " },
 		{ 'N', " convert " }, { 'C', " convert " },
 		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
@@ -702,7 +750,7 @@ int main(int argc, char **argv)
 	optind = 2;
 	opterr = 0; /* one error style: ours */
 	int c;
-	while ((c = getopt_long(argc, argv, ":f:t:o:qh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":f:t:o:j:qh", longopts, NULL)) !=
 	       -1) {
 		if (c == '?' || c == ':') {
 			const char *arg = argv[optind - 1];
@@ -755,6 +803,15 @@ int main(int argc, char **argv)
 				return usage_error("bad --max-line '%s' (64 "
 						   "bytes to 1 TiB)", optarg);
 			o.imp.max_line = (size_t)v;
+			break;
+		}
+		case 'j': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 4096)
+				return usage_error("bad --jobs '%s' (1 to 4096)",
+						   optarg);
+			o.jobs = (unsigned)v;
 			break;
 		}
 		case 'M': {

@@ -236,7 +236,8 @@ static pc_id metric_get(struct pc_db *db, const char *name,
 		struct pc_metric *m = &db->metrics[id];
 		if (desc && *desc && !*m->description)
 			m->description = pc_intern_cstr(db, desc);
-		m->whole &= (uint8_t)whole;
+		if (!whole && m->whole) /* only when new: see pc_scoped_add */
+			m->whole = 0;
 		return id;
 	}
 	PC_GROW(db->metrics, db->nmetrics, db->capmetrics);
@@ -316,8 +317,20 @@ static int ctx_eq(const void *ctx, pc_id id, const void *key)
 	       a->offset == b->offset;
 }
 
+/* A tree a writer thread reads must not grow (struct pc_db, frozen). */
+static void not_frozen(const struct pc_db *db, const char *what)
+{
+	if (db->frozen) {
+		fprintf(stderr, "profconv: internal error: a %s added while "
+			"a writer thread reads the model; please report this "
+			"bug (-j1 converts without the thread)\n", what);
+		exit(1);
+	}
+}
+
 static pc_id ctx_add(struct pc_db *db, const struct pc_context *c)
 {
+	not_frozen(db, "context");
 	if (db->ncontexts >= PC_NONE - 1) {
 		fputs("profconv: error: more than 2^32 contexts\n", stderr);
 		exit(1);
@@ -403,6 +416,7 @@ pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry)
 pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 		     uint32_t nids)
 {
+	not_frozen(db, "profile");
 	size_t cap = db->capprofiles;
 	PC_GROW(db->profiles, db->nprofiles, db->capprofiles);
 	if (cap != db->capprofiles) {
@@ -435,6 +449,7 @@ void pc_values_reserve(struct pc_db *db, size_t n)
 
 void pc_ctx_reserve(struct pc_db *db, size_t n)
 {
+	not_frozen(db, "context");
 	RESERVE(db->contexts, db->ncontexts, db->capcontexts, n);
 }
 
@@ -462,7 +477,10 @@ void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
 {
 	if (v == 0 || scope == PC_SCOPE_POINT || scope >= PC_NSCOPES)
 		return;
-	db->metrics[metric].stored |= (uint8_t)(1u << scope);
+	/* read by a writer thread meanwhile (-j): written only when new,
+	 * which it is not once profiles are done */
+	if (!(db->metrics[metric].stored & (1u << scope)))
+		db->metrics[metric].stored |= (uint8_t)(1u << scope);
 	PC_GROW(db->scoped, db->nscoped, db->capscoped);
 	db->scoped[db->nscoped++] = (struct pc_value){
 		profile, ctx, metric * PC_NSCOPES + scope, v };
@@ -720,6 +738,21 @@ void pc_values_coalesce_from(struct pc_db *db, size_t v0, size_t s0)
 	db->nscoped = s0 + sn;
 }
 
+int pc_profile_prepare(pc_id p, struct pc_value *v, size_t *n,
+		       struct pc_value *sv, size_t *sn, struct pc_err *err)
+{
+	/* no offset on a NULL array */
+	if (*n)
+		sort_coalesce(v, n);
+	if (*sn)
+		sort_coalesce(sv, sn);
+	if (!all_of(v, *n, p) || !all_of(sv, *sn, p))
+		return pc_err_set(err, "internal: values of another profile "
+				  "than %u in the model as it is done; please "
+				  "report this bug", p);
+	return 0;
+}
+
 int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 {
 	if (!db->sink)
@@ -733,13 +766,17 @@ int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 		return pc_err_set(err, "internal: a trace before the number "
 				  "of profiles is known; please report this "
 				  "bug");
-	sort_coalesce(db->values, &db->nvalues);
-	sort_coalesce(db->scoped, &db->nscoped);
-	if (!all_of(db->values, db->nvalues, p) ||
-	    !all_of(db->scoped, db->nscoped, p))
-		return pc_err_set(err, "internal: values of another profile "
-				  "than %u in the model as it is done; please "
-				  "report this bug", p);
+	db->nflushed = p + 1;
+	/* a writer thread takes the arrays and the trace's samples, and
+	 * sorts them itself */
+	if (db->async) {
+		int rc = pc_async_put(db->async, db, p, err);
+		db->nvalues = db->nscoped = 0;
+		return rc;
+	}
+	if (pc_profile_prepare(p, db->values, &db->nvalues, db->scoped,
+			       &db->nscoped, err))
+		return -1;
 	/* no offset on a NULL array: a profile may hold no values */
 	int rc = db->sink->profile(db->sink, db, p,
 				   db->nvalues ? db->values : NULL, db->nvalues,
@@ -752,7 +789,6 @@ int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 	free(t->b);
 	t->b = NULL;
 	t->len = t->cap = 0;
-	db->nflushed = p + 1;
 	return rc;
 }
 

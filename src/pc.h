@@ -356,6 +356,11 @@ struct pc_db {
 	 * values, stored values and trace samples (a flushed profile's
 	 * trace keeps its count n, not its samples) */
 	struct pc_sink *sink;
+	/* -j: the sink is fed by a writer thread (src/async.c); from the
+	 * first profile on, the tree and the profiles are complete: a new
+	 * context or profile is an internal error (frozen) */
+	struct pc_async *async;
+	int frozen;
 	pc_id nflushed;
 	uint64_t flushed_values, flushed_scoped;
 	/* the number of profiles the importer will add, known before the
@@ -476,6 +481,19 @@ void pc_values_finish(struct pc_db *db);
 /* Sorts and coalesces the values from v0 on and the stored values from
  * s0 on (one profile's, added last), as pc_values_finish would. */
 void pc_values_coalesce_from(struct pc_db *db, size_t v0, size_t s0);
+/* A writer thread that hands the profiles done to sink, in order
+ * (src/async.c); NULL with err set if none can be started. put takes
+ * the profile's values, stored values and trace samples from the model
+ * (pc_profile_done calls it, with db->async), and the thread sorts
+ * them; finish waits for every profile to be written, counts their
+ * values in db and ends the thread: 0, or -1 with the sink's error.
+ * finish(NULL) is 0. */
+struct pc_async *pc_async_start(struct pc_sink *sink, const struct pc_db *db,
+				struct pc_err *err);
+int pc_async_put(struct pc_async *a, struct pc_db *db, pc_id p,
+		 struct pc_err *err);
+int pc_async_finish(struct pc_async *a, struct pc_db *db,
+		    struct pc_err *err);
 /* Profile p is complete: every value, stored value and trace sample of
  * it has been added, and no value of another profile is in the model.
  * With a sink, hands it on (profiles in order: p is the next one, or
@@ -585,6 +603,9 @@ struct pc_importer {
 	/* hands each profile on as it is complete (pc_profile_done), with
 	 * the number of profiles planned before the first */
 	int streams;
+	/* ... and its tree and profiles are complete before the first is
+	 * done: a writer thread may take them (-j) */
+	int tree_first;
 	/* Pure; 0..100. */
 	int (*probe)(const struct pc_probe *p);
 	/* Reads one input into db (which may already hold other inputs). */

@@ -1,0 +1,69 @@
+#!/bin/sh
+# -j N: a writer thread (and its sort) beside the importer; the output is
+# the same byte for byte for every N, and a failure halfway through is
+# the same one line, with nothing left behind.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+# a generated old database: 24 threads x about 3,000 contexts, traces
+old="$tmp/old"
+"$top_builddir/bench/gen_legacy" "$old" 24 3000 >/dev/null
+same() { # name input...: v4 and Callgrind outputs at -j1, 2, 3, 7
+	name=$1; shift
+	for to in hpctoolkit callgrind; do
+		rm -rf "$tmp/j1"
+		if ! "$PROFCONV" convert -q -j1 -t $to -o "$tmp/j1" "$@"; then
+			not_ok "$name -> $to: -j1 fails"; continue
+		fi
+		bad=
+		for j in 2 3 7; do
+			rm -rf "$tmp/jn"
+			"$PROFCONV" convert -q -j$j -t $to -o "$tmp/jn" "$@" &&
+				diff -r "$tmp/j1" "$tmp/jn" >/dev/null || bad="$bad $j"
+		done
+		if [ -z "$bad" ]; then
+			ok "$name -> $to: -j2, -j3, -j7 write what -j1 writes ($(du -sk "$tmp/j1" | cut -f1) kB)"
+		else
+			not_ok "$name -> $to: differs at -j$bad"
+		fi
+	done
+}
+same "old database, 24 threads" "$old"
+"$PROFCONV" convert -q -j1 -o "$tmp/old.d" "$old"
+same "its v4 copy" "$tmp/old.d"
+"$PROFCONV" convert -q -j1 -o "$tmp/thr.d" "$TD"/callgrind/threads.out-0*
+same "3 Callgrind threads' v4 database" "$tmp/thr.d"
+same "tiny old database 4.0" "$TD/hpctoolkit-legacy/tiny-4.0"
+same "tiny old database 2.0" "$TD/hpctoolkit-legacy/tiny-2.0"
+if have_shared; then
+	for d in "$SHARED"/hpctoolkit-data/v4-hatchet_cpi "$SHARED"/hpctoolkit-data/v4-pipit-ping-pong; do
+		same "$(basename "$d")" "$d"
+	done
+else
+	skip "real v4 databases at -j: $NO_SHARED"
+fi
+# profile 20 of the v4 copy made bad (its context index's second entry
+# past its values): the importer fails while the writer thread has
+# profiles in hand; the same message as without the thread, no output
+cp -r "$tmp/old.d" "$tmp/cut.d"
+perl -e '
+	open(my $f, "+<", $ARGV[0]) or die; binmode $f;
+	sub rd { my ($at, $n) = @_; seek($f, $at, 0); read($f, my $b, $n); $b }
+	my $infos = unpack("Q<", rd(0x18, 8));
+	my $e = unpack("Q<", rd($infos, 8)) + 0x30 * 21; # profile 20 (0: summary)
+	my $pctx = unpack("Q<", rd($e + 0x18, 8));
+	seek($f, $pctx + 12 + 4, 0); print $f pack("Q<", 1 << 40);
+' "$tmp/cut.d/profile.db"
+for j in 1 2; do
+	"$PROFCONV" convert -q -j$j -o "$tmp/out$j.d" "$tmp/cut.d" 2>"$tmp/err$j"
+	echo "exit $?" >>"$tmp/err$j"
+	sed -i "s|out$j|OUT|g" "$tmp/err$j"
+done
+if cmp -s "$tmp/err1" "$tmp/err2" && grep -q "^exit 1$" "$tmp/err2" &&
+	grep -q "startIndex" "$tmp/err2" && [ "$(wc -l <"$tmp/err2")" -eq 2 ] &&
+	[ -z "$(ls "$tmp" | grep '^out')" ]; then
+	ok "profile 20 bad at -j2: the -j1 message, nothing left: $(head -1 "$tmp/err2" | sed "s|$tmp/||")"
+else
+	not_ok "profile 20 bad at -j2"; cat "$tmp/err1" "$tmp/err2" | sed 's/^/# /'; ls "$tmp" | sed 's/^/# /'
+fi
+"$PROFCONV" convert -q -j0 -o "$tmp/x.d" "$old" 2>"$tmp/err"
+check "-j0 is refused" grep -q "^profconv: bad --jobs '0' (1 to 4096)" "$tmp/err"
+done_testing
