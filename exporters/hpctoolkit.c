@@ -25,7 +25,6 @@ const struct hpc_partial hpc_partials[5] = {
 #define PROF_HEADER 0x30
 #define SZ_PROFILE 0x30
 #define CCT_HEADER 0x30
-#define SZ_CI 0x20
 #define TRACE_HEADER 0x20
 #define SZ_TRACE 0x18
 
@@ -42,6 +41,7 @@ struct writer {
 	struct pc_dest dest; /* the output, under its temporary name */
 	int stats;           /* --stats */
 	int point;           /* --point */
+	unsigned jobs;       /* -j */
 	/* profile.db is open, the layout fixed (at the first profile) */
 	int begun;
 	struct pc_out po;
@@ -339,222 +339,6 @@ static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	return 0;
 }
 
-/* Reading profile.db back: a buffered stream over a byte range. */
-struct rd {
-	uint64_t off, end; /* the part of the range not read yet */
-	unsigned char *buf;
-	size_t cap, pos, len;
-};
-
-/* The stream's next n bytes (n <= cap); NULL if the file ends first or
- * cannot be read. */
-static const unsigned char *rd_next(int fd, struct rd *r, size_t n)
-{
-	if (r->len - r->pos < n) {
-		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-		r->len -= r->pos;
-		r->pos = 0;
-		uint64_t want = r->cap - r->len;
-		if (want > r->end - r->off)
-			want = r->end - r->off;
-		while (want) {
-			ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
-					  (off_t)r->off);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			r->len += (size_t)k;
-			r->off += (uint64_t)k;
-			want -= (uint64_t)k;
-		}
-		if (r->len < n)
-			return NULL;
-	}
-	const unsigned char *p = r->buf + r->pos;
-	r->pos += n;
-	return p;
-}
-
-/* One thread's block read back context by context: the current
- * context, its values [first, next), and the entries of the index left
- * after the one read ahead. */
-struct cur {
-	struct rd idx, val;
-	uint64_t nvalues, left;
-	uint32_t ctx, nextctx;
-	uint64_t first, next;
-	pc_id prof;
-};
-
-/* Reads the index entry after the current one (or the end). */
-static int cur_ahead(int fd, struct cur *k)
-{
-	if (!k->left) {
-		k->next = k->nvalues;
-		return 0;
-	}
-	const unsigned char *e = rd_next(fd, &k->idx, 12);
-	if (!e)
-		return -1;
-	k->left--;
-	k->nextctx = (uint32_t)pc_getle(e, 4);
-	k->next = pc_getle(e + 4, 8);
-	return k->next < k->first || k->next > k->nvalues ? -1 : 0;
-}
-
-/* Moves to the next context; 1 at the end of the block, -1 on error. */
-static int cur_step(int fd, struct cur *k)
-{
-	if (k->next >= k->nvalues)
-		return 1;
-	k->ctx = k->nextctx;
-	k->first = k->next;
-	return cur_ahead(fd, k);
-}
-
-static int cur_less(const struct cur *a, const struct cur *b)
-{
-	return a->ctx != b->ctx ? a->ctx < b->ctx : a->prof < b->prof;
-}
-
-/* Restores the min-heap h[0..n) by (ctx, profile) below position i. */
-static void sift(struct cur **h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < n && cur_less(h[l], h[m]))
-			m = l;
-		if (l + 1 < n && cur_less(h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct cur *t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/* One value of a context, as cct.db orders them. */
-struct gv {
-	uint32_t prof;
-	uint16_t metric;
-	double v;
-};
-
-static int cmp_stat(const void *a, const void *b)
-{
-	const struct gv *x = a, *y = b;
-	return x->metric < y->metric ? -1 : x->metric > y->metric;
-}
-
-static int cmp_u16(const void *a, const void *b)
-{
-	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* State of the pass over all threads' blocks by context. */
-struct merge {
-	struct gv *g, *out, *sum;
-	size_t ng, capg, capout, nsum, capsum;
-	uint32_t *cnt; /* per metric id */
-	uint16_t *ids; /* the ids of the context, distinct */
-};
-
-/* Writes context c's values m->g[0..ng) (profiles ascending) as its
- * cct.db block, metric-major, and their statistics to the summary. */
-static void context_out(struct writer *w, struct merge *m, pc_id c,
-			struct pc_out *po, struct pc_out *co,
-			unsigned char *ci)
-{
-	const struct hpc_layout *l = &w->l;
-	size_t n = m->ng, nids = 0;
-	/* a stable counting sort by metric id */
-	for (size_t i = 0; i < n; i++)
-		if (!m->cnt[m->g[i].metric]++)
-			m->ids[nids++] = m->g[i].metric;
-	/* a context has a few metric ids, mostly in order already: an
-	 * insertion sort (qsort's call was a tenth of this pass) */
-	if (nids > 64) {
-		qsort(m->ids, nids, sizeof(*m->ids), cmp_u16);
-	} else {
-		for (size_t i = 1; i < nids; i++) {
-			uint16_t t = m->ids[i];
-			size_t j = i;
-			for (; j && m->ids[j - 1] > t; j--)
-				m->ids[j] = m->ids[j - 1];
-			m->ids[j] = t;
-		}
-	}
-	uint32_t at = 0;
-	for (size_t d = 0; d < nids; d++) {
-		uint32_t k = m->cnt[m->ids[d]];
-		m->cnt[m->ids[d]] = at;
-		at += k;
-	}
-	if (m->capout < n) {
-		m->capout = n;
-		m->out = pc_xrealloc(m->out, n, sizeof(*m->out));
-	}
-	for (size_t i = 0; i < n; i++)
-		m->out[m->cnt[m->g[i].metric]++] = m->g[i];
-	for (size_t d = 0; d < nids; d++)
-		m->cnt[m->ids[d]] = 0;
-	const struct gv *v = m->out;
-
-	unsigned char rec[12];
-	pc_out_align(co, 8);
-	uint64_t pv = co->pos;
-	for (size_t i = 0; i < n; i++) {
-		pc_le32(rec, v[i].prof);
-		pc_lef64(rec + 4, v[i].v);
-		pc_out_write(co, rec, 12);
-	}
-	pc_out_align(co, 2);
-	uint64_t pm = co->pos;
-	m->nsum = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		double s = 0, sq = 0, mn = v[i].v, mx = mn;
-		for (; j < n && v[j].metric == v[i].metric; j++) {
-			s += v[j].v;
-			sq += v[j].v * v[j].v;
-			mn = v[j].v < mn ? v[j].v : mn;
-			mx = v[j].v > mx ? v[j].v : mx;
-		}
-		pc_le16(rec, v[i].metric);
-		pc_le64(rec + 2, i);
-		pc_out_write(co, rec, 10);
-		/* the summary: hpc_partials' statistics over the threads */
-		size_t met = v[i].metric / (l->npartials * HPC_NSCOPES);
-		unsigned scope = v[i].metric % HPC_NSCOPES;
-		if (scope == HPC_LEXAWARE && w->lexfix &&
-		    w->loopix[c] != PC_NONE)
-			s += w->lexfix[(size_t)w->loopix[c] * l->nmetrics + met];
-		double stat[5] = { s, (double)(j - i), sq, mn, mx };
-		for (unsigned k = 0; k < l->npartials; k++) {
-			if (stat[k] == 0)
-				continue;
-			PC_GROW(m->sum, m->nsum, m->capsum);
-			m->sum[m->nsum++] = (struct gv){
-				0, hpc_stat_id(l, met, k, scope), stat[k] };
-		}
-		i = j;
-	}
-	unsigned char *e = ci + 0x10 + (size_t)SZ_CI * c;
-	pc_le64(e, n);
-	pc_le64(e + 8, pv);
-	pc_le16(e + 0x10, (uint16_t)nids);
-	pc_le64(e + 0x18, pm);
-	/* with several statistics, their ids interleave over scopes */
-	if (l->npartials > 1)
-		qsort(m->sum, m->nsum, sizeof(*m->sum), cmp_stat);
-	for (size_t i = 0; i < m->nsum; i++)
-		blk_put(po, &w->blk, c, m->sum[i].metric, m->sum[i].v);
-}
-
 /* Progress: the next step ("writing the database, 2/5: cct.db ..."),
  * with the bytes written so far; a step's own loops show their share
  * under the same label, so the figures never go back. */
@@ -567,100 +351,24 @@ static void progress(struct writer *w, uint64_t done, uint64_t total)
 			    pc_dest_size(w->dir, 1));
 }
 
+static void cct_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	progress(ctx, done, total);
+}
+
+/* A summary value: the summary's block is the last of profile.db. */
+static void cct_summary(void *ctx, pc_id c, uint16_t metric, double v)
+{
+	struct writer *w = ctx;
+	blk_put(&w->po, &w->blk, c, metric, v);
+}
+
 static void step(struct writer *w, const char *what)
 {
 	snprintf(w->label, sizeof w->label, "writing the database, %u/%u: %s",
 		 w->step + 1, w->nsteps, what);
 	w->step++;
 	progress(w, 0, 0);
-}
-
-/* cct.db and the summary profile, from the threads' blocks of
- * profile.db read back (fd) in a merge by context: no second copy of
- * the values in memory. The summary block goes to the end of po. */
-static int by_context(struct writer *w, int fd, struct pc_out *po,
-		      struct pc_out *co, unsigned char *ci)
-{
-	const struct pc_db *db = w->db;
-	size_t np = db->nprofiles;
-	/* stream buffers: 64 MiB in all, 64 bytes to 256 KiB each (a
-	 * larger read saves nothing: 1 MiB each made a run's peak grow by
-	 * 2 MiB a profile up to 32 profiles) */
-	size_t cap = ((size_t)64 << 20) / (2 * (np ? np : 1));
-	cap = cap > ((size_t)256 << 10) ? (size_t)256 << 10 : cap < 64 ? 64 : cap;
-	struct cur *k = pc_xcalloc(np ? np : 1, sizeof(*k));
-	struct cur **h = pc_xcalloc(np ? np : 1, sizeof(*h));
-	unsigned char *bufs = pc_xmalloc(2 * cap * (np ? np : 1));
-	size_t nh = 0;
-	int rc = 0;
-	errno = 0;
-	for (size_t p = 0; p < np && !rc; p++) {
-		const unsigned char *b = w->block[p + 1];
-		struct cur *x = &k[p];
-		x->prof = (pc_id)(p + 1);
-		x->nvalues = pc_getle(b, 8);
-		x->left = pc_getle(b + 0x10, 4);
-		uint64_t pidx = pc_getle(b + 0x18, 8);
-		uint64_t pval = pc_getle(b + 8, 8);
-		x->idx = (struct rd){ pidx, pidx + 12 * x->left,
-				      bufs + 2 * cap * p, cap, 0, 0 };
-		x->val = (struct rd){ pval, pval + 10 * x->nvalues,
-				      bufs + 2 * cap * p + cap, cap, 0, 0 };
-		if (!x->left)
-			continue;
-		x->next = 0;
-		rc = cur_ahead(fd, x) || cur_step(fd, x);
-		h[nh++] = x;
-	}
-	for (size_t i = nh / 2; i-- > 0;)
-		sift(h, nh, i);
-	struct merge m = { 0 };
-	m.cnt = pc_xcalloc(65536, sizeof(*m.cnt));
-	m.ids = pc_xmalloc(65536 * sizeof(*m.ids));
-	size_t done = 0;
-	while (nh && !rc) {
-		pc_id c = h[0]->ctx;
-		m.ng = 0;
-		while (nh && h[0]->ctx == c && !rc) {
-			struct cur *x = h[0];
-			for (uint64_t i = x->first; i < x->next; i++) {
-				const unsigned char *y =
-					rd_next(fd, &x->val, 10);
-				if (!y) {
-					rc = -1;
-					break;
-				}
-				PC_GROW(m.g, m.ng, m.capg);
-				m.g[m.ng++] = (struct gv){
-					x->prof, (uint16_t)pc_getle(y, 2),
-					pc_getlef64(y + 2) };
-			}
-			int r = rc ? -1 : cur_step(fd, x);
-			if (r < 0)
-				rc = -1;
-			else if (r > 0)
-				h[0] = h[--nh];
-			sift(h, nh, 0);
-		}
-		if (rc)
-			break;
-		context_out(w, &m, c, po, co, ci);
-		if ((++done & 4095) == 0)
-			progress(w, c, db->ncontexts);
-	}
-	free(m.g);
-	free(m.out);
-	free(m.sum);
-	free(m.cnt);
-	free(m.ids);
-	free(bufs);
-	free(h);
-	free(k);
-	if (rc)
-		return pc_err_set(w->err, "%s/profile.db: cannot read back "
-				  "what was written: %s", w->dir,
-				  errno ? strerror(errno) : "short or wrong");
-	return 0;
 }
 
 /* The end of a file with one section written ahead as a placeholder:
@@ -935,7 +643,11 @@ static int finish_profile_cct(struct writer *w)
 	ci[0xc] = SZ_CI;
 	pc_out_write(&co, ci, sec_size);
 	blk_begin(o, &w->blk);
-	int rc = by_context(w, fileno(o->f), o, &co, ci);
+	struct hpc_cct in = {
+		db, &w->l, w->lexfix, w->loopix, w->block, fileno(o->f),
+		w->dir, w->jobs, w, cct_progress, cct_summary,
+	};
+	int rc = pc_hpc_cct(&in, &co, ci, w->err);
 	blk_end(o, &w->blk, w->block[0]);
 	if (rc) {
 		pc_out_close(&co);
@@ -1057,6 +769,7 @@ static struct pc_sink *hpc_begin(const char *out,
 	w->sink.profile = w_profile;
 	w->stats = opts->stats;
 	w->point = opts->point;
+	w->jobs = opts->jobs;
 	w->err = err;
 	if (pc_dest_begin(&w->dest, out, 1, err)) {
 		free(w);
@@ -1125,7 +838,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 	step(w, "validating it");
 	/* nothing that fails validation is put in place: profconv check's
 	 * own reader reads the whole output once more */
-	if (!rc && pc_check_db(w->dir, err)) {
+	if (!rc && pc_check_db(w->dir, w->jobs, err)) {
 		pc_err_context(err, "the database written fails validation; "
 			       "please report this bug");
 		rc = -1;

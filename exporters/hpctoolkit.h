@@ -44,6 +44,28 @@ static inline uint16_t hpc_stat_id(const struct hpc_layout *l, size_t m,
 			  partial * HPC_NSCOPES + scope);
 }
 
+/* cct.db's context blocks and the summary profile's values, merged by
+ * context from the thread blocks of profile.db (exporters/
+ * hpctoolkit_cct.c): blocks go to co (its Context Info entries to ci),
+ * summary values to summary() in context order. */
+#define SZ_CI 0x20 /* a Context Info entry of cct.db */
+struct hpc_cct {
+	const struct pc_db *db;
+	const struct hpc_layout *l;
+	/* the summary's lex_aware corrections at loops (NULL: none) */
+	const double *lexfix;
+	const uint32_t *loopix;
+	unsigned char (*block)[0x20]; /* profile.db's blocks, by profile */
+	int fd;                       /* profile.db, read back */
+	const char *dir;              /* the database being written */
+	unsigned jobs;                /* threads (ranges of contexts) */
+	void *ctx;
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void (*summary)(void *ctx, pc_id c, uint16_t metric, double v);
+};
+int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
+	       struct pc_err *err);
+
 /* Each writes one file of the database into directory dir. */
 int pc_hpc_write_meta(const struct pc_db *db, const struct hpc_layout *l,
 		      const char *dir, struct pc_err *err);

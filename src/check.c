@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,6 +62,7 @@ struct checker {
 	size_t nfval, capfval;
 	struct sec msec[8];
 	struct file meta;
+	unsigned jobs; /* profile.db and cct.db checked at once (> 1) */
 	/* summaries, for default.yaml: (metric name, scope, formula,
 	 * combine) */
 	struct summ {
@@ -982,6 +984,59 @@ static int check_yaml(struct checker *c)
 }
 
 /* Runs every check; 0 or -1 with c->err set. */
+/* The number of profiles profile.db's header gives (0 if it is bad:
+ * check_profile says why), for check_cct on a thread of its own. */
+static uint32_t profile_count(const struct checker *c)
+{
+	struct checker t = *c;
+	t.diag = NULL;
+	struct file f;
+	struct sec s[2] = { 0 };
+	uint32_t np = 0;
+	if (load(&t, &f, "profile.db", 0))
+		return 0;
+	if (!header(&t, &f, "prof", "_prof.db", 2, 0x30, s, -1) &&
+	    s[0].sz >= 0xd)
+		np = U32(&f, s[0].p + 8);
+	unload(&f);
+	return np;
+}
+
+struct cct_job {
+	struct checker c; /* a copy: its own error and count */
+	int rc;
+};
+
+static void *cct_thread(void *arg)
+{
+	struct cct_job *j = arg;
+	j->rc = check_cct(&j->c);
+	return NULL;
+}
+
+/* check_profile, then check_cct; with jobs, the two at once (cct.db's
+ * on a copy of the checker that reads only meta.db's facts), the first
+ * error in that order the one said. */
+static int check_values(struct checker *c)
+{
+	struct cct_job j = { *c, 0 };
+	pthread_t t;
+	if (c->jobs < 2 || (j.c.nprofiles = profile_count(c),
+			    pthread_create(&t, NULL, cct_thread, &j))) {
+		int rc = check_profile(c);
+		return rc ? rc : check_cct(c);
+	}
+	int rc = check_profile(c);
+	pthread_join(t, NULL);
+	c->nvalues_cct = j.c.nvalues_cct;
+	if (!rc && j.rc) {
+		c->err = j.c.err;
+		c->failed = 1;
+		rc = j.rc;
+	}
+	return rc;
+}
+
 static int check_all(struct checker *c, const char *dir)
 {
 	struct stat st;
@@ -993,9 +1048,7 @@ static int check_all(struct checker *c, const char *dir)
 				  "profile.db, ...)", dir);
 	int rc = check_meta(c);
 	if (!rc)
-		rc = check_profile(c);
-	if (!rc)
-		rc = check_cct(c);
+		rc = check_values(c);
 	if (!rc && c->nvalues_cct != c->nvalues_prof)
 		rc = pc_err_set(&c->err, "%s: cct.db holds %llu values, "
 				"profile.db's measured profiles %llu", dir,
@@ -1019,9 +1072,9 @@ static void checker_free(struct checker *c)
 	free(c->fval);
 }
 
-int pc_check_db(const char *dir, struct pc_err *err)
+int pc_check_db(const char *dir, unsigned jobs, struct pc_err *err)
 {
-	struct checker c = { .dir = dir, .strict = 1 };
+	struct checker c = { .dir = dir, .strict = 1, .jobs = jobs };
 	int rc = check_all(&c, dir);
 	if (rc)
 		pc_err_set(err, "%s", c.err.msg);

@@ -617,6 +617,7 @@ struct pc_export_opts {
 	int force;
 	int stats;          /* hpctoolkit: extra summary statistics */
 	int point;          /* hpctoolkit: the point scope too */
+	unsigned jobs;      /* threads (-j) */
 	int split;          /* callgrind: one file per profile */
 	int no_compress;    /* callgrind: no name compression */
 	unsigned callers;   /* callgrind: f'caller1'caller2 names, depth */
@@ -685,8 +686,9 @@ void pc_dest_signals(void);
 
 /* Validation of an HPCToolkit v4 database (src/check.c, a reader of its
  * own). pc_check_db is strict (metrics/default.yaml required): 0, or -1
- * with the first violation in err. */
-int pc_check_db(const char *dir, struct pc_err *err);
+ * with the first violation in err; with jobs > 1 it checks profile.db
+ * and cct.db at once. */
+int pc_check_db(const char *dir, unsigned jobs, struct pc_err *err);
 struct pc_check_opts {
 	int quiet, values, strict;
 	struct pc_diag *diag;

@@ -172,7 +172,7 @@ int pc_fuzz_check(const uint8_t *data, size_t size)
 	char dir[64];
 	to_dir(data, size, dir);
 	struct pc_err err = { 0 };
-	pc_check_db(dir, &err);
+	pc_check_db(dir, 1, &err);
 	struct pc_diag diag = { .quiet = 1 };
 	struct pc_check_opts o = { .quiet = 1, .values = 1, .diag = &diag,
 				   .out = null, .quiet_errors = 1 };

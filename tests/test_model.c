@@ -381,7 +381,7 @@ static void test_write_empty(void)
 	int rc = pc_exporter_find("hpctoolkit")->write(db, out, &eo, &err);
 	ok(rc == 0, "a model without values is written (%s)",
 	   rc ? err.msg : "ok");
-	ok(rc == 0 && pc_check_db(out, &err) == 0,
+	ok(rc == 0 && pc_check_db(out, 1, &err) == 0,
 	   "and passes check");
 	char cmd[160];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,0 +1,517 @@
+/* cct.db and the summary profile of a v4 database, from the thread
+ * blocks of profile.db read back and merged by context: no second copy
+ * of the values in memory. With -j, the contexts are cut into ranges
+ * merged at once, each by a thread of its own, and put together in
+ * order: the same bytes for every -j. */
+#include "hpctoolkit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reading profile.db back: a buffered stream over a byte range. */
+struct rd {
+	uint64_t off, end; /* the part of the range not read yet */
+	unsigned char *buf;
+	size_t cap, pos, len;
+};
+
+/* The stream's next n bytes (n <= cap); NULL if the file ends first or
+ * cannot be read. */
+static const unsigned char *rd_next(int fd, struct rd *r, size_t n)
+{
+	if (r->len - r->pos < n) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+		uint64_t want = r->cap - r->len;
+		if (want > r->end - r->off)
+			want = r->end - r->off;
+		while (want) {
+			ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
+					  (off_t)r->off);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			r->len += (size_t)k;
+			r->off += (uint64_t)k;
+			want -= (uint64_t)k;
+		}
+		if (r->len < n)
+			return NULL;
+	}
+	const unsigned char *p = r->buf + r->pos;
+	r->pos += n;
+	return p;
+}
+
+/* One thread's block read back context by context: the current
+ * context, its values [first, next), and the entries of the index left
+ * after the one read ahead. */
+struct cur {
+	struct rd idx, val;
+	uint64_t nvalues, left;
+	uint32_t ctx, nextctx;
+	uint64_t first, next;
+	pc_id prof;
+};
+
+/* Reads the index entry after the current one (or the end). */
+static int cur_ahead(int fd, struct cur *k)
+{
+	if (!k->left) {
+		k->next = k->nvalues;
+		return 0;
+	}
+	const unsigned char *e = rd_next(fd, &k->idx, 12);
+	if (!e)
+		return -1;
+	k->left--;
+	k->nextctx = (uint32_t)pc_getle(e, 4);
+	k->next = pc_getle(e + 4, 8);
+	return k->next < k->first || k->next > k->nvalues ? -1 : 0;
+}
+
+/* Moves to the next context; 1 at the end of the block, -1 on error. */
+static int cur_step(int fd, struct cur *k)
+{
+	if (k->next >= k->nvalues)
+		return 1;
+	k->ctx = k->nextctx;
+	k->first = k->next;
+	return cur_ahead(fd, k);
+}
+
+static int cur_less(const struct cur *a, const struct cur *b)
+{
+	return a->ctx != b->ctx ? a->ctx < b->ctx : a->prof < b->prof;
+}
+
+/* Restores the min-heap h[0..n) by (ctx, profile) below position i. */
+static void sift(struct cur **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && cur_less(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && cur_less(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cur *t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* One value of a context, as cct.db orders them. */
+struct gv {
+	uint32_t prof;
+	uint16_t metric;
+	double v;
+};
+
+static int cmp_stat(const void *a, const void *b)
+{
+	const struct gv *x = a, *y = b;
+	return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+static int cmp_u16(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A range of contexts merged on a thread of its own: its cct.db bytes
+ * (positions from 0) and summary values go to unlinked files of their
+ * own, appended in order once every range is done; range 0 writes
+ * straight into cct.db and the summary. */
+struct range {
+	pc_id lo, hi;
+	int first; /* range 0 */
+	const struct hpc_cct *in;
+	int fd;
+	unsigned char *ci;
+	size_t cap; /* stream buffer per profile and stream */
+	struct pc_out co, so;
+	int rc, err_no;
+	pthread_t thread;
+};
+
+static void summary_out(const struct hpc_cct *in, struct range *r, pc_id c,
+			uint16_t metric, double v)
+{
+	if (r->first) {
+		in->summary(in->ctx, c, metric, v);
+		return;
+	}
+	unsigned char rec[14];
+	pc_le32(rec, c);
+	pc_le16(rec + 4, metric);
+	pc_lef64(rec + 6, v);
+	pc_out_write(&r->so, rec, sizeof rec);
+}
+
+/* State of the pass over all threads' blocks by context. */
+struct merge {
+	struct gv *g, *out, *sum;
+	size_t ng, capg, capout, nsum, capsum;
+	uint32_t *cnt; /* per metric id */
+	uint16_t *ids; /* the ids of the context, distinct */
+};
+
+/* Writes context c's values m->g[0..ng) (profiles ascending) as its
+ * cct.db block, metric-major, and their statistics to the summary
+ * (the range's own: see struct range). */
+static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
+			struct range *r, unsigned char *ci)
+{
+	const struct hpc_layout *l = in->l;
+	struct pc_out *co = &r->co;
+	size_t n = m->ng, nids = 0;
+	/* a stable counting sort by metric id */
+	for (size_t i = 0; i < n; i++)
+		if (!m->cnt[m->g[i].metric]++)
+			m->ids[nids++] = m->g[i].metric;
+	/* a context has a few metric ids, mostly in order already: an
+	 * insertion sort (qsort's call was a tenth of this pass) */
+	if (nids > 64) {
+		qsort(m->ids, nids, sizeof(*m->ids), cmp_u16);
+	} else {
+		for (size_t i = 1; i < nids; i++) {
+			uint16_t t = m->ids[i];
+			size_t j = i;
+			for (; j && m->ids[j - 1] > t; j--)
+				m->ids[j] = m->ids[j - 1];
+			m->ids[j] = t;
+		}
+	}
+	uint32_t at = 0;
+	for (size_t d = 0; d < nids; d++) {
+		uint32_t k = m->cnt[m->ids[d]];
+		m->cnt[m->ids[d]] = at;
+		at += k;
+	}
+	if (m->capout < n) {
+		m->capout = n;
+		m->out = pc_xrealloc(m->out, n, sizeof(*m->out));
+	}
+	for (size_t i = 0; i < n; i++)
+		m->out[m->cnt[m->g[i].metric]++] = m->g[i];
+	for (size_t d = 0; d < nids; d++)
+		m->cnt[m->ids[d]] = 0;
+	const struct gv *v = m->out;
+
+	unsigned char rec[12];
+	pc_out_align(co, 8);
+	uint64_t pv = co->pos;
+	for (size_t i = 0; i < n; i++) {
+		pc_le32(rec, v[i].prof);
+		pc_lef64(rec + 4, v[i].v);
+		pc_out_write(co, rec, 12);
+	}
+	pc_out_align(co, 2);
+	uint64_t pm = co->pos;
+	m->nsum = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double s = 0, sq = 0, mn = v[i].v, mx = mn;
+		for (; j < n && v[j].metric == v[i].metric; j++) {
+			s += v[j].v;
+			sq += v[j].v * v[j].v;
+			mn = v[j].v < mn ? v[j].v : mn;
+			mx = v[j].v > mx ? v[j].v : mx;
+		}
+		pc_le16(rec, v[i].metric);
+		pc_le64(rec + 2, i);
+		pc_out_write(co, rec, 10);
+		/* the summary: hpc_partials' statistics over the threads */
+		size_t met = v[i].metric / (l->npartials * HPC_NSCOPES);
+		unsigned scope = v[i].metric % HPC_NSCOPES;
+		if (scope == HPC_LEXAWARE && in->lexfix &&
+		    in->loopix[c] != PC_NONE)
+			s += in->lexfix[(size_t)in->loopix[c] * l->nmetrics + met];
+		double stat[5] = { s, (double)(j - i), sq, mn, mx };
+		for (unsigned k = 0; k < l->npartials; k++) {
+			if (stat[k] == 0)
+				continue;
+			PC_GROW(m->sum, m->nsum, m->capsum);
+			m->sum[m->nsum++] = (struct gv){
+				0, hpc_stat_id(l, met, k, scope), stat[k] };
+		}
+		i = j;
+	}
+	unsigned char *e = ci + 0x10 + (size_t)SZ_CI * c;
+	pc_le64(e, n);
+	pc_le64(e + 8, pv);
+	pc_le16(e + 0x10, (uint16_t)nids);
+	pc_le64(e + 0x18, pm);
+	/* with several statistics, their ids interleave over scopes */
+	if (l->npartials > 1)
+		qsort(m->sum, m->nsum, sizeof(*m->sum), cmp_stat);
+	for (size_t i = 0; i < m->nsum; i++)
+		summary_out(in, r, c, m->sum[i].metric, m->sum[i].v);
+}
+
+/* The first index entry of the block of cursor k whose context is lo or
+ * later (the entries are sorted by context): cursor k starts there. */
+static int cur_seek(int fd, struct cur *k, uint64_t pidx, uint64_t pval,
+		    pc_id lo)
+{
+	uint64_t a = 0, b = k->left;
+	unsigned char e[12];
+	while (a < b) {
+		uint64_t mid = a + (b - a) / 2;
+		if (pread(fd, e, 4, (off_t)(pidx + 12 * mid)) != 4)
+			return -1;
+		if (pc_getle(e, 4) < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	k->left -= a;
+	k->idx.off = pidx + 12 * a;
+	if (!k->left)
+		return 0;
+	if (pread(fd, e, 12, (off_t)(pidx + 12 * a)) != 12)
+		return -1;
+	uint64_t first = pc_getle(e + 4, 8);
+	if (first > k->nvalues)
+		return -1;
+	k->val.off = pval + 10 * first;
+	k->first = k->next = first;
+	return 0;
+}
+
+/* Merges contexts [r->lo, r->hi) of every profile's block. */
+static void *merge_range(void *arg)
+{
+	struct range *r = arg;
+	const struct hpc_cct *in = r->in;
+	int fd = r->fd;
+	size_t np = in->db->nprofiles, cap = r->cap;
+	struct cur *k = pc_xcalloc(np ? np : 1, sizeof(*k));
+	struct cur **h = pc_xcalloc(np ? np : 1, sizeof(*h));
+	unsigned char *bufs = pc_xmalloc(2 * cap * (np ? np : 1));
+	size_t nh = 0;
+	int rc = 0;
+	errno = 0;
+	for (size_t p = 0; p < np && !rc; p++) {
+		const unsigned char *b = in->block[p + 1];
+		struct cur *x = &k[p];
+		x->prof = (pc_id)(p + 1);
+		x->nvalues = pc_getle(b, 8);
+		x->left = pc_getle(b + 0x10, 4);
+		uint64_t pidx = pc_getle(b + 0x18, 8);
+		uint64_t pval = pc_getle(b + 8, 8);
+		x->idx = (struct rd){ pidx, pidx + 12 * x->left,
+				      bufs + 2 * cap * p, cap, 0, 0 };
+		x->val = (struct rd){ pval, pval + 10 * x->nvalues,
+				      bufs + 2 * cap * p + cap, cap, 0, 0 };
+		if (r->lo && cur_seek(fd, x, pidx, pval, r->lo)) {
+			rc = -1;
+			break;
+		}
+		if (!x->left)
+			continue;
+		rc = cur_ahead(fd, x) || cur_step(fd, x);
+		h[nh++] = x;
+	}
+	for (size_t i = nh / 2; i-- > 0;)
+		sift(h, nh, i);
+	struct merge m = { 0 };
+	m.cnt = pc_xcalloc(65536, sizeof(*m.cnt));
+	m.ids = pc_xmalloc(65536 * sizeof(*m.ids));
+	size_t done = 0;
+	while (nh && !rc && h[0]->ctx < r->hi) {
+		pc_id c = h[0]->ctx;
+		m.ng = 0;
+		while (nh && h[0]->ctx == c && !rc) {
+			struct cur *x = h[0];
+			for (uint64_t i = x->first; i < x->next; i++) {
+				const unsigned char *y =
+					rd_next(fd, &x->val, 10);
+				if (!y) {
+					rc = -1;
+					break;
+				}
+				PC_GROW(m.g, m.ng, m.capg);
+				m.g[m.ng++] = (struct gv){
+					x->prof, (uint16_t)pc_getle(y, 2),
+					pc_getlef64(y + 2) };
+			}
+			int s = rc ? -1 : cur_step(fd, x);
+			if (s < 0)
+				rc = -1;
+			else if (s > 0)
+				h[0] = h[--nh];
+			sift(h, nh, 0);
+		}
+		if (rc)
+			break;
+		context_out(in, &m, c, r, r->ci);
+		/* range 0 speaks for all: they go at about its pace */
+		if (r->first && (++done & 4095) == 0)
+			in->progress(in->ctx, (uint64_t)(c - r->lo) * in->jobs,
+				     in->db->ncontexts);
+	}
+	r->err_no = errno;
+	r->rc = rc;
+	free(m.g);
+	free(m.out);
+	free(m.sum);
+	free(m.cnt);
+	free(m.ids);
+	free(bufs);
+	free(h);
+	free(k);
+	return NULL;
+}
+
+/* An unlinked file in dir, for a range's output. */
+static int open_part(struct pc_out *o, const char *dir)
+{
+	memset(o, 0, sizeof(*o));
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/.part-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0 || !(o->f = fdopen(fd, "w+b"))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	o->buf = pc_xmalloc(PC_OUT_BUF);
+	return 0;
+}
+
+/* Appends part's n bytes to o (in the kernel where it can). */
+static int append_part(struct pc_out *o, struct pc_out *part)
+{
+	pc_out_flush(o);
+	pc_out_flush(part);
+	if (o->failed || part->failed || fflush(o->f) || fflush(part->f))
+		return -1;
+	int in = fileno(part->f), out = fileno(o->f);
+	uint64_t n = part->pos;
+	loff_t a = 0, b = (loff_t)o->pos;
+	while ((uint64_t)a < n) {
+		ssize_t k = copy_file_range(in, &a, out, &b, (size_t)(n - a), 0);
+		if (k > 0)
+			continue;
+		if (k < 0 && errno == EINTR)
+			continue;
+		/* no copy in the kernel here: by hand */
+		char buf[1 << 16];
+		size_t want = n - (uint64_t)a > sizeof buf ? sizeof buf :
+							     (size_t)(n - (uint64_t)a);
+		ssize_t got = pread(in, buf, want, a);
+		if (got <= 0 || pwrite(out, buf, (size_t)got, b) != got)
+			return -1;
+		a += got;
+		b += got;
+	}
+	o->pos += n;
+	return fseeko(o->f, (off_t)o->pos, SEEK_SET) ? -1 : 0;
+}
+
+/* Range r's summary values, read back, in order. */
+static int summary_back(const struct hpc_cct *in, struct range *r)
+{
+	pc_out_flush(&r->so);
+	if (r->so.failed || fflush(r->so.f) || fseeko(r->so.f, 0, SEEK_SET))
+		return -1;
+	unsigned char rec[14];
+	for (uint64_t i = 0; i < r->so.pos / sizeof rec; i++) {
+		if (fread(rec, sizeof rec, 1, r->so.f) != 1)
+			return -1;
+		in->summary(in->ctx, (pc_id)pc_getle(rec, 4),
+			    (uint16_t)pc_getle(rec + 4, 2), pc_getlef64(rec + 6));
+	}
+	return 0;
+}
+
+int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
+	       struct pc_err *err)
+{
+	size_t np = in->db->nprofiles, nctx = in->db->ncontexts;
+	/* ranges: one a job, of 4096 contexts at least */
+	size_t nr = in->jobs ? in->jobs : 1;
+	if (nr > nctx / 4096)
+		nr = nctx / 4096 ? nctx / 4096 : 1;
+	/* stream buffers: 64 MiB in all, 64 bytes to 256 KiB each (a
+	 * larger read saves nothing: 1 MiB each made a run's peak grow by
+	 * 2 MiB a profile up to 32 profiles), shared by the ranges */
+	size_t cap = ((size_t)64 << 20) / (2 * (np ? np : 1));
+	cap = cap > ((size_t)256 << 10) ? (size_t)256 << 10 : cap;
+	cap /= nr;
+	cap = cap < 64 ? 64 : cap;
+	struct range *r = pc_xcalloc(nr, sizeof(*r));
+	int rc = 0;
+	size_t started = 1;
+	for (size_t i = 0; i < nr; i++) {
+		r[i] = (struct range){ .lo = (pc_id)(nctx * i / nr),
+				       .hi = (pc_id)(nctx * (i + 1) / nr),
+				       .first = i == 0, .in = in,
+				       .fd = in->fd, .ci = ci, .cap = cap };
+		if (i == 0) {
+			r[i].co = *co; /* straight into cct.db */
+			continue;
+		}
+		if (open_part(&r[i].co, in->dir) || open_part(&r[i].so, in->dir) ||
+		    pthread_create(&r[i].thread, NULL, merge_range, &r[i])) {
+			rc = pc_err_set(err, "%s: cannot start the merge of "
+					"contexts %u..: %s", in->dir, r[i].lo,
+					strerror(errno ? errno : EAGAIN));
+			break;
+		}
+		started++;
+	}
+	if (!rc)
+		merge_range(&r[0]);
+	*co = r[0].co;
+	for (size_t i = 1; i < started; i++)
+		pthread_join(r[i].thread, NULL);
+	for (size_t i = 0; i < started && !rc; i++)
+		if (r[i].rc)
+			rc = pc_err_set(err, "%s/profile.db: cannot read back "
+					"what was written: %s", in->dir,
+					r[i].err_no ? strerror(r[i].err_no) :
+						      "short or wrong");
+	/* the ranges after the first, in order: their blocks' positions
+	 * move by where they land (8-aligned, as a block starts) */
+	for (size_t i = 1; i < started && !rc; i++) {
+		if (!r[i].co.pos)
+			continue;
+		pc_out_align(co, 8);
+		uint64_t base = co->pos;
+		for (pc_id c = r[i].lo; c < r[i].hi; c++) {
+			unsigned char *e = ci + 0x10 + (size_t)SZ_CI * c;
+			if (!pc_getle(e, 8))
+				continue;
+			pc_le64(e + 8, pc_getle(e + 8, 8) + base);
+			pc_le64(e + 0x18, pc_getle(e + 0x18, 8) + base);
+		}
+		if (append_part(co, &r[i].co) || summary_back(in, &r[i]))
+			rc = pc_err_set(err, "%s/cct.db: cannot write: %s",
+					in->dir, strerror(errno ? errno : EIO));
+	}
+	for (size_t i = 1; i < nr; i++) {
+		if (r[i].co.f)
+			pc_out_close(&r[i].co);
+		if (r[i].so.f)
+			pc_out_close(&r[i].so);
+	}
+	free(r);
+	return rc;
+}
