@@ -8,6 +8,7 @@
 #include "hpctoolkit.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,40 @@ const struct hpc_partial hpc_partials[5] = {
 
 /* The propagation accumulators of a context and metric. */
 enum { A_POINT, A_FUNC, A_EXEC, A_LEX };
+
+/* A {PSVB} value block being made: its values (10-byte records, by
+ * context, then metric id, ascending) in memory until written, and its
+ * context index (context, first value). */
+struct blk {
+	uint64_t pvalues, n;
+	unsigned char *vb;
+	size_t vlen, vcap;
+	/* where the values go once 1 MiB of them are made (NULL: they are
+	 * kept until commit) */
+	struct pc_out *out;
+	struct blk_ctx {
+		uint32_t ctx;
+		uint64_t first;
+	} *idx;
+	size_t nidx, capidx;
+};
+
+/* One thread's propagation scratch and the block it encodes. */
+struct scratch {
+	uint32_t *slot; /* per context: index into touched, or PC_NONE */
+	size_t nslot;
+	uint32_t *touched;
+	size_t ntouched, captouched;
+	double *acc; /* per touched context: nmetrics x stride */
+	size_t capacc;
+	struct blk blk;
+	/* lex_fix's differences for the summary, added at the commit */
+	struct lexd {
+		uint32_t loop, metric;
+		double d;
+	} *lexd;
+	size_t nlexd, caplexd;
+};
 
 struct writer {
 	/* the streaming interface (first: a writer is its sink) */
@@ -64,23 +99,18 @@ struct writer {
 	unsigned step, nsteps;
 	char label[96];
 
-	/* per-thread propagation scratch */
-	uint32_t *slot;  /* per context: index into touched, or PC_NONE */
-	uint32_t *touched;
-	size_t ntouched, captouched;
-	double *acc; /* per touched context: nmetrics x stride */
-	size_t capacc, stride;
-	size_t own; /* derived accumulators per metric (A_*), stored after */
-
-	/* the value block being written */
-	struct blk {
-		uint64_t pvalues, n;
-		struct blk_ctx {
-			uint32_t ctx;
-			uint64_t first;
-		} *idx;
-		size_t nidx, capidx;
-	} blk;
+	/* a profile's accumulators per metric: derived (A_*), then stored
+	 * (stride) */
+	size_t stride, own;
+	/* a propagation scratch per writer thread (-j: scr[worker], each
+	 * profile encoded in one, then committed in profile order); mu
+	 * keeps the layout and the per-context arrays, made or grown as
+	 * profiles come, from being read meanwhile */
+	struct scratch *scr;
+	unsigned nscr;
+	pthread_mutex_t mu;
+	/* the summary's value block (profile 0) */
+	struct blk sblk;
 
 	/* value blocks of profile.db, by profile index (0 = summary) */
 	unsigned char (*block)[0x20];
@@ -107,13 +137,13 @@ static int io_error(struct writer *w, const char *file)
 }
 
 /* Adds context c to the thread's set (once). */
-static void touch(struct writer *w, pc_id c)
+static void touch(struct scratch *s, pc_id c)
 {
-	if (w->slot[c] != PC_NONE)
+	if (s->slot[c] != PC_NONE)
 		return;
-	PC_GROW(w->touched, w->ntouched, w->captouched);
-	w->touched[w->ntouched] = c;
-	w->slot[c] = (uint32_t)w->ntouched++;
+	PC_GROW(s->touched, s->ntouched, s->captouched);
+	s->touched[s->ntouched] = c;
+	s->slot[c] = (uint32_t)s->ntouched++;
 }
 
 static int cmp_u32_desc(const void *a, const void *b)
@@ -139,35 +169,54 @@ static int start_file(struct writer *w, struct pc_out *o, const char *name,
 	return 0;
 }
 
-/* A {PSVB} value block being written: its values go out as they come
- * (by context, then metric id, ascending), its context index (context,
- * first value) is kept until blk_end writes it after them. */
-static void blk_begin(struct pc_out *o, struct blk *b)
+static void blk_begin(struct blk *b)
 {
-	pc_out_align(o, 8);
-	b->pvalues = o->pos;
 	b->n = 0;
 	b->nidx = 0;
+	b->vlen = 0;
 }
 
-static void blk_put(struct pc_out *o, struct blk *b, pc_id ctx,
-		    uint16_t metric, double v)
+static void blk_put(struct blk *b, pc_id ctx, uint16_t metric, double v)
 {
 	if (!b->nidx || b->idx[b->nidx - 1].ctx != ctx) {
 		PC_GROW(b->idx, b->nidx, b->capidx);
 		b->idx[b->nidx++] = (struct blk_ctx){ ctx, b->n };
 	}
-	unsigned char rec[10];
-	pc_le16(rec, metric);
-	pc_lef64(rec + 2, v);
-	pc_out_write(o, rec, 10);
+	if (b->vcap - b->vlen < 10) {
+		if (b->out && b->vlen >= (size_t)1 << 20) {
+			pc_out_write(b->out, b->vb, b->vlen);
+			b->vlen = 0;
+		} else {
+			b->vcap = b->vcap ? 2 * b->vcap : 4096;
+			b->vb = pc_xrealloc(b->vb, b->vcap, 1);
+		}
+	}
+	pc_le16(b->vb + b->vlen, metric);
+	pc_lef64(b->vb + b->vlen + 2, v);
+	b->vlen += 10;
 	b->n++;
 }
 
-/* Writes the index and fills in the block's header (profile info). */
+/* The block's place in o: its values start here. */
+static void blk_start(struct pc_out *o, struct blk *b)
+{
+	pc_out_align(o, 8);
+	b->pvalues = o->pos;
+}
+
+/* The values made so far, written at the end of o. */
+static void blk_flush(struct pc_out *o, struct blk *b)
+{
+	pc_out_write(o, b->vb, b->vlen);
+	b->vlen = 0;
+}
+
+/* Writes the rest of the values, the index, and fills in the block's
+ * header (profile info). */
 static void blk_end(struct pc_out *o, struct blk *b, unsigned char hdr[0x20])
 {
 	unsigned char rec[12];
+	blk_flush(o, b);
 	pc_out_align(o, 4);
 	uint64_t pidx = o->pos;
 	for (size_t i = 0; i < b->nidx; i++) {
@@ -186,42 +235,53 @@ static void blk_end(struct pc_out *o, struct blk *b, unsigned char hdr[0x20])
  * the summary's lex_aware takes the derived value (function without
  * nested loops) where the stored one differs, as long as the derived
  * function value is the stored one (the point values are complete). */
-static void lex_fix(struct writer *w, pc_id c, size_t m, const double *d)
+static void lex_fix(const struct writer *w, struct scratch *s, pc_id c,
+		    size_t m, const double *d)
 {
 	size_t own = w->own;
 	double f = d[own + HPC_FUNCTION - 1],
 	       delta = d[A_LEX] - d[own + HPC_LEXAWARE - 1];
 	if (delta == 0 || fabs(d[A_FUNC] - f) > 1e-9 * fabs(f))
 		return;
-	if (!w->lexfix) {
+	PC_GROW(s->lexd, s->nlexd, s->caplexd);
+	s->lexd[s->nlexd++] = (struct lexd){ w->loopix[c], (uint32_t)m, delta };
+}
+
+/* The summed differences, in profile order (the order of the sums). */
+static void lex_commit(struct writer *w, const struct scratch *s)
+{
+	if (s->nlexd && !w->lexfix) {
 		w->lexfix = pc_xcalloc(w->nloops * w->l.nmetrics,
 				       sizeof(double));
 		w->nlexfix = w->nloops;
 	}
-	w->lexfix[(size_t)w->loopix[c] * w->l.nmetrics + m] += delta;
+	for (size_t i = 0; i < s->nlexd; i++)
+		w->lexfix[(size_t)s->lexd[i].loop * w->l.nmetrics +
+			  s->lexd[i].metric] += s->lexd[i].d;
 }
 
 /* A whole-number metric written without its point scope: reading it
  * back derives the point values from execution, exactly as long as the
  * values are whole numbers below 2^53 (struct pc_metric, whole). */
-static int whole_ok(struct writer *w, pc_id c, size_t m, double point,
-		    double exec)
+static int whole_ok(const struct writer *w, pc_id c, size_t m, double point,
+		    double exec, struct pc_err *err)
 {
 	if (point == floor(point) && exec == floor(exec) &&
 	    fabs(exec) < 0x1p53 && fabs(point) < 0x1p53)
 		return 0;
-	return pc_err_set(w->err, "metric '%s' at context %u: %.17g "
+	return pc_err_set(err, "metric '%s' at context %u: %.17g "
 			  "(execution %.17g) is not a whole number below "
 			  "2^53, as its input said; give --point",
 			  w->db->metrics[m].name, c, point, exec);
 }
 
 /* Propagates one thread's point values v[0..n) (sorted by ctx), takes
- * the scopes its metrics have stored from sv[0..sn) and writes the
- * result as its profile.db block. */
-static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
-			   const struct pc_value *v, size_t n,
-			   const struct pc_value *sv, size_t sn)
+ * the scopes its metrics have stored from sv[0..sn) and makes the
+ * result its profile.db block, in scratch s (commit writes it). */
+static int thread_profile(const struct writer *w, struct scratch *s,
+			  const struct pc_value *v, size_t n,
+			  const struct pc_value *sv, size_t sn,
+			  struct pc_err *err)
 {
 	const struct pc_db *db = w->db;
 	/* per metric: the derived accumulators (A_*), then (if any metric
@@ -229,48 +289,47 @@ static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	 * values */
 	size_t nm = w->l.nmetrics, stride = w->stride, row = nm * stride;
 	size_t own = w->own;
-	w->ntouched = 0;
-	blk_begin(o, &w->blk);
-	if (!n && !sn) {
-		blk_end(o, &w->blk, w->block[prof + 1]);
+	s->ntouched = 0;
+	s->nlexd = 0;
+	blk_begin(&s->blk);
+	if (!n && !sn)
 		return 0;
-	}
 	for (size_t i = 0; i < n; i++)
-		touch(w, v[i].ctx);
+		touch(s, v[i].ctx);
 	for (size_t i = 0; i < sn; i++)
-		touch(w, sv[i].ctx);
+		touch(s, sv[i].ctx);
 	/* every ancestor too, up to the global context 0 */
-	for (size_t i = 0; i < w->ntouched; i++)
-		if (w->touched[i])
-			touch(w, db->contexts[w->touched[i]].parent);
+	for (size_t i = 0; i < s->ntouched; i++)
+		if (s->touched[i])
+			touch(s, db->contexts[s->touched[i]].parent);
 	/* children have larger ids than their parents: descending order
 	 * finishes every child before its parent */
-	if (w->ntouched > db->ncontexts / 8) {
+	if (s->ntouched > db->ncontexts / 8) {
 		/* most of the tree: a scan is cheaper than a sort */
 		size_t k = 0;
 		for (size_t c = db->ncontexts; c-- > 0;)
-			if (w->slot[c] != PC_NONE)
-				w->touched[k++] = (uint32_t)c;
+			if (s->slot[c] != PC_NONE)
+				s->touched[k++] = (uint32_t)c;
 	} else {
-		qsort(w->touched, w->ntouched, sizeof(uint32_t),
+		qsort(s->touched, s->ntouched, sizeof(uint32_t),
 		      cmp_u32_desc);
 	}
-	for (size_t i = 0; i < w->ntouched; i++)
-		w->slot[w->touched[i]] = (uint32_t)i;
-	if (w->capacc < w->ntouched * row) {
+	for (size_t i = 0; i < s->ntouched; i++)
+		s->slot[s->touched[i]] = (uint32_t)i;
+	if (s->capacc < s->ntouched * row) {
 		/* nothing to copy over; fresh memory is zero already */
-		free(w->acc);
-		w->capacc = w->ntouched * row;
-		w->acc = pc_xcalloc(w->capacc, sizeof(double));
-	} else if (w->ntouched) {
-		memset(w->acc, 0, w->ntouched * row * sizeof(double));
+		free(s->acc);
+		s->capacc = s->ntouched * row;
+		s->acc = pc_xcalloc(s->capacc, sizeof(double));
+	} else if (s->ntouched) {
+		memset(s->acc, 0, s->ntouched * row * sizeof(double));
 	}
 	/* per context and metric: point, function, execution and (if the
 	 * tree has loops) function without loops; all start at the point
 	 * value */
-	double *acc = w->acc;
+	double *acc = s->acc;
 	for (size_t i = 0; i < n; i++) {
-		double *a = acc + w->slot[v[i].ctx] * row +
+		double *a = acc + s->slot[v[i].ctx] * row +
 			    v[i].metric * stride;
 		for (size_t k = 0; k < own; k++)
 			a[k] += v[i].value;
@@ -278,16 +337,16 @@ static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 	for (size_t i = 0; i < sn; i++) {
 		size_t m = sv[i].metric / PC_NSCOPES;
 		unsigned k = sv[i].metric % PC_NSCOPES;
-		acc[w->slot[sv[i].ctx] * row + m * stride + own + k - 1] +=
+		acc[s->slot[sv[i].ctx] * row + m * stride + own + k - 1] +=
 			sv[i].value;
 	}
-	for (size_t i = 0; i < w->ntouched; i++) {
-		pc_id c = w->touched[i];
+	for (size_t i = 0; i < s->ntouched; i++) {
+		pc_id c = s->touched[i];
 		if (!c)
 			continue;
 		const struct pc_context *x = &db->contexts[c];
 		const double *a = acc + i * row;
-		double *p = acc + (size_t)w->slot[x->parent] * row;
+		double *p = acc + (size_t)s->slot[x->parent] * row;
 		int lex = x->rel == PC_REL_LEXICAL && x->parent != 0;
 		int loop = x->kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
@@ -301,8 +360,8 @@ static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 		}
 	}
 	/* emit in ascending ctx order, metric ids ascending */
-	for (size_t i = w->ntouched; i-- > 0;) {
-		pc_id c = w->touched[i];
+	for (size_t i = s->ntouched; i-- > 0;) {
+		pc_id c = s->touched[i];
 		const double *a = acc + i * row;
 		int loop = db->contexts[c].kind == PC_CTX_LOOP;
 		for (size_t m = 0; m < nm; m++) {
@@ -317,10 +376,10 @@ static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 					sc[k] = d[own + k - 1];
 			if (loop && w->loopix &&
 			    (db->metrics[m].stored & (1u << HPC_LEXAWARE)))
-				lex_fix(w, c, m, d);
+				lex_fix(w, s, c, m, d);
 			unsigned mask = w->l.scopes[m];
 			if (!(mask & 1u << HPC_POINT) && db->metrics[m].whole &&
-			    whole_ok(w, c, m, d[A_POINT], sc[HPC_EXECUTION]))
+			    whole_ok(w, c, m, d[A_POINT], sc[HPC_EXECUTION], err))
 				return -1;
 			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
 				/* the global context carries the aggregate:
@@ -328,14 +387,13 @@ static int thread_profile(struct writer *w, struct pc_out *o, pc_id prof,
 				if (sc[k] == 0 || (c == 0 && k != HPC_EXECUTION) ||
 				    !(mask & (1u << k)))
 					continue;
-				blk_put(o, &w->blk, c, hpc_prop_id(&w->l, m, k),
+				blk_put(&s->blk, c, hpc_prop_id(&w->l, m, k),
 					sc[k]);
 			}
 		}
 	}
-	blk_end(o, &w->blk, w->block[prof + 1]);
-	for (size_t i = 0; i < w->ntouched; i++)
-		w->slot[w->touched[i]] = PC_NONE;
+	for (size_t i = 0; i < s->ntouched; i++)
+		s->slot[s->touched[i]] = PC_NONE;
 	return 0;
 }
 
@@ -360,7 +418,7 @@ static void cct_progress(void *ctx, uint64_t done, uint64_t total)
 static void cct_summary(void *ctx, pc_id c, uint16_t metric, double v)
 {
 	struct writer *w = ctx;
-	blk_put(&w->po, &w->blk, c, metric, v);
+	blk_put(&w->sblk, c, metric, v);
 }
 
 static void step(struct writer *w, const char *what)
@@ -441,13 +499,37 @@ static int w_start(struct writer *w, const struct pc_db *db)
 	 * metric stores lex_aware */
 	for (size_t m = 0; m < db->nmetrics; m++)
 		w->storedlex |= (db->metrics[m].stored >> HPC_LEXAWARE) & 1;
+	return 0;
+}
+
+/* Scratch s covers the contexts the model has now. */
+static void scr_contexts(struct scratch *s, size_t nc)
+{
+	if (s->nslot >= nc)
+		return;
 	/* a block's index and touched list have at most an entry per
 	 * context: reserved (untouched room costs nothing), not copied as
 	 * they grow */
-	w->blk.capidx = w->captouched = db->ncontexts;
-	w->blk.idx = pc_xmalloc(w->blk.capidx * sizeof(*w->blk.idx));
-	w->touched = pc_xmalloc(w->captouched * sizeof(*w->touched));
-	return 0;
+	if (!s->blk.idx) {
+		s->blk.capidx = s->captouched = nc;
+		s->blk.idx = pc_xmalloc(nc * sizeof(*s->blk.idx));
+		s->touched = pc_xmalloc(nc * sizeof(*s->touched));
+	}
+	s->slot = pc_xrealloc(s->slot, nc, sizeof(uint32_t));
+	for (size_t c = s->nslot; c < nc; c++)
+		s->slot[c] = PC_NONE;
+	s->nslot = nc;
+}
+
+static void scr_free(struct scratch *s)
+{
+	free(s->slot);
+	free(s->touched);
+	free(s->acc);
+	free(s->blk.vb);
+	free(s->blk.idx);
+	free(s->lexd);
+	memset(s, 0, sizeof(*s));
 }
 
 /* The per-context arrays cover the contexts the model has now (an
@@ -458,12 +540,10 @@ static void w_contexts(struct writer *w)
 	const struct pc_db *db = w->db;
 	size_t nc = db->ncontexts, from = w->ctx_seen;
 	if (from < nc) {
-		w->slot = pc_xrealloc(w->slot, nc, sizeof(uint32_t));
 		if (w->storedlex)
 			w->loopix = pc_xrealloc(w->loopix, nc, sizeof(uint32_t));
 		for (size_t c = from; c < nc; c++) {
 			int loop = db->contexts[c].kind == PC_CTX_LOOP;
-			w->slot[c] = PC_NONE;
 			w->loops |= loop;
 			if (w->storedlex)
 				w->loopix[c] = loop ? (uint32_t)w->nloops++ :
@@ -481,12 +561,16 @@ static void w_contexts(struct writer *w)
 			w->nlexfix = w->nloops;
 		}
 	}
-	/* lex_aware needs its own accumulator only in a tree with loops */
-	w->own = w->loops ? A_LEX + 1 : A_LEX;
-	w->stride = w->own;
+	/* lex_aware needs its own accumulator only in a tree with loops;
+	 * written only when they change (writer threads read them) */
+	size_t own = w->loops ? A_LEX + 1 : A_LEX, stride = own;
 	for (size_t m = 0; m < db->nmetrics; m++)
 		if (db->metrics[m].stored)
-			w->stride = w->own + HPC_NSCOPES - 1;
+			stride = own + HPC_NSCOPES - 1;
+	if (w->own != own || w->stride != stride) {
+		w->own = own;
+		w->stride = stride;
+	}
 }
 
 /* trace.db's header and section (its entries filled in as the profiles
@@ -572,41 +656,87 @@ static void w_blocks(struct writer *w, size_t p)
 	memset(w->block + cap, 0, (w->capblock - cap) * sizeof(*w->block));
 }
 
-/* The sink: profile p propagated and written as its profile.db block,
- * its trace as its trace.db line. */
-static int w_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
-		     const struct pc_value *v, size_t n,
-		     const struct pc_value *sv, size_t sn,
-		     const struct pc_trace *t, struct pc_err *err)
+/* The sink, in two steps (struct pc_sink): encode propagates profile p
+ * into writer thread k's scratch, any number at once; commit writes it
+ * as the profile's profile.db block and its trace as its trace.db line,
+ * in profile order. */
+static int w_encode(struct pc_sink *sk, unsigned k, const struct pc_db *db,
+		    pc_id p, const struct pc_value *v, size_t n,
+		    const struct pc_value *sv, size_t sn, struct pc_err *err)
 {
-	struct writer *w = (struct writer *)s;
+	struct writer *w = (struct writer *)sk;
+	(void)p; /* a profile's block is the same wherever it goes */
+	pthread_mutex_lock(&w->mu);
 	w->err = err;
-	if (!w->begun && w_start(w, db))
+	int rc = !w->begun ? w_start(w, db) : 0;
+	if (!rc)
+		w_contexts(w);
+	pthread_mutex_unlock(&w->mu);
+	if (rc)
 		return -1;
-	w_contexts(w);
+	struct scratch *s = &w->scr[k];
+	scr_contexts(s, db->ncontexts);
+	return thread_profile(w, s, v, n, sv, sn, err);
+}
+
+static int w_commit(struct pc_sink *sk, unsigned k, const struct pc_db *db,
+		    pc_id p, const struct pc_trace *t, struct pc_err *err)
+{
+	struct writer *w = (struct writer *)sk;
+	struct scratch *s = &w->scr[k];
+	pthread_mutex_lock(&w->mu);
+	w->err = err;
 	w_blocks(w, p + 1);
-	if (thread_profile(w, &w->po, p, v, n, sv, sn))
-		return -1;
+	if (!s->blk.out) /* encoded whole: its place is here */
+		blk_start(&w->po, &s->blk);
+	blk_end(&w->po, &s->blk, w->block[p + 1]);
+	lex_commit(w, s);
+	int rc = 0;
 	/* trace.db's section needs the number of profiles: the importer's
 	 * plan while it streams, the model's at the end */
 	if (t->n && !w->topen &&
 	    trace_open(w, db->sink && db->nplanned ? db->nplanned :
 						     db->nprofiles))
-		return -1;
-	if (w->topen) {
-		if (p >= w->tprofiles)
-			return pc_err_set(err, "internal: profile %u past the "
-					  "%zu planned; please report this bug",
-					  p, w->tprofiles);
-		/* the profiles before the file was opened: empty lines */
-		for (; w->tdone < p; w->tdone++)
-			trace_profile(w, (pc_id)w->tdone, &(struct pc_trace){ 0 });
-		trace_profile(w, p, t);
-		w->tdone = p + 1;
+		rc = -1;
+	if (!rc && w->topen) {
+		if (p >= w->tprofiles) {
+			rc = pc_err_set(err, "internal: profile %u past the "
+					"%zu planned; please report this bug",
+					p, w->tprofiles);
+		} else {
+			/* the profiles before the file was opened: empty
+			 * lines */
+			for (; w->tdone < p; w->tdone++)
+				trace_profile(w, (pc_id)w->tdone,
+					      &(struct pc_trace){ 0 });
+			trace_profile(w, p, t);
+			w->tdone = p + 1;
+		}
 	}
-	if (w->po.failed || (w->topen && w->to.failed))
-		return io_error(w, w->po.failed ? "profile.db" : "trace.db");
-	return 0;
+	if (!rc && (w->po.failed || (w->topen && w->to.failed)))
+		rc = io_error(w, w->po.failed ? "profile.db" : "trace.db");
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
+/* Both steps at once, on the caller's thread: the block's values go
+ * to profile.db as they are made (a profile's block is not held). */
+static int w_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
+		     const struct pc_value *v, size_t n,
+		     const struct pc_value *sv, size_t sn,
+		     const struct pc_trace *t, struct pc_err *err)
+{
+	struct writer *w = (struct writer *)sk;
+	w->err = err;
+	if (!w->begun && w_start(w, db))
+		return -1;
+	struct blk *b = &w->scr[0].blk;
+	blk_start(&w->po, b);
+	b->out = &w->po;
+	int rc = w_encode(sk, 0, db, p, v, n, sv, sn, err) ||
+		 w_commit(sk, 0, db, p, t, err);
+	b->out = NULL;
+	return rc ? -1 : 0;
 }
 
 /* The end of profile.db: cct.db and the summary block from a pass over
@@ -619,12 +749,8 @@ static int finish_profile_cct(struct writer *w)
 	unsigned char chdr[CCT_HEADER];
 	/* the propagation scratch is done with: one thread that touches
 	 * every context makes it the largest array of all */
-	free(w->acc);
-	free(w->touched);
-	free(w->slot);
-	w->acc = NULL;
-	w->touched = NULL;
-	w->slot = NULL;
+	for (unsigned k = 0; k < w->nscr; k++)
+		scr_free(&w->scr[k]);
 	/* what the blocks need to be read back */
 	pc_out_flush(o);
 	if (o->failed || fflush(o->f))
@@ -642,13 +768,15 @@ static int finish_profile_cct(struct writer *w)
 	pc_le32(ci + 8, (uint32_t)nctx);
 	ci[0xc] = SZ_CI;
 	pc_out_write(&co, ci, sec_size);
-	blk_begin(o, &w->blk);
+	blk_begin(&w->sblk);
+	blk_start(o, &w->sblk);
+	w->sblk.out = o;
 	struct hpc_cct in = {
 		db, &w->l, w->lexfix, w->loopix, w->block, fileno(o->f),
 		w->dir, w->jobs, w, cct_progress, cct_summary,
 	};
 	int rc = pc_hpc_cct(&in, &co, ci, w->err);
-	blk_end(o, &w->blk, w->block[0]);
+	blk_end(o, &w->sblk, w->block[0]);
 	if (rc) {
 		pc_out_close(&co);
 		free(ci);
@@ -746,12 +874,14 @@ static void w_free(struct writer *w)
 		pc_out_close(&w->to);
 	free(w->th);
 	free(w->rec);
-	free(w->slot);
-	free(w->touched);
-	free(w->acc);
+	for (unsigned k = 0; k < w->nscr; k++)
+		scr_free(&w->scr[k]);
+	free(w->scr);
+	free(w->sblk.vb);
+	free(w->sblk.idx);
+	pthread_mutex_destroy(&w->mu);
 	free(w->loopix);
 	free(w->lexfix);
-	free(w->blk.idx);
 	free(w->block);
 	free(w->l.scopes);
 	free(w);
@@ -767,9 +897,14 @@ static struct pc_sink *hpc_begin(const char *out,
 		return NULL;
 	struct writer *w = pc_xcalloc(1, sizeof(*w));
 	w->sink.profile = w_profile;
+	w->sink.encode = w_encode;
+	w->sink.commit = w_commit;
 	w->stats = opts->stats;
 	w->point = opts->point;
 	w->jobs = opts->jobs;
+	w->nscr = w->sink.workers = opts->jobs > 1 ? opts->jobs : 1;
+	w->scr = pc_xcalloc(w->nscr, sizeof(*w->scr));
+	pthread_mutex_init(&w->mu, NULL);
 	w->err = err;
 	if (pc_dest_begin(&w->dest, out, 1, err)) {
 		free(w);

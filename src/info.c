@@ -91,7 +91,7 @@ static int count_profile(struct pc_sink *sink, const struct pc_db *db,
 
 void pc_info_count_init(struct pc_info_count *c)
 {
-	*c = (struct pc_info_count){ .sink = { count_profile },
+	*c = (struct pc_info_count){ .sink = { .profile = count_profile },
 				     .first = UINT64_MAX };
 }
 

@@ -366,7 +366,8 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 		 * whose tree comes first */
 		if (im && db->sink && to && to->ex && im->tree_first &&
 		    o->jobs > 1) {
-			db->async = pc_async_start(db->sink, db, err);
+			db->async = pc_async_start(db->sink, db, o->jobs,
+						   err);
 			if (!db->async)
 				im = NULL;
 		}

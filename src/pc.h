@@ -318,6 +318,16 @@ struct pc_sink {
 		       const struct pc_value *v, size_t n,
 		       const struct pc_value *sv, size_t sn,
 		       const struct pc_trace *t, struct pc_err *err);
+	/* Optional (-j): profile() in two steps. encode works on profile
+	 * p's values with the scratch of writer thread k (0..workers-1),
+	 * on any number of threads at once; commit writes what thread k
+	 * encoded, profiles in order, one at a time. */
+	int (*encode)(struct pc_sink *s, unsigned k, const struct pc_db *db,
+		      pc_id p, const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn, struct pc_err *err);
+	int (*commit)(struct pc_sink *s, unsigned k, const struct pc_db *db,
+		      pc_id p, const struct pc_trace *t, struct pc_err *err);
+	unsigned workers;
 };
 
 struct pc_db {
@@ -481,15 +491,15 @@ void pc_values_finish(struct pc_db *db);
 /* Sorts and coalesces the values from v0 on and the stored values from
  * s0 on (one profile's, added last), as pc_values_finish would. */
 void pc_values_coalesce_from(struct pc_db *db, size_t v0, size_t s0);
-/* A writer thread that hands the profiles done to sink, in order
- * (src/async.c); NULL with err set if none can be started. put takes
- * the profile's values, stored values and trace samples from the model
- * (pc_profile_done calls it, with db->async), and the thread sorts
- * them; finish waits for every profile to be written, counts their
- * values in db and ends the thread: 0, or -1 with the sink's error.
- * finish(NULL) is 0. */
+/* Writer threads (up to jobs) that hand the profiles done to sink, in
+ * order (src/async.c); NULL with err set if none can be started. put
+ * takes the profile's values, stored values and trace samples from the
+ * model (pc_profile_done calls it, with db->async), and the threads
+ * sort them; finish waits for every profile to be written, counts
+ * their values in db and ends the threads: 0, or -1 with the first
+ * error. finish(NULL) is 0. */
 struct pc_async *pc_async_start(struct pc_sink *sink, const struct pc_db *db,
-				struct pc_err *err);
+				unsigned jobs, struct pc_err *err);
 int pc_async_put(struct pc_async *a, struct pc_db *db, pc_id p,
 		 struct pc_err *err);
 int pc_async_finish(struct pc_async *a, struct pc_db *db,
