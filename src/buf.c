@@ -5,14 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-double pc_getlef64(const unsigned char *p)
-{
-	uint64_t u = pc_getle(p, 8);
-	double v;
-	memcpy(&v, &u, sizeof v);
-	return v;
-}
-
 size_t pc_buf_add(struct pc_buf *b, size_t n)
 {
 	if (!n)
