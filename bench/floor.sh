@@ -87,14 +87,7 @@ while [ $r -le "$rounds" ]; do
 done
 
 # medians per conversion (and per peer), in the order they ran
-awk -F'|' '
-function median(s,   n, a, i, j, t) {
-	n = split(s, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F'|' "$MEDIAN_AWK"'
 $1 == "peer" {
 	if (!($2 in p)) porder[np++] = $2
 	p[$2] = p[$2] " " $3

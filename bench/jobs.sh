@@ -52,14 +52,7 @@ while [ $r -le "$rounds" ]; do
 	r=$((r + 1))
 done
 
-awk -F'|' -v N="$jobs" '
-function median(s,   n, a, i, j, t) {
-	n = split(s, a, " ")
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F'|' -v N="$jobs" "$MEDIAN_AWK"'
 {
 	if (!($1 in seen)) { order[n++] = $1; seen[$1] = 1 }
 	split($3, x, " ")

@@ -1,5 +1,17 @@
 # Shared by the benchmarks (sourced; needs $work).
 
+# awk's median(s) of the numbers in string s, for the tables: prepend it
+# to a program (awk "$MEDIAN_AWK"'...')
+MEDIAN_AWK='
+function median(s,   n, a, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+'
+
 # KCachegrind never exits by itself: its CPU time is read from /proc
 # until it stays the same for 3 seconds (loading done), then it is ended
 kc() { # file: prints CPU seconds (KCachegrind headless, $work as HOME)

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -92,6 +93,24 @@ static struct cell *cell_at(struct legacy *r, uint32_t node, uint32_t metric)
 		if (c->node == node && c->metric == metric)
 			return c;
 	}
+}
+
+/* The table for a profile of nv values, of a size that depends on it
+ * alone: the order put_points adds the points in is the same whichever
+ * thread reads the profile after whichever other (-j). */
+static void cells_size(struct legacy *r, uint64_t nv)
+{
+	size_t cap = 1024;
+	while (cap < 4 * nv && cap < ((size_t)1 << 40))
+		cap *= 2;
+	if (cap == r->capcells)
+		return;
+	free(r->cells);
+	r->cells = pc_xmalloc(cap * sizeof(*r->cells));
+	r->capcells = cap;
+	r->ncells = 0;
+	for (size_t i = 0; i < cap; i++)
+		r->cells[i].node = UINT32_MAX;
 }
 
 /* Twice the room (the table is kept at most a quarter full). */
@@ -315,6 +334,195 @@ static int trace_samples(struct legacy *r, uint32_t pi, pc_id prof)
 	return 0;
 }
 
+/* Profile i of HPCPROF-profile.db (its info entry in pi), model profile
+ * prof: its values and points into r->db, then its trace. */
+static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
+		    uint64_t i, pc_id prof, uint64_t nctx)
+{
+	uint64_t e = pi + 52 * i;
+	uint64_t nv = be(b->p + e + 32, 8), nc = be(b->p + e + 40, 4);
+	uint64_t off = be(b->p + e + 44, 8);
+	if (nv > b->n / 10 || nc > b->n / 12) {
+		pc_err_at_off(r->err, b->path, e + 32, "profile %llu: "
+			      "%llu values at %llu contexts, more than "
+			      "the file can hold", (unsigned long long)i,
+			      (unsigned long long)nv,
+			      (unsigned long long)nc);
+		return -1;
+	}
+	if (need(r, b, off, nv * 10 + (nc + 1) * 12, "value block"))
+		return -1;
+	cells_size(r, nv);
+	const unsigned char *cx = b->p + off + nv * 10;
+	for (uint64_t k = 0; k < nc; k++) {
+		uint32_t id = (uint32_t)be(cx + 12 * k, 4);
+		uint64_t s = be(cx + 12 * k + 4, 8);
+		uint64_t z = be(cx + 12 * (k + 1) + 4, 8);
+		uint32_t node;
+		if (s > z || z > nv) {
+			pc_err_at_off(r->err, b->path, off + nv * 10 +
+				      12 * k + 4, "value index %llu "
+				      "out of order or past %llu",
+				      (unsigned long long)s,
+				      (unsigned long long)nv);
+			return -1;
+		}
+		if (!idtab_get(&r->node_t, id, &node)) {
+			/* a context the XML leaves out (an
+			 * instruction below a statement): its
+			 * values are inside its visible
+			 * ancestors' inclusive values */
+			if (id >= nctx) {
+				pc_err_at_off(r->err, b->path, off +
+					      nv * 10 + 12 * k,
+					      "context id %u is neither "
+					      "in experiment.xml nor "
+					      "among cct.db's %llu "
+					      "contexts", id,
+					      (unsigned long long)nctx);
+				return -1;
+			}
+			r->elided++; /* said at the end */
+			continue;
+		}
+		for (uint64_t v = s; v < z; v++) {
+			const unsigned char *y = b->p + off + 10 * v;
+			uint32_t m = (uint32_t)be(y + 8, 2), c;
+			if (!idtab_get(&r->col_t, m, &c)) {
+				pc_err_at_off(r->err, b->path,
+					      off + 10 * v + 8,
+					      "metric id %u is not in "
+					      "experiment.xml's "
+					      "MetricDBTable", m);
+				return -1;
+			}
+			put_value(r, prof, node, &r->cols[c],
+				  be_f64(y));
+		}
+	}
+	put_points(r, prof);
+	pc_blob_read(b, nv);
+	return trace_samples(r, (uint32_t)i, prof);
+}
+
+/* -j: the profiles read by jobs threads at once, each taking the next
+ * profile in file order, in a copy of the reader with a model of its
+ * own for the values (the tree, metrics and traces shared: frozen, and
+ * a trace is its profile's), and handed on in file order by turns: the
+ * same values in the same order as one thread reads them. The first
+ * error in file order is the one said, as without threads. */
+struct par {
+	struct legacy *r;
+	struct pc_blob *b;
+	uint64_t pi, np, nctx;
+	const pc_id *prof_of;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next; /* the file index read next */
+	uint64_t turn; /* the file index handed on next */
+	int failed;
+	uint64_t elided;
+};
+
+static void *read_share(void *arg)
+{
+	struct par *x = arg;
+	struct legacy r = *x->r;
+	struct pc_db shadow;
+	/* the model's values change under the lock, at each turn */
+	pthread_mutex_lock(&x->mu);
+	shadow = *x->r->db;
+	pthread_mutex_unlock(&x->mu);
+	struct pc_err err = { 0 };
+	struct pc_blob b = *x->b; /* its own count of pages read */
+	r.db = &shadow;
+	r.err = &err;
+	r.cells = NULL;
+	r.ncells = r.capcells = 0;
+	r.elided = 0;
+	shadow.values = shadow.scoped = NULL;
+	shadow.nvalues = shadow.capvalues = shadow.nscoped =
+		shadow.capscoped = 0;
+	for (;;) {
+		pthread_mutex_lock(&x->mu);
+		if (x->failed || x->next >= x->np) {
+			pthread_mutex_unlock(&x->mu);
+			break;
+		}
+		uint64_t i = x->next++;
+		pthread_mutex_unlock(&x->mu);
+		pc_id prof = x->prof_of[i];
+		int rc = prof != PC_NONE ?
+				 read_one(&r, &b, x->pi, i, prof, x->nctx) :
+				 0;
+		pthread_mutex_lock(&x->mu);
+		while (x->turn != i)
+			pthread_cond_wait(&x->cv, &x->mu);
+		if (!x->failed && prof != PC_NONE) {
+			/* the profile's values go through the model */
+			struct pc_db *db = x->r->db;
+			struct pc_value *v = db->values, *sv = db->scoped;
+			size_t cv = db->capvalues, csv = db->capscoped;
+			db->values = shadow.values;
+			db->nvalues = shadow.nvalues;
+			db->capvalues = shadow.capvalues;
+			db->scoped = shadow.scoped;
+			db->nscoped = shadow.nscoped;
+			db->capscoped = shadow.capscoped;
+			if (!rc)
+				rc = pc_profile_done(db, prof, &err);
+			shadow.values = db->values;
+			shadow.capvalues = db->capvalues;
+			shadow.scoped = db->scoped;
+			shadow.capscoped = db->capscoped;
+			shadow.nvalues = shadow.nscoped = 0;
+			db->values = v;
+			db->capvalues = cv;
+			db->scoped = sv;
+			db->capscoped = csv;
+			db->nvalues = db->nscoped = 0;
+			if (rc) {
+				x->failed = 1;
+				*x->r->err = err;
+			}
+		}
+		x->turn = i + 1;
+		pthread_cond_broadcast(&x->cv);
+		pthread_mutex_unlock(&x->mu);
+	}
+	pthread_mutex_lock(&x->mu);
+	x->elided += r.elided;
+	pthread_mutex_unlock(&x->mu);
+	free(shadow.values);
+	free(shadow.scoped);
+	free(r.cells);
+	return NULL;
+}
+
+static int read_parallel(struct legacy *r, struct pc_blob *b, uint64_t pi,
+			 uint64_t np, const pc_id *prof_of, uint64_t nctx)
+{
+	struct par x = { .r = r, .b = b, .pi = pi, .np = np, .nctx = nctx,
+			 .prof_of = prof_of };
+	pthread_mutex_init(&x.mu, NULL);
+	pthread_cond_init(&x.cv, NULL);
+	unsigned nt = r->jobs < np ? r->jobs : (unsigned)np, started = 0;
+	pthread_t *th = pc_xcalloc(nt, sizeof(*th));
+	/* this thread is one of them; one that does not start leaves its
+	 * share to the others */
+	for (unsigned t = 1; t < nt; t++)
+		if (!pthread_create(&th[started], NULL, read_share, &x))
+			started++;
+	read_share(&x);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	r->elided += x.elided;
+	pthread_cond_destroy(&x.cv);
+	pthread_mutex_destroy(&x.mu);
+	free(th);
+	return x.failed ? -1 : 0;
+}
+
 static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 {
 	uint64_t nctx;
@@ -376,73 +584,15 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	r->db->nplanned = r->db->nprofiles;
 	if (trace_index(r, *prof_of, *nprof))
 		goto out;
+	if (r->jobs > 1 && r->db->async && np > 2) {
+		rc = read_parallel(r, &b, pi, np, *prof_of, nctx);
+		goto out;
+	}
 	for (uint64_t i = 0; i < np; i++) {
 		pc_id prof = (*prof_of)[i];
 		if (prof == PC_NONE)
 			continue; /* the summary is derived again */
-		uint64_t e = pi + 52 * i;
-		uint64_t nv = be(b.p + e + 32, 8), nc = be(b.p + e + 40, 4);
-		uint64_t off = be(b.p + e + 44, 8);
-		if (nv > b.n / 10 || nc > b.n / 12) {
-			pc_err_at_off(r->err, b.path, e + 32, "profile %llu: "
-				      "%llu values at %llu contexts, more than "
-				      "the file can hold", (unsigned long long)i,
-				      (unsigned long long)nv,
-				      (unsigned long long)nc);
-			goto out;
-		}
-		if (need(r, &b, off, nv * 10 + (nc + 1) * 12, "value block"))
-			goto out;
-		const unsigned char *cx = b.p + off + nv * 10;
-		for (uint64_t k = 0; k < nc; k++) {
-			uint32_t id = (uint32_t)be(cx + 12 * k, 4);
-			uint64_t s = be(cx + 12 * k + 4, 8);
-			uint64_t z = be(cx + 12 * (k + 1) + 4, 8);
-			uint32_t node;
-			if (s > z || z > nv) {
-				pc_err_at_off(r->err, b.path, off + nv * 10 +
-					      12 * k + 4, "value index %llu "
-					      "out of order or past %llu",
-					      (unsigned long long)s,
-					      (unsigned long long)nv);
-				goto out;
-			}
-			if (!idtab_get(&r->node_t, id, &node)) {
-				/* a context the XML leaves out (an
-				 * instruction below a statement): its
-				 * values are inside its visible
-				 * ancestors' inclusive values */
-				if (id >= nctx) {
-					pc_err_at_off(r->err, b.path, off +
-						      nv * 10 + 12 * k,
-						      "context id %u is neither "
-						      "in experiment.xml nor "
-						      "among cct.db's %llu "
-						      "contexts", id,
-						      (unsigned long long)nctx);
-					goto out;
-				}
-				r->elided++; /* said at the end */
-				continue;
-			}
-			for (uint64_t v = s; v < z; v++) {
-				const unsigned char *y = b.p + off + 10 * v;
-				uint32_t m = (uint32_t)be(y + 8, 2), c;
-				if (!idtab_get(&r->col_t, m, &c)) {
-					pc_err_at_off(r->err, b.path,
-						      off + 10 * v + 8,
-						      "metric id %u is not in "
-						      "experiment.xml's "
-						      "MetricDBTable", m);
-					goto out;
-				}
-				put_value(r, prof, node, &r->cols[c],
-					  be_f64(y));
-			}
-		}
-		put_points(r, prof);
-		pc_blob_read(&b, nv);
-		if (trace_samples(r, (uint32_t)i, prof) ||
+		if (read_one(r, &b, pi, i, prof, nctx) ||
 		    pc_profile_done(r->db, prof, r->err))
 			goto out;
 	}
@@ -864,6 +1014,7 @@ static int legacy_read(struct pc_db *db, const char *path,
 	struct legacy *r = pc_xcalloc(1, sizeof(*r));
 	r->db = db;
 	r->point_only = opts && opts->point_only;
+	r->jobs = opts ? opts->jobs : 1;
 	r->err = err;
 	r->ns_per_tick = 1000;
 	struct stat st;

@@ -132,6 +132,7 @@ struct legacy {
 	/* values at context ids the XML does not list (said once read) */
 	uint64_t elided; /* (profile, context) pairs */
 	int point_only; /* the caller reads point values only */
+	unsigned jobs;  /* threads that read profiles (-j) */
 	/* 4.x trace.db, mapped, and its lines by profile index: profile
 	 * i's are tl[tfirst[i] .. tfirst[i + 1]) */
 	struct pc_blob tb;

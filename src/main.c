@@ -515,6 +515,7 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	pc_dest_signals();
 	o->imp.point_only = ex->point_only;
 	o->exp.jobs = o->jobs;
+	o->imp.jobs = o->jobs;
 	/* where the importer and the output can, profiles stream to the
 	 * output as they are read: the model holds the tree and the
 	 * profile in flight */

@@ -604,6 +604,7 @@ struct pc_import_opts {
 	int point_only;      /* the output reads point values only
 			      * (Callgrind): stored scopes that decide
 			      * nothing need not be kept */
+	unsigned jobs;       /* threads (-j): profiles read at once */
 };
 
 struct pc_importer {

@@ -1,7 +1,8 @@
 #!/bin/sh
-# -j N: a writer thread (and its sort) beside the importer; the output is
-# the same byte for byte for every N, and a failure halfway through is
-# the same one line, with nothing left behind.
+# -j N: writer threads (and their sort) beside the importer, an old
+# database's profiles read on several threads, cct.db merged by ranges;
+# the output is the same byte for byte for every N, and a failure
+# halfway through is the same one line, with nothing left behind.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 # a generated old database: 24 threads x about 3,000 contexts, traces
 old="$tmp/old"
@@ -25,6 +26,22 @@ same() { # name input...: v4 and Callgrind outputs at -j1, 2, 3, 7
 			not_ok "$name -> $to: differs at -j$bad"
 		fi
 	done
+}
+# same_error NAME DB J WANT: DB fails at -jJ with -j1's one line (which
+# says WANT), exit 1 and no output
+same_error() {
+	for j in 1 $3; do
+		"$PROFCONV" convert -q -j$j -o "$tmp/out$j.d" "$2" 2>"$tmp/err$j"
+		echo "exit $?" >>"$tmp/err$j"
+		sed -i "s|out$j|OUT|g" "$tmp/err$j"
+	done
+	if cmp -s "$tmp/err1" "$tmp/err$3" && grep -q "^exit 1$" "$tmp/err$3" &&
+		grep -q "$4" "$tmp/err$3" && [ "$(wc -l <"$tmp/err$3")" -eq 2 ] &&
+		[ -z "$(ls "$tmp" | grep '^out')" ]; then
+		ok "$1: the -j1 message, nothing left: $(head -1 "$tmp/err$3" | sed "s|$tmp/||")"
+	else
+		not_ok "$1"; cat "$tmp/err1" "$tmp/err$3" | sed 's/^/# /'
+	fi
 }
 same "old database, 24 threads" "$old"
 "$PROFCONV" convert -q -j1 -o "$tmp/old.d" "$old"
@@ -52,18 +69,19 @@ perl -e '
 	my $pctx = unpack("Q<", rd($e + 0x18, 8));
 	seek($f, $pctx + 12 + 4, 0); print $f pack("Q<", 1 << 40);
 ' "$tmp/cut.d/profile.db"
-for j in 1 2; do
-	"$PROFCONV" convert -q -j$j -o "$tmp/out$j.d" "$tmp/cut.d" 2>"$tmp/err$j"
-	echo "exit $?" >>"$tmp/err$j"
-	sed -i "s|out$j|OUT|g" "$tmp/err$j"
-done
-if cmp -s "$tmp/err1" "$tmp/err2" && grep -q "^exit 1$" "$tmp/err2" &&
-	grep -q "startIndex" "$tmp/err2" && [ "$(wc -l <"$tmp/err2")" -eq 2 ] &&
-	[ -z "$(ls "$tmp" | grep '^out')" ]; then
-	ok "profile 20 bad at -j2: the -j1 message, nothing left: $(head -1 "$tmp/err2" | sed "s|$tmp/||")"
-else
-	not_ok "profile 20 bad at -j2"; cat "$tmp/err1" "$tmp/err2" | sed 's/^/# /'; ls "$tmp" | sed 's/^/# /'
-fi
+same_error "v4 copy, profile 20 bad at -j2" "$tmp/cut.d" 2 startIndex
+# the same in the old database, whose profiles -j reads on several
+# threads: profile 20's context index made bad (big-endian)
+cp -r "$old" "$tmp/cutold"
+perl -e '
+	open(my $f, "+<", $ARGV[0]) or die; binmode $f;
+	sub rd { my ($at, $n) = @_; seek($f, $at, 0); read($f, my $b, $n); $b }
+	my $pi = unpack("Q>", rd(32, 8));
+	my $e = $pi + 52 * 20;
+	my ($nv, $off) = (unpack("Q>", rd($e + 32, 8)), unpack("Q>", rd($e + 44, 8)));
+	seek($f, $off + 10 * $nv + 12 + 4, 0); print $f pack("Q>", 1 << 40);
+' "$tmp/cutold/profile.db"
+same_error "old database, profile 20 bad at -j3" "$tmp/cutold" 3 "value index"
 "$PROFCONV" convert -q -j0 -o "$tmp/x.d" "$old" 2>"$tmp/err"
 check "-j0 is refused" grep -q "^profconv: bad --jobs '0' (1 to 4096)" "$tmp/err"
 done_testing
