@@ -80,7 +80,7 @@ static void cells_grow(struct legacy *r);
 
 static struct cell *cell_at(struct legacy *r, uint32_t node, uint32_t metric)
 {
-	if (4 * (r->ncells + 1) > r->capcells)
+	if (2 * (r->ncells + 1) > r->capcells)
 		cells_grow(r);
 	size_t mask = r->capcells - 1;
 	for (size_t h = cell_hash(node, metric) & mask;; h = (h + 1) & mask) {
@@ -101,7 +101,7 @@ static struct cell *cell_at(struct legacy *r, uint32_t node, uint32_t metric)
 static void cells_size(struct legacy *r, uint64_t nv)
 {
 	size_t cap = 1024;
-	while (cap < 4 * nv && cap < ((size_t)1 << 40))
+	while (cap < 2 * nv && cap < ((size_t)1 << 40))
 		cap *= 2;
 	if (cap == r->capcells)
 		return;
@@ -113,7 +113,7 @@ static void cells_size(struct legacy *r, uint64_t nv)
 		r->cells[i].node = UINT32_MAX;
 }
 
-/* Twice the room (the table is kept at most a quarter full). */
+/* Twice the room (the table is kept at most half full). */
 static void cells_grow(struct legacy *r)
 {
 	size_t cap = r->capcells ? 2 * r->capcells : 1024;
