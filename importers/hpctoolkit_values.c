@@ -241,6 +241,25 @@ static void trace_samples(struct reader *r, uint32_t i)
 	}
 }
 
+/* With writer threads (-j) the tree is frozen at the first profile done:
+ * the contexts trace samples name that meta.db does not have are made
+ * before it (after place() has bound the elided ids it placed), in the
+ * order reading the profiles would make them (profile by profile; no
+ * value makes a context), so their ids are the same. */
+static void trace_contexts(struct reader *r)
+{
+	const struct pc_blob *b = &r->trace;
+	if (!r->tfirst || !r->db->async)
+		return;
+	for (uint32_t i = 0; i < r->nprof; i++)
+		for (uint64_t k = r->tfirst[i]; r->prof_id[i] != PC_NONE &&
+						k < r->tfirst[i + 1]; k++)
+			for (uint64_t x = r->lines[k].a; x < r->lines[k].z;
+			     x += 12)
+				pc_v4_ctx_of(r, (uint32_t)pc_getle(b->p + x + 8,
+								   4));
+}
+
 static void vague_warning(struct reader *r)
 {
 	if (r->nvaguesamples)
@@ -552,6 +571,8 @@ int pc_v4_read_profiles(struct reader *r)
 	 * dropped: a second pass reads them again once the ids are placed) */
 	uint8_t *elm = pc_xcalloc(r->db->nmetrics + 1, 1);
 	int rc = 0;
+	if (stream)
+		trace_contexts(r);
 	for (uint64_t i = 0; i < np && !rc; i++) {
 		if (r->prof_id[i] == PC_NONE)
 			continue;
@@ -599,6 +620,7 @@ int pc_v4_read_profiles(struct reader *r)
 		/* the second pass: each profile's values again, with the
 		 * elided ids' values where they were placed, and its trace */
 		size_t a = 0;
+		trace_contexts(r);
 		for (uint64_t i = 0; i < np && !rc; i++) {
 			if (r->prof_id[i] == PC_NONE)
 				continue;

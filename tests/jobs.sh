@@ -46,6 +46,18 @@ same_error() {
 same "old database, 24 threads" "$old"
 "$PROFCONV" convert -q -j1 -o "$tmp/old.d" "$old"
 same "its v4 copy" "$tmp/old.d"
+# a trace sample of profile 20 naming a context meta.db lacks: made
+# before the tree is frozen, with the id reading would give it
+cp -r "$tmp/old.d" "$tmp/tid.d"
+perl -e '
+	open(my $f, "+<", $ARGV[0]) or die; binmode $f;
+	sub rd { my ($at, $n) = @_; seek($f, $at, 0); read($f, my $b, $n); $b }
+	my $e = unpack("Q<", rd(unpack("Q<", rd(0x18, 8)), 8)) + 0x18 * 20;
+	seek($f, unpack("Q<", rd($e + 8, 8)) + 8, 0); print $f pack("L<", 0x7ffffff0);
+' "$tmp/tid.d/trace.db"
+"$PROFCONV" dump -q "$tmp/tid.d" | grep -q "context 2147483632 not in meta.db" &&
+	same "v4 copy, a trace naming a context meta.db lacks" "$tmp/tid.d" ||
+	not_ok "the patched trace sample was not read"
 "$PROFCONV" convert -q -j1 -o "$tmp/thr.d" "$TD"/callgrind/threads.out-0*
 same "3 Callgrind threads' v4 database" "$tmp/thr.d"
 same "tiny old database 4.0" "$TD/hpctoolkit-legacy/tiny-4.0"
