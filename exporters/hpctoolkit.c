@@ -771,6 +771,10 @@ static int finish_profile_cct(struct writer *w)
 	blk_begin(&w->sblk);
 	blk_start(o, &w->sblk);
 	w->sblk.out = o;
+	/* an index entry per context at most: reserved (untouched room
+	 * costs nothing), not copied as it grows */
+	w->sblk.capidx = db->ncontexts;
+	w->sblk.idx = pc_xmalloc(w->sblk.capidx * sizeof(*w->sblk.idx));
 	struct hpc_cct in = {
 		db, &w->l, w->lexfix, w->loopix, w->block, fileno(o->f),
 		w->dir, w->jobs, w, cct_progress, cct_summary,

@@ -767,6 +767,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	struct reader *r = pc_xcalloc(1, sizeof(*r));
 	r->db = db;
 	r->point_only = opts && opts->point_only;
+	r->jobs = opts ? opts->jobs : 1;
 	r->dir = path;
 	r->err = err;
 	r->ctxmap = pc_keymap_new();

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -405,122 +404,50 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 	return trace_samples(r, (uint32_t)i, prof);
 }
 
-/* -j: the profiles read by jobs threads at once, each taking the next
- * profile in file order, in a copy of the reader with a model of its
- * own for the values (the tree, metrics and traces shared: frozen, and
- * a trace is its profile's), and handed on in file order by turns: the
- * same values in the same order as one thread reads them. The first
- * error in file order is the one said, as without threads. */
-struct par {
+/* -j: the profiles read on several threads (pc_read_profiles), each in
+ * a copy of the reader with a table of its own. */
+struct share {
 	struct legacy *r;
 	struct pc_blob *b;
-	uint64_t pi, np, nctx;
+	uint64_t pi, nctx;
 	const pc_id *prof_of;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint64_t next; /* the file index read next */
-	uint64_t turn; /* the file index handed on next */
-	int failed;
-	uint64_t elided;
 };
 
-static void *read_share(void *arg)
+struct share_copy {
+	struct legacy r;
+	struct pc_blob b; /* its own count of pages read */
+	const struct share *x;
+};
+
+static void *share_copy(void *ctx, struct pc_db *shadow, struct pc_err *err)
 {
-	struct par *x = arg;
-	struct legacy r = *x->r;
-	struct pc_db shadow;
-	/* the model's values change under the lock, at each turn */
-	pthread_mutex_lock(&x->mu);
-	shadow = *x->r->db;
-	pthread_mutex_unlock(&x->mu);
-	struct pc_err err = { 0 };
-	struct pc_blob b = *x->b; /* its own count of pages read */
-	r.db = &shadow;
-	r.err = &err;
-	r.cells = NULL;
-	r.ncells = r.capcells = 0;
-	r.elided = 0;
-	shadow.values = shadow.scoped = NULL;
-	shadow.nvalues = shadow.capvalues = shadow.nscoped =
-		shadow.capscoped = 0;
-	for (;;) {
-		pthread_mutex_lock(&x->mu);
-		if (x->failed || x->next >= x->np) {
-			pthread_mutex_unlock(&x->mu);
-			break;
-		}
-		uint64_t i = x->next++;
-		pthread_mutex_unlock(&x->mu);
-		pc_id prof = x->prof_of[i];
-		int rc = prof != PC_NONE ?
-				 read_one(&r, &b, x->pi, i, prof, x->nctx) :
-				 0;
-		pthread_mutex_lock(&x->mu);
-		while (x->turn != i)
-			pthread_cond_wait(&x->cv, &x->mu);
-		if (!x->failed && prof != PC_NONE) {
-			/* the profile's values go through the model */
-			struct pc_db *db = x->r->db;
-			struct pc_value *v = db->values, *sv = db->scoped;
-			size_t cv = db->capvalues, csv = db->capscoped;
-			db->values = shadow.values;
-			db->nvalues = shadow.nvalues;
-			db->capvalues = shadow.capvalues;
-			db->scoped = shadow.scoped;
-			db->nscoped = shadow.nscoped;
-			db->capscoped = shadow.capscoped;
-			if (!rc)
-				rc = pc_profile_done(db, prof, &err);
-			shadow.values = db->values;
-			shadow.capvalues = db->capvalues;
-			shadow.scoped = db->scoped;
-			shadow.capscoped = db->capscoped;
-			shadow.nvalues = shadow.nscoped = 0;
-			db->values = v;
-			db->capvalues = cv;
-			db->scoped = sv;
-			db->capscoped = csv;
-			db->nvalues = db->nscoped = 0;
-			if (rc) {
-				x->failed = 1;
-				*x->r->err = err;
-			}
-		}
-		x->turn = i + 1;
-		pthread_cond_broadcast(&x->cv);
-		pthread_mutex_unlock(&x->mu);
-	}
-	pthread_mutex_lock(&x->mu);
-	x->elided += r.elided;
-	pthread_mutex_unlock(&x->mu);
-	free(shadow.values);
-	free(shadow.scoped);
-	free(r.cells);
-	return NULL;
+	const struct share *x = ctx;
+	struct share_copy *c = pc_xmalloc(sizeof(*c));
+	c->r = *x->r;
+	c->r.db = shadow;
+	c->r.err = err;
+	c->r.cells = NULL;
+	c->r.ncells = c->r.capcells = 0;
+	c->r.elided = 0;
+	c->b = *x->b;
+	c->x = x;
+	return c;
 }
 
-static int read_parallel(struct legacy *r, struct pc_blob *b, uint64_t pi,
-			 uint64_t np, const pc_id *prof_of, uint64_t nctx)
+static int share_read(void *copy, uint64_t i)
 {
-	struct par x = { .r = r, .b = b, .pi = pi, .np = np, .nctx = nctx,
-			 .prof_of = prof_of };
-	pthread_mutex_init(&x.mu, NULL);
-	pthread_cond_init(&x.cv, NULL);
-	unsigned nt = r->jobs < np ? r->jobs : (unsigned)np, started = 0;
-	pthread_t *th = pc_xcalloc(nt, sizeof(*th));
-	/* this thread is one of them; one that does not start leaves its
-	 * share to the others */
-	for (unsigned t = 1; t < nt; t++)
-		if (!pthread_create(&th[started], NULL, read_share, &x))
-			started++;
-	read_share(&x);
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	r->elided += x.elided;
-	pthread_cond_destroy(&x.cv);
-	pthread_mutex_destroy(&x.mu);
-	free(th);
-	return x.failed ? -1 : 0;
+	struct share_copy *c = copy;
+	return read_one(&c->r, &c->b, c->x->pi, i, c->x->prof_of[i],
+			c->x->nctx);
+}
+
+static void share_merge(void *ctx, void *copy)
+{
+	struct share *x = ctx;
+	struct share_copy *c = copy;
+	x->r->elided += c->r.elided;
+	free(c->r.cells);
+	free(c);
 }
 
 static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
@@ -584,8 +511,13 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	r->db->nplanned = r->db->nprofiles;
 	if (trace_index(r, *prof_of, *nprof))
 		goto out;
-	if (r->jobs > 1 && r->db->async && np > 2) {
-		rc = read_parallel(r, &b, pi, np, *prof_of, nctx);
+	if (pc_reader_threads(r->jobs) > 1 && r->db->async && np > 2) {
+		static const struct pc_profile_reader ops = {
+			share_copy, share_read, share_merge,
+		};
+		struct share x = { r, &b, pi, nctx, *prof_of };
+		rc = pc_read_profiles(r->db, r->jobs, np, *prof_of, &ops, &x,
+				      r->err);
 		goto out;
 	}
 	for (uint64_t i = 0; i < np; i++) {

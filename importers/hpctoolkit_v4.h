@@ -49,6 +49,7 @@ struct reader {
 	pc_id *dense;
 	uint32_t ndense;
 	int point_only; /* the caller reads point values only */
+	unsigned jobs;  /* threads that read profiles (-j) */
 	/* id tuple kind of the input -> the model's (PC_ID_NKINDS: a kind
 	 * the model has no name for), by the names of meta.db's IdNames */
 	uint8_t kind_of[256];

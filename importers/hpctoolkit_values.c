@@ -248,16 +248,18 @@ static void trace_samples(struct reader *r, uint32_t i)
  * value makes a context), so their ids are the same. */
 static void trace_contexts(struct reader *r)
 {
-	const struct pc_blob *b = &r->trace;
+	struct pc_blob *b = &r->trace;
 	if (!r->tfirst || !r->db->async)
 		return;
 	for (uint32_t i = 0; i < r->nprof; i++)
 		for (uint64_t k = r->tfirst[i]; r->prof_id[i] != PC_NONE &&
-						k < r->tfirst[i + 1]; k++)
-			for (uint64_t x = r->lines[k].a; x < r->lines[k].z;
-			     x += 12)
+						k < r->tfirst[i + 1]; k++) {
+			const struct pc_tline *l = &r->lines[k];
+			for (uint64_t x = l->a; x < l->z; x += 12)
 				pc_v4_ctx_of(r, (uint32_t)pc_getle(b->p + x + 8,
 								   4));
+			pc_blob_read(b, (l->z - l->a) / 12);
+		}
 }
 
 static void vague_warning(struct reader *r)
@@ -467,6 +469,52 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 	return 0;
 }
 
+/* -j: the profiles of a database without elided ids read on several
+ * threads (pc_read_profiles), each in a copy of the reader. */
+struct share {
+	struct reader *r;
+	uint64_t pp, szp;
+	int scopes;
+};
+
+struct share_copy {
+	struct reader r;
+	const struct share *x;
+};
+
+static void *share_copy(void *ctx, struct pc_db *shadow, struct pc_err *err)
+{
+	const struct share *x = ctx;
+	struct share_copy *c = pc_xmalloc(sizeof(*c));
+	c->r = *x->r;
+	c->r.db = shadow;
+	c->r.err = err;
+	c->r.dx = NULL;
+	c->r.ndx = c->r.capdx = 0;
+	c->r.prerelease_elided = 0;
+	c->x = x;
+	return c;
+}
+
+static int share_read(void *copy, uint64_t i)
+{
+	struct share_copy *c = copy;
+	if (profile_values(&c->r, i, c->x->pp + i * c->x->szp, c->x->scopes,
+			   1, 1))
+		return -1;
+	trace_samples(&c->r, (uint32_t)i);
+	return 0;
+}
+
+static void share_merge(void *ctx, void *copy)
+{
+	struct share *x = ctx;
+	struct share_copy *c = copy;
+	x->r->prerelease_elided += c->r.prerelease_elided;
+	free(c->r.dx);
+	free(c);
+}
+
 int pc_v4_read_profiles(struct reader *r)
 {
 	struct pc_blob *b = &r->prof;
@@ -573,7 +621,18 @@ int pc_v4_read_profiles(struct reader *r)
 	int rc = 0;
 	if (stream)
 		trace_contexts(r);
-	for (uint64_t i = 0; i < np && !rc; i++) {
+	/* -j: on several threads (no profile waits for another) */
+	int threads = stream && pc_reader_threads(r->jobs) > 1 &&
+		      r->db->async && np > 2;
+	if (threads) {
+		static const struct pc_profile_reader ops = {
+			share_copy, share_read, share_merge,
+		};
+		struct share x = { r, pp, szp, scopes };
+		rc = pc_read_profiles(r->db, r->jobs, np, r->prof_id, &ops, &x,
+				      r->err);
+	}
+	for (uint64_t i = 0; i < np && !rc && !threads; i++) {
 		if (r->prof_id[i] == PC_NONE)
 			continue;
 		size_t v0 = r->db->nvalues, s0 = r->db->nscoped, e0 = r->nel;

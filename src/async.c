@@ -222,3 +222,117 @@ int pc_async_finish(struct pc_async *a, struct pc_db *db,
 	free(a);
 	return rc;
 }
+
+/* ---- profiles read on several threads (pc_read_profiles) ---- */
+
+struct rp {
+	struct pc_db *db;
+	const struct pc_profile_reader *pr;
+	void *ctx;
+	const pc_id *prof_of;
+	uint64_t n;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next; /* the index read next */
+	uint64_t turn; /* the index handed on next */
+	int failed;
+	struct pc_err *err;
+};
+
+/* Moves the values of shadow into db (its own arrays kept aside), hands
+ * profile p on, and gives shadow db's arrays for the next. */
+static int hand_on(struct pc_db *db, struct pc_db *shadow, pc_id p,
+		   struct pc_err *err)
+{
+	struct pc_value *v = db->values, *sv = db->scoped;
+	size_t cv = db->capvalues, csv = db->capscoped;
+	db->values = shadow->values;
+	db->nvalues = shadow->nvalues;
+	db->capvalues = shadow->capvalues;
+	db->scoped = shadow->scoped;
+	db->nscoped = shadow->nscoped;
+	db->capscoped = shadow->capscoped;
+	int rc = pc_profile_done(db, p, err);
+	shadow->values = db->values;
+	shadow->capvalues = db->capvalues;
+	shadow->scoped = db->scoped;
+	shadow->capscoped = db->capscoped;
+	shadow->nvalues = shadow->nscoped = 0;
+	db->values = v;
+	db->capvalues = cv;
+	db->scoped = sv;
+	db->capscoped = csv;
+	db->nvalues = db->nscoped = 0;
+	return rc;
+}
+
+static void *read_some(void *arg)
+{
+	struct rp *x = arg;
+	struct pc_db shadow;
+	struct pc_err err = { 0 };
+	/* the model's values change under the lock, at each turn */
+	pthread_mutex_lock(&x->mu);
+	shadow = *x->db;
+	pthread_mutex_unlock(&x->mu);
+	shadow.values = shadow.scoped = NULL;
+	shadow.nvalues = shadow.capvalues = shadow.nscoped =
+		shadow.capscoped = 0;
+	void *copy = x->pr->copy(x->ctx, &shadow, &err);
+	for (;;) {
+		pthread_mutex_lock(&x->mu);
+		if (x->failed || x->next >= x->n) {
+			pthread_mutex_unlock(&x->mu);
+			break;
+		}
+		uint64_t i = x->next++;
+		pthread_mutex_unlock(&x->mu);
+		pc_id p = x->prof_of[i];
+		int rc = p != PC_NONE ? x->pr->read(copy, i) : 0;
+		pthread_mutex_lock(&x->mu);
+		while (x->turn != i)
+			pthread_cond_wait(&x->cv, &x->mu);
+		if (!x->failed && p != PC_NONE) {
+			if (!rc)
+				rc = hand_on(x->db, &shadow, p, &err);
+			if (rc) {
+				x->failed = 1;
+				*x->err = err;
+			}
+		}
+		x->turn = i + 1;
+		pthread_cond_broadcast(&x->cv);
+		pthread_mutex_unlock(&x->mu);
+	}
+	pthread_mutex_lock(&x->mu);
+	x->pr->merge(x->ctx, copy);
+	pthread_mutex_unlock(&x->mu);
+	free(shadow.values);
+	free(shadow.scoped);
+	return NULL;
+}
+
+int pc_read_profiles(struct pc_db *db, unsigned jobs, uint64_t n,
+		     const pc_id *prof_of, const struct pc_profile_reader *pr,
+		     void *ctx, struct pc_err *err)
+{
+	struct rp x = { .db = db, .pr = pr, .ctx = ctx, .prof_of = prof_of,
+			.n = n, .err = err };
+	pthread_mutex_init(&x.mu, NULL);
+	pthread_cond_init(&x.cv, NULL);
+	unsigned nt = pc_reader_threads(jobs), started = 0;
+	nt = nt < n ? nt : (unsigned)n;
+	pthread_t *th = pc_xcalloc(nt ? nt : 1, sizeof(*th));
+	/* this thread is one of them; one that does not start leaves its
+	 * share to the others */
+	for (unsigned t = 1; t < nt; t++)
+		if (!pthread_create(&th[started], NULL, read_some, &x))
+			started++;
+	read_some(&x);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_cond_destroy(&x.cv);
+	pthread_mutex_destroy(&x.mu);
+	free(th);
+	return x.failed ? -1 : 0;
+}

@@ -504,6 +504,32 @@ int pc_async_put(struct pc_async *a, struct pc_db *db, pc_id p,
 		 struct pc_err *err);
 int pc_async_finish(struct pc_async *a, struct pc_db *db,
 		    struct pc_err *err);
+/* An importer's profiles read on several threads (-j; src/async.c), for
+ * an importer whose tree and profiles are complete and which streams to
+ * writer threads (db->async): copy makes a thread's own reader, which
+ * adds values and trace samples to shadow (a copy of the model whose
+ * values are its own) and says errors in err; read reads profile i into
+ * it (0, or -1 with err set); merge adds what the copy counted to ctx
+ * and frees it (under a lock). Each thread takes the next profile i of
+ * n; profiles are handed on (pc_profile_done) in index order by turns,
+ * prof_of[i] their model profile (PC_NONE: none, skipped): the same
+ * values in the same order as one thread, and the first error in index
+ * order is the one in err. 0, or -1. */
+struct pc_profile_reader {
+	void *(*copy)(void *ctx, struct pc_db *shadow, struct pc_err *err);
+	int (*read)(void *copy, uint64_t i);
+	void (*merge)(void *ctx, void *copy);
+};
+int pc_read_profiles(struct pc_db *db, unsigned jobs, uint64_t n,
+		     const pc_id *prof_of, const struct pc_profile_reader *pr,
+		     void *ctx, struct pc_err *err);
+/* The threads that read profiles at -j jobs: half of them from 3 on
+ * (the others write; at -j2 one reads, one writes: a second reader only
+ * took CPU from the writer on 2 cores). */
+static inline unsigned pc_reader_threads(unsigned jobs)
+{
+	return jobs > 2 ? (jobs + 1) / 2 : 1;
+}
 /* Profile p is complete: every value, stored value and trace sample of
  * it has been added, and no value of another profile is in the model.
  * With a sink, hands it on (profiles in order: p is the next one, or
