@@ -8,6 +8,7 @@
 #include "hpctoolkit.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
@@ -748,7 +749,13 @@ static int finish_profile_cct(struct writer *w)
 	struct pc_out *o = &w->po, co;
 	unsigned char chdr[CCT_HEADER];
 	/* the propagation scratch is done with: one thread that touches
-	 * every context makes it the largest array of all */
+	 * every context makes it the largest array of all. The summary
+	 * block takes the first one's index (an entry per context at most,
+	 * its pages touched already: a new one raised a Callgrind file's
+	 * peak by its size) */
+	w->sblk.idx = w->scr[0].blk.idx;
+	w->sblk.capidx = w->scr[0].blk.capidx;
+	w->scr[0].blk.idx = NULL;
 	for (unsigned k = 0; k < w->nscr; k++)
 		scr_free(&w->scr[k]);
 	/* what the blocks need to be read back */
@@ -771,10 +778,6 @@ static int finish_profile_cct(struct writer *w)
 	blk_begin(&w->sblk);
 	blk_start(o, &w->sblk);
 	w->sblk.out = o;
-	/* an index entry per context at most: reserved (untouched room
-	 * costs nothing), not copied as it grows */
-	w->sblk.capidx = db->ncontexts;
-	w->sblk.idx = pc_xmalloc(w->sblk.capidx * sizeof(*w->sblk.idx));
 	struct hpc_cct in = {
 		db, &w->l, w->lexfix, w->loopix, w->block, fileno(o->f),
 		w->dir, w->jobs, w, cct_progress, cct_summary,
@@ -975,6 +978,9 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &w->l, w->dir, err);
 	step(w, "validating it");
+	/* what the writing freed (meta.db's buffer, the scratch) goes back
+	 * to the system before the files are read again */
+	malloc_trim(0);
 	/* nothing that fails validation is put in place: profconv check's
 	 * own reader reads the whole output once more */
 	if (!rc && pc_check_db(w->dir, w->jobs, err)) {
