@@ -177,6 +177,13 @@ static void blk_begin(struct blk *b)
 	b->vlen = 0;
 }
 
+/* The values made so far, written at the end of o. */
+static void blk_flush(struct pc_out *o, struct blk *b)
+{
+	pc_out_write(o, b->vb, b->vlen);
+	b->vlen = 0;
+}
+
 static void blk_put(struct blk *b, pc_id ctx, uint16_t metric, double v)
 {
 	if (!b->nidx || b->idx[b->nidx - 1].ctx != ctx) {
@@ -185,8 +192,7 @@ static void blk_put(struct blk *b, pc_id ctx, uint16_t metric, double v)
 	}
 	if (b->vcap - b->vlen < 10) {
 		if (b->out && b->vlen >= (size_t)1 << 20) {
-			pc_out_write(b->out, b->vb, b->vlen);
-			b->vlen = 0;
+			blk_flush(b->out, b);
 		} else {
 			b->vcap = b->vcap ? 2 * b->vcap : 4096;
 			b->vb = pc_xrealloc(b->vb, b->vcap, 1);
@@ -203,13 +209,6 @@ static void blk_start(struct pc_out *o, struct blk *b)
 {
 	pc_out_align(o, 8);
 	b->pvalues = o->pos;
-}
-
-/* The values made so far, written at the end of o. */
-static void blk_flush(struct pc_out *o, struct blk *b)
-{
-	pc_out_write(o, b->vb, b->vlen);
-	b->vlen = 0;
 }
 
 /* Writes the rest of the values, the index, and fills in the block's
@@ -401,18 +400,14 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 /* Progress: the next step ("writing the database, 2/5: cct.db ..."),
  * with the bytes written so far; a step's own loops show their share
  * under the same label, so the figures never go back. */
-static void progress(struct writer *w, uint64_t done, uint64_t total)
+static void progress(void *ctx, uint64_t done, uint64_t total)
 {
+	const struct writer *w = ctx;
 	const struct pc_diag *d = w->db->diag;
 	/* the bytes on disk: stat()s, only where progress is shown */
 	if (d && d->progress && !d->quiet)
 		pc_progress(w->db->diag, w->label, done, total,
 			    pc_dest_size(w->dir, 1));
-}
-
-static void cct_progress(void *ctx, uint64_t done, uint64_t total)
-{
-	progress(ctx, done, total);
 }
 
 /* A summary value: the summary's block is the last of profile.db. */
@@ -780,7 +775,7 @@ static int finish_profile_cct(struct writer *w)
 	w->sblk.out = o;
 	struct hpc_cct in = {
 		db, &w->l, w->lexfix, w->loopix, w->block, fileno(o->f),
-		w->dir, w->jobs, w, cct_progress, cct_summary,
+		w->dir, w->jobs, w, progress, cct_summary,
 	};
 	int rc = pc_hpc_cct(&in, &co, ci, w->err);
 	blk_end(o, &w->sblk, w->block[0]);
@@ -909,14 +904,14 @@ static struct pc_sink *hpc_begin(const char *out,
 	w->stats = opts->stats;
 	w->point = opts->point;
 	w->jobs = opts->jobs;
-	w->nscr = w->sink.workers = opts->jobs > 1 ? opts->jobs : 1;
-	w->scr = pc_xcalloc(w->nscr, sizeof(*w->scr));
-	pthread_mutex_init(&w->mu, NULL);
 	w->err = err;
 	if (pc_dest_begin(&w->dest, out, 1, err)) {
 		free(w);
 		return NULL;
 	}
+	w->nscr = w->sink.workers = opts->jobs > 1 ? opts->jobs : 1;
+	w->scr = pc_xcalloc(w->nscr, sizeof(*w->scr));
+	pthread_mutex_init(&w->mu, NULL);
 	w->dir = w->dest.tmp;
 	return &w->sink;
 }

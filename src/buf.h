@@ -49,12 +49,12 @@ static inline void pc_lef64(unsigned char *p, double v)
 static inline uint64_t pc_getle(const unsigned char *p, int n)
 {
 	uint64_t lo, hi;
-	if (PC_LITTLE_ENDIAN && (n == 4 || n == 8)) {
-		uint32_t u4;
-		if (n == 8) {
-			memcpy(&lo, p, 8);
-			return lo;
-		}
+	uint32_t u4;
+	if (PC_LITTLE_ENDIAN && n == 8) {
+		memcpy(&lo, p, 8);
+		return lo;
+	}
+	if (PC_LITTLE_ENDIAN && n == 4) {
 		memcpy(&u4, p, 4);
 		return u4;
 	}
