@@ -8,6 +8,7 @@
  * the scale is named in the event's long name. */
 #include "pc.h"
 #include "internal.h"
+#include "stacks.h"
 
 #include <errno.h>
 #include <math.h>
@@ -49,12 +50,10 @@ struct ex {
 	int *col;       /* per model metric: its event, -1 for the calls */
 	pc_id calls;    /* the calls metric (calls= counts) or PC_NONE */
 	int has_instr;
-	/* per context */
-	pc_id *frame;     /* nearest function (or entry) context at or above */
-	uint32_t *fn_of;  /* callgrind function of a frame context */
-	pc_id *pos_file;
-	uint32_t *pos_line;
-	uint64_t *pos_addr;
+	/* per context: its frame and position, and the callgrind
+	 * function of its frame */
+	struct pc_frames fr;
+	uint32_t *fn_of;
 	/* callgrind functions */
 	struct cgfn *fns;
 	size_t nfns, capfns;
@@ -62,7 +61,6 @@ struct ex {
 	/* entries of the profile(s) being written */
 	struct entry *e;
 	size_t ne, cape;
-	size_t nprep; /* contexts prepared (the tree may grow) */
 	/* per callgrind function, its entries: small tables that stay in
 	 * the cache while its contexts are read (one table of all entries
 	 * missed it at every lookup) */
@@ -99,111 +97,49 @@ static uint32_t fn_get(struct ex *x, const struct cgfn *f)
 	return (uint32_t)x->nfns++;
 }
 
-/* Does context c start a callgrind function of its own? Functions and
- * entries do, and so does any context reached by a call edge: hpcprof
- * writes a call into code without a known function as a call to an
- * instruction context, and hpcviewer shows it as a callee of its own. */
-static int starts_frame(const struct pc_db *db, size_t c)
-{
-	const struct pc_context *k = &db->contexts[c];
-	return c == 0 || k->kind == PC_CTX_FUNCTION ||
-	       k->kind == PC_CTX_ENTRY || k->rel == PC_REL_CALL;
-}
-
-/* The name of a frame; an unnamed callee is named by its address as
- * valgrind names code without symbols (interned in mdb). */
-static const char *frame_name(const struct pc_db *db, struct pc_db *mdb,
-			      pc_id c)
-{
-	static const char *const entries[] = {
-		"<unknown entry>", "<main thread>", "<application thread>",
-	};
-	const struct pc_context *k = &db->contexts[c];
-	if (c == 0)
-		return "<program root>";
-	if (k->kind == PC_CTX_ENTRY)
-		return entries[k->entry < 3 ? k->entry : 0];
-	if (k->kind == PC_CTX_FUNCTION && k->function != PC_NONE)
-		return db->functions[k->function].name;
-	if (k->module != PC_NONE || k->offset) {
-		char buf[32];
-		snprintf(buf, sizeof buf, "0x%016llx",
-			 (unsigned long long)k->offset);
-		return pc_intern_cstr(mdb, buf);
-	}
-	return "<unknown function>";
-}
-
 /* Frames, positions and callgrind functions of every context. Parents
  * have smaller ids than their children, so one pass in id order works. */
 static void prepare(struct ex *x, struct pc_db *mdb)
 {
 	const struct pc_db *db = x->db;
-	size_t n = db->ncontexts, from = x->nprep;
+	size_t n = db->ncontexts, from = x->fr.n;
 	if (from == n)
 		return;
-	x->frame = pc_xrealloc(x->frame, n, sizeof(pc_id));
+	pc_frames_update(&x->fr, db);
 	x->fn_of = pc_xrealloc(x->fn_of, n, sizeof(uint32_t));
-	x->pos_file = pc_xrealloc(x->pos_file, n, sizeof(pc_id));
-	x->pos_line = pc_xrealloc(x->pos_line, n, sizeof(uint32_t));
-	x->pos_addr = pc_xrealloc(x->pos_addr, n, sizeof(uint64_t));
 	if (!x->fnmap)
 		x->fnmap = pc_keymap_new();
-	x->nprep = n;
 	for (size_t c = from; c < n; c++) {
-		const struct pc_context *k = &db->contexts[c];
-		if (k->kind == PC_CTX_INSTRUCTION)
+		if (db->contexts[c].kind == PC_CTX_INSTRUCTION)
 			x->has_instr = 1;
-		if (starts_frame(db, c)) {
-			const struct pc_function *f =
-				k->function != PC_NONE && k->kind ==
-				PC_CTX_FUNCTION ? &db->functions[k->function] : NULL;
-			/* an unnamed callee is at its own position */
-			int at = !f && c && k->kind != PC_CTX_ENTRY;
-			x->frame[c] = (pc_id)c;
-			x->pos_file[c] = f ? f->file : at ? k->file : PC_NONE;
-			x->pos_line[c] = f ? f->line : at ? k->line : 0;
-			x->pos_addr[c] = f ? f->offset : at ? k->offset : 0;
-			struct cgfn g = {
-				.name = frame_name(db, mdb, (pc_id)c),
-				.module = f ? f->module : at ? k->module : PC_NONE,
-				.file = x->pos_file[c],
-				.line = x->pos_line[c],
-				.addr = x->pos_addr[c],
-			};
-			/* --separate-callers style: name'caller1'caller2 */
-			if (x->opts->callers && c) {
-				char buf[4096];
-				size_t len = (size_t)snprintf(buf, sizeof buf,
-							      "%s", g.name);
-				pc_id up = k->parent;
-				for (unsigned d = 0; d < x->opts->callers && up;
-				     d++) {
-					pc_id fr = x->frame[up];
-					if (len < sizeof buf)
-						len += (size_t)snprintf(
-							buf + len,
-							sizeof buf - len, "'%s",
-							frame_name(db, mdb, fr));
-					up = fr ? db->contexts[fr].parent : 0;
-				}
-				g.name = pc_intern_cstr(mdb, buf);
-			}
-			x->fn_of[c] = fn_get(x, &g);
+		if (x->fr.frame[c] != c) {
+			x->fn_of[c] = x->fn_of[x->fr.frame[c]];
 			continue;
 		}
-		pc_id p = k->parent;
-		x->frame[c] = x->frame[p];
-		x->fn_of[c] = x->fn_of[x->frame[c]];
-		x->pos_file[c] = x->pos_file[p];
-		x->pos_line[c] = x->pos_line[p];
-		x->pos_addr[c] = x->pos_addr[p];
-		if (k->kind == PC_CTX_LINE || k->kind == PC_CTX_LOOP) {
-			x->pos_file[c] = k->file;
-			x->pos_line[c] = k->line;
-		} else if (k->kind == PC_CTX_INSTRUCTION) {
-			x->pos_addr[c] = k->offset;
+		struct cgfn g = {
+			.name = pc_frame_name(db, mdb, (pc_id)c),
+			.module = pc_frame_module(db, (pc_id)c),
+			.file = x->fr.file[c],
+			.line = x->fr.line[c],
+			.addr = x->fr.addr[c],
+		};
+		/* --separate-callers style: name'caller1'caller2 */
+		if (x->opts->callers && c) {
+			char buf[4096];
+			size_t len = (size_t)snprintf(buf, sizeof buf, "%s",
+						      g.name);
+			pc_id up = db->contexts[c].parent;
+			for (unsigned d = 0; d < x->opts->callers && up; d++) {
+				pc_id fr = x->fr.frame[up];
+				if (len < sizeof buf)
+					len += (size_t)snprintf(
+						buf + len, sizeof buf - len,
+						"'%s", pc_frame_name(db, mdb, fr));
+				up = fr ? db->contexts[fr].parent : 0;
+			}
+			g.name = pc_intern_cstr(mdb, buf);
 		}
+		x->fn_of[c] = fn_get(x, &g);
 	}
 }
 
@@ -312,8 +248,8 @@ static void collect_values(struct ex *x, const struct pc_value *v, size_t n)
 		}
 		x->incl[(size_t)c * nm + col] += v[i].value;
 		struct entry k = {
-			.fn = x->fn_of[c], .file = x->pos_file[c],
-			.line = x->pos_line[c], .addr = x->pos_addr[c],
+			.fn = x->fn_of[c], .file = x->fr.file[c],
+			.line = x->fr.line[c], .addr = x->fr.addr[c],
 			.callee = UINT32_MAX,
 		};
 		struct entry *e = entry_get(x, &k);
@@ -333,7 +269,7 @@ static void collect_end(struct ex *x)
 	/* calls: a function context below a position of another frame */
 	for (size_t c = 1; c < nc; c++) {
 		const struct pc_context *k = &db->contexts[c];
-		if (!starts_frame(db, c) || k->kind == PC_CTX_ENTRY ||
+		if (!pc_starts_frame(db, c) || k->kind == PC_CTX_ENTRY ||
 		    k->parent == 0 ||
 		    db->contexts[k->parent].kind == PC_CTX_ENTRY)
 			continue;
@@ -346,8 +282,8 @@ static void collect_end(struct ex *x)
 			continue;
 		pc_id p = k->parent;
 		struct entry key = {
-			.fn = x->fn_of[p], .file = x->pos_file[p],
-			.line = x->pos_line[p], .addr = x->pos_addr[p],
+			.fn = x->fn_of[p], .file = x->fr.file[p],
+			.line = x->fr.line[p], .addr = x->fr.addr[p],
 			.callee = x->fn_of[c],
 		};
 		struct entry *e = entry_get(x, &key);
@@ -372,15 +308,10 @@ static void collect(struct ex *x, const struct pc_value *v, size_t n)
 	collect_end(x);
 }
 
-/* The largest total an event may have: Callgrind costs, and the sums
- * that readers make of them, are 64-bit (half of 2^64 leaves room for
- * the rounding of each cost). */
-#define CG_MAX_TOTAL 9.2e18
-
-/* Whole numbers are written as they are; other metrics are scaled so
- * that about nine significant digits survive. A metric whose total
- * would not fit 64 bits is scaled down by powers of ten, with a
- * warning (the long name says so: a reader multiplies back). */
+/* Whole numbers are written as they are; other metrics are scaled
+ * (pc_int_scale). A metric whose total would not fit 64 bits is scaled
+ * down by powers of ten, with a warning (the long name says so: a
+ * reader multiplies back). */
 static void choose_scales(struct ex *x)
 {
 	x->scale = pc_xmalloc((x->nm + 1) * sizeof(double));
@@ -392,27 +323,17 @@ static void choose_scales(struct ex *x)
 				continue;
 			double v = x->pool[x->e[i].cost + m];
 			total += v > 0 ? v : 0;
-			v = fabs(v);
-			max = v > max ? v : max;
-			if (fabs(v - nearbyint(v)) > 1e-6 * (v > 1 ? v : 1))
-				whole = 0;
+			max = fabs(v) > max ? fabs(v) : max;
+			whole &= pc_is_whole(v);
 		}
-		double s = 1;
-		int k = 0;
-		if (!whole && max > 0) {
-			k = 9 - (int)ceil(log10(max));
-			k = k < 0 ? 0 : k > 15 ? 15 : k;
-		}
-		while (total * pow(10, k) > CG_MAX_TOTAL)
-			k--;
-		s = pow(10, k);
+		int k = pc_int_scale(max, total, whole);
 		if (k < 0)
 			pc_warn(x->db->diag, "metric '%s': its total %.17g does "
 				"not fit Callgrind's 64-bit costs; written in "
 				"units of 1e%d (the event's long name ends in "
 				"\"(x1e%d)\")", x->db->metrics[x->mid[m]].name,
 				total, -k, k);
-		x->scale[m] = s;
+		x->scale[m] = pow(10, k);
 	}
 }
 
@@ -722,11 +643,8 @@ static int write_file(struct ex *x, const char *path, int thread,
 
 static void ex_free(struct ex *x)
 {
-	free(x->frame);
+	pc_frames_free(&x->fr);
 	free(x->fn_of);
-	free(x->pos_file);
-	free(x->pos_line);
-	free(x->pos_addr);
 	free(x->fns);
 	pc_keymap_free(x->fnmap);
 	free(x->e);

@@ -1,0 +1,151 @@
+/* Frames, frame names and integer scales: see stacks.h. */
+#include "stacks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pc_starts_frame(const struct pc_db *db, size_t c)
+{
+	/* hpcprof writes a call into code without a known function as a
+	 * call to an instruction context, and hpcviewer shows it as a
+	 * callee of its own */
+	const struct pc_context *k = &db->contexts[c];
+	return c == 0 || k->kind == PC_CTX_FUNCTION ||
+	       k->kind == PC_CTX_ENTRY || k->rel == PC_REL_CALL;
+}
+
+const char *pc_frame_name(const struct pc_db *db, struct pc_db *mdb, pc_id c)
+{
+	static const char *const entries[] = {
+		"<unknown entry>", "<main thread>", "<application thread>",
+	};
+	const struct pc_context *k = &db->contexts[c];
+	if (c == 0)
+		return "<program root>";
+	if (k->kind == PC_CTX_ENTRY)
+		return entries[k->entry < 3 ? k->entry : 0];
+	if (k->kind == PC_CTX_FUNCTION && k->function != PC_NONE)
+		return db->functions[k->function].name;
+	if (k->module != PC_NONE || k->offset) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%016llx",
+			 (unsigned long long)k->offset);
+		return pc_intern_cstr(mdb, buf);
+	}
+	return "<unknown function>";
+}
+
+/* The named function of frame c, or NULL. */
+static const struct pc_function *frame_fn(const struct pc_db *db, pc_id c)
+{
+	const struct pc_context *k = &db->contexts[c];
+	return k->function != PC_NONE && k->kind == PC_CTX_FUNCTION ?
+		       &db->functions[k->function] : NULL;
+}
+
+/* An unnamed callee is at its own position. */
+static int at_own(const struct pc_db *db, pc_id c)
+{
+	return c && db->contexts[c].kind != PC_CTX_ENTRY;
+}
+
+pc_id pc_frame_module(const struct pc_db *db, pc_id c)
+{
+	const struct pc_function *f = frame_fn(db, c);
+	return f ? f->module : at_own(db, c) ? db->contexts[c].module : PC_NONE;
+}
+
+void pc_frames_update(struct pc_frames *f, const struct pc_db *db)
+{
+	size_t n = db->ncontexts, from = f->n;
+	if (from == n)
+		return;
+	f->frame = pc_xrealloc(f->frame, n, sizeof(pc_id));
+	f->file = pc_xrealloc(f->file, n, sizeof(pc_id));
+	f->line = pc_xrealloc(f->line, n, sizeof(uint32_t));
+	f->addr = pc_xrealloc(f->addr, n, sizeof(uint64_t));
+	f->n = n;
+	for (size_t c = from; c < n; c++) {
+		const struct pc_context *k = &db->contexts[c];
+		if (pc_starts_frame(db, c)) {
+			const struct pc_function *fn = frame_fn(db, (pc_id)c);
+			int at = !fn && at_own(db, (pc_id)c);
+			f->frame[c] = (pc_id)c;
+			f->file[c] = fn ? fn->file : at ? k->file : PC_NONE;
+			f->line[c] = fn ? fn->line : at ? k->line : 0;
+			f->addr[c] = fn ? fn->offset : at ? k->offset : 0;
+			continue;
+		}
+		pc_id p = k->parent;
+		f->frame[c] = f->frame[p];
+		f->file[c] = f->file[p];
+		f->line[c] = f->line[p];
+		f->addr[c] = f->addr[p];
+		if (k->kind == PC_CTX_LINE || k->kind == PC_CTX_LOOP) {
+			f->file[c] = k->file;
+			f->line[c] = k->line;
+		} else if (k->kind == PC_CTX_INSTRUCTION) {
+			f->addr[c] = k->offset;
+		}
+	}
+}
+
+void pc_frames_free(struct pc_frames *f)
+{
+	free(f->frame);
+	free(f->file);
+	free(f->line);
+	free(f->addr);
+	memset(f, 0, sizeof(*f));
+}
+
+int pc_is_whole(double v)
+{
+	v = fabs(v);
+	return fabs(v - nearbyint(v)) <= 1e-6 * (v > 1 ? v : 1);
+}
+
+int pc_int_scale(double max, double total, int whole)
+{
+	int k = 0;
+	if (!whole && max > 0) {
+		k = 9 - (int)ceil(log10(max));
+		k = k < 0 ? 0 : k > 15 ? 15 : k;
+	}
+	while (total * pow(10, k) > PC_INT_MAX_TOTAL)
+		k--;
+	return k;
+}
+
+static int ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Does the metric count seconds ("CPUTIME (sec)", unit "s")? */
+static int in_seconds(const struct pc_metric *m)
+{
+	static const char *const units[] = { "s", "sec", "second", "seconds" };
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(m->unit, units[i]))
+			return 1;
+	return ends(m->name, "(sec)") || ends(m->name, "(s)");
+}
+
+const char *pc_unit_name(const struct pc_metric *m, int k)
+{
+	static const char *const times[] = { "seconds", "milliseconds",
+					     "microseconds", "nanoseconds" };
+	if (in_seconds(m))
+		return k >= 0 && k <= 9 && k % 3 == 0 ? times[k / 3] : NULL;
+	if (k)
+		return NULL;
+	if (!strcmp(m->unit, "ns"))
+		return "nanoseconds";
+	if (!strcmp(m->unit, "B") || !strcmp(m->unit, "bytes") ||
+	    ends(m->name, "(B)"))
+		return "bytes";
+	return "count";
+}

@@ -1,0 +1,55 @@
+/* What the outputs that read the calling-context tree as stacks of
+ * functions share (Callgrind, pprof, folded stacks, Chrome traces):
+ * each context's frame and position, the names of frames, and how a
+ * metric's values become integers. */
+#ifndef PC_STACKS_H
+#define PC_STACKS_H
+
+#include "pc.h"
+
+/* Per context: the nearest context at or above it that starts a frame
+ * (a function, an entry, the root, or code reached by a call), and the
+ * position it stands for in that frame: the file and line of the
+ * innermost line or loop, the address of the innermost instruction,
+ * else the frame's own. */
+struct pc_frames {
+	size_t n; /* contexts prepared: the tree may grow */
+	pc_id *frame;
+	pc_id *file;
+	uint32_t *line;
+	uint64_t *addr;
+};
+
+/* Does context c start a frame of its own? */
+int pc_starts_frame(const struct pc_db *db, size_t c);
+/* The function name of frame c: the function's, the entry's
+ * "<main thread>", "<program root>", or an unnamed callee's address
+ * as valgrind names code without symbols (interned in mdb). */
+const char *pc_frame_name(const struct pc_db *db, struct pc_db *mdb, pc_id c);
+/* The load module of frame c (PC_NONE: unknown). */
+pc_id pc_frame_module(const struct pc_db *db, pc_id c);
+/* Prepares the contexts added since the last call (parents have
+ * smaller ids than their children: one pass in id order). */
+void pc_frames_update(struct pc_frames *f, const struct pc_db *db);
+void pc_frames_free(struct pc_frames *f);
+
+/* The largest total a 64-bit integer output may hold: half of 2^64
+ * (Callgrind's unsigned costs) leaves room for the rounding of each
+ * value; pprof's signed values fit it too. */
+#define PC_INT_MAX_TOTAL 9.2e18
+
+/* The power of ten k that a metric's values are multiplied by to be
+ * written as integers: 0 for whole numbers, else about nine
+ * significant digits of the largest (max, absolute); lowered while the
+ * total would not fit PC_INT_MAX_TOTAL (k < 0: the caller warns). */
+int pc_int_scale(double max, double total, int whole);
+/* Is v a whole number, within the rounding of a sum of whole numbers? */
+int pc_is_whole(double v);
+
+/* One metric's unit as the outputs of other tools name it, for a
+ * metric written at scale 10^k: "nanoseconds" for seconds at 10^9 or
+ * a unit of "ns" at 10^0, "bytes", "count"; NULL where no such name
+ * says the scale (the metric's name then carries it). */
+const char *pc_unit_name(const struct pc_metric *m, int k);
+
+#endif
