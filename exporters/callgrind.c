@@ -825,6 +825,8 @@ static int cg_claims(const char *out)
 
 const struct pc_exporter pc_export_callgrind = {
 	.name = "callgrind",
+	.label = "Callgrind",
+	.takes = PC_XO_SPLIT | PC_XO_NO_COMPRESS | PC_XO_CALLERS,
 	.description = "Callgrind text for KCachegrind and callgrind_annotate "
 		       "(one aggregated file; --split: one per profile)",
 	.claims = cg_claims,

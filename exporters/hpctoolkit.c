@@ -180,7 +180,8 @@ static void blk_begin(struct blk *b)
 /* The values made so far, written at the end of o. */
 static void blk_flush(struct pc_out *o, struct blk *b)
 {
-	pc_out_write(o, b->vb, b->vlen);
+	if (b->vlen) /* a profile without values has no buffer yet */
+		pc_out_write(o, b->vb, b->vlen);
 	b->vlen = 0;
 }
 
@@ -1007,6 +1008,8 @@ static int hpc_claims(const char *out)
 
 const struct pc_exporter pc_export_hpctoolkit = {
 	.name = "hpctoolkit",
+	.label = "HPCToolkit",
+	.takes = PC_XO_STATS | PC_XO_POINT,
 	.is_dir = 1,
 	.description = "HPCToolkit v4 database directory (meta.db, "
 		       "profile.db, cct.db, trace.db, metrics/default.yaml)",

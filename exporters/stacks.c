@@ -1,6 +1,7 @@
 /* Frames, frame names and integer scales: see stacks.h. */
 #include "stacks.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,4 +149,87 @@ const char *pc_unit_name(const struct pc_metric *m, int k)
 	    ends(m->name, "(B)"))
 		return "bytes";
 	return "count";
+}
+
+int pc_outfile_open(struct pc_outfile *o, const char *out, struct pc_err *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->to_stdout = !strcmp(out, "-");
+	if (o->to_stdout) {
+		o->f = stdout;
+		return 0;
+	}
+	if (pc_dest_begin(&o->d, out, 0, err))
+		return -1;
+	o->f = fopen(o->d.tmp, "w");
+	if (!o->f) {
+		pc_err_set(err, "%s: cannot write: %s", o->d.tmp,
+			   strerror(errno));
+		pc_dest_abort(&o->d);
+		return -1;
+	}
+	return 0;
+}
+
+int pc_outfile_close(struct pc_outfile *o, struct pc_err *err)
+{
+	if (!o->f)
+		return 0;
+	int bad = ferror(o->f);
+	int rc = o->to_stdout ? fflush(o->f) : fclose(o->f);
+	o->f = NULL;
+	if (rc || bad) {
+		pc_err_set(err, "%s: cannot write: %s", pc_outfile_name(o),
+			   strerror(errno ? errno : EIO));
+		pc_outfile_abort(o);
+		return -1;
+	}
+	return 0;
+}
+
+int pc_outfile_commit(struct pc_outfile *o, struct pc_diag *diag,
+		      struct pc_err *err)
+{
+	if (pc_outfile_close(o, err))
+		return -1;
+	if (o->to_stdout)
+		return 0;
+	int rc = pc_dest_commit(&o->d, diag, err);
+	pc_dest_abort(&o->d);
+	return rc;
+}
+
+void pc_outfile_abort(struct pc_outfile *o)
+{
+	if (o->f && !o->to_stdout)
+		fclose(o->f);
+	o->f = NULL;
+	if (!o->to_stdout)
+		pc_dest_abort(&o->d);
+}
+
+void pc_put_json(FILE *f, const char *s)
+{
+	char *esc = pc_utf8_escape(s);
+	for (const unsigned char *u = (const unsigned char *)(esc ? esc : s);
+	     *u; u++) {
+		if (*u == '"' || *u == '\\')
+			fprintf(f, "\\%c", *u);
+		else if (*u < 0x20 || *u == 0x7f)
+			fprintf(f, "\\u%04x", *u);
+		else
+			fputc(*u, f);
+	}
+	free(esc);
+}
+
+int pc_metric_scale(const struct pc_metric *m, double max, double total,
+		    int whole)
+{
+	if (whole || !pc_unit_name(m, 9))
+		return pc_int_scale(max, total, whole);
+	int k = 9;
+	while (total * pow(10, k) > PC_INT_MAX_TOTAL)
+		k--;
+	return k;
 }

@@ -43,6 +43,11 @@ void pc_frames_free(struct pc_frames *f);
  * significant digits of the largest (max, absolute); lowered while the
  * total would not fit PC_INT_MAX_TOTAL (k < 0: the caller warns). */
 int pc_int_scale(double max, double total, int whole);
+/* The same for the outputs that name units (pprof, folded stacks):
+ * seconds that are not whole go to nanoseconds, other metrics as
+ * pc_int_scale has them. */
+int pc_metric_scale(const struct pc_metric *m, double max, double total,
+		    int whole);
 /* Is v a whole number, within the rounding of a sum of whole numbers? */
 int pc_is_whole(double v);
 
@@ -52,4 +57,31 @@ int pc_is_whole(double v);
  * says the scale (the metric's name then carries it). */
 const char *pc_unit_name(const struct pc_metric *m, int k);
 
+/* A single-file output: written under a temporary name and put in
+ * place once complete; "-" is standard output. */
+struct pc_outfile {
+	struct pc_dest d;
+	FILE *f;
+	int to_stdout;
+};
+/* Its name in messages. */
+static inline const char *pc_outfile_name(const struct pc_outfile *o)
+{
+	return o->to_stdout ? "standard output" : o->d.tmp;
+}
+int pc_outfile_open(struct pc_outfile *o, const char *out, struct pc_err *err);
+/* Flushes and closes the file (still under its temporary name): 0, or
+ * -1 with err set (the temporary removed). */
+int pc_outfile_close(struct pc_outfile *o, struct pc_err *err);
+/* Closes the file if it is open and puts it in place: 0, or -1 with
+ * err set (the temporary removed). */
+int pc_outfile_commit(struct pc_outfile *o, struct pc_diag *diag,
+		      struct pc_err *err);
+/* Removes the temporary (after a failure, or after commit: a no-op). */
+void pc_outfile_abort(struct pc_outfile *o);
+
+/* s as a JSON string's contents (without the quotes): ", \ and control
+ * characters escaped; bytes that are not UTF-8 as \xHH text, as every
+ * profconv output writes them. */
+void pc_put_json(FILE *f, const char *s);
 #endif

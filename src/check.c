@@ -53,11 +53,18 @@ struct checker {
 	struct fctx {
 		uint32_t id;
 		const char *name;
+		/* the nearest enclosing function context (index before the
+		 * sort by id; UINT32_MAX: none), and whether one of those
+		 * above has the same name (a recursive call: its inclusive
+		 * value is inside that one's) */
+		uint32_t up;
+		int inner;
 	} *fctx;
 	size_t nfctx, capfctx;
 	struct fval {
 		const char *metric, *name;
 		double v;
+		int incl; /* an inclusive (execution) value */
 	} *fval;
 	size_t nfval, capfval;
 	struct sec msec[8];
@@ -313,6 +320,7 @@ static int meta_tree(struct checker *c, const struct file *f,
 	/* pending children arrays: (pointer, size) */
 	struct arr {
 		uint64_t p, sz, from;
+		uint32_t fup; /* --values: the enclosing function's fctx */
 	} *todo = NULL;
 	size_t ntodo = 0, cap = 0;
 	int rc = 0;
@@ -329,7 +337,8 @@ static int meta_tree(struct checker *c, const struct file *f,
 		PC_GROW(c->ids, c->nids, c->capids);
 		c->ids[c->nids++] = id;
 		PC_GROW(todo, ntodo, cap);
-		todo[ntodo++] = (struct arr){ U64(f, e + 8), U64(f, e), e };
+		todo[ntodo++] = (struct arr){ U64(f, e + 8), U64(f, e), e,
+					       UINT32_MAX };
 	}
 	uint64_t count = ne;
 	while (ntodo && !rc) {
@@ -414,12 +423,15 @@ static int meta_tree(struct checker *c, const struct file *f,
 			}
 			PC_GROW(c->ids, c->nids, c->capids);
 			c->ids[c->nids++] = id;
+			uint32_t fup = a.fup;
 			if (c->values && (flags & 1) && lex == 0) {
 				uint64_t fn = U64(f, x + 0x20);
 				uint64_t name = U64(f, fn);
 				PC_GROW(c->fctx, c->nfctx, c->capfctx);
-				c->fctx[c->nfctx++] = (struct fctx){
-					id, name ? (char *)f->p + name : "" };
+				c->fctx[c->nfctx] = (struct fctx){
+					id, name ? (char *)f->p + name : "",
+					a.fup, 0 };
+				fup = (uint32_t)c->nfctx++;
 			}
 			if (++count > s->sz / 0x20 + 1) {
 				rc = bad(c, f, x, "more contexts than the "
@@ -427,7 +439,8 @@ static int meta_tree(struct checker *c, const struct file *f,
 				break;
 			}
 			PC_GROW(todo, ntodo, cap);
-			todo[ntodo++] = (struct arr){ U64(f, x + 8), U64(f, x), x };
+			todo[ntodo++] = (struct arr){ U64(f, x + 8), U64(f, x), x,
+						       fup };
 			x += size;
 		}
 	}
@@ -545,27 +558,31 @@ static void note_value(struct checker *c, uint32_t ctx, uint16_t m,
 	double v;
 	memcpy(&v, &u, sizeof v);
 	const char *name = NULL;
-	if (ctx == 0 && !strcmp(s->scope, "execution")) {
+	int incl = !strcmp(s->scope, "execution");
+	if (ctx == 0 && incl) {
 		name = "";
-	} else if (!strcmp(s->scope, "function")) {
-		struct fctx key = { ctx, NULL };
+		incl = 0;
+	} else if (incl || !strcmp(s->scope, "function")) {
+		struct fctx key = { ctx, NULL, 0, 0 };
 		if (!c->nfctx)
 			return;
 		struct fctx *fc = bsearch(&key, c->fctx, c->nfctx,
 					  sizeof(*c->fctx), cmp_fctx);
-		if (!fc)
+		if (!fc || (incl && fc->inner))
 			return;
 		name = fc->name;
 	} else {
 		return;
 	}
 	PC_GROW(c->fval, c->nfval, c->capfval);
-	c->fval[c->nfval++] = (struct fval){ s->metric, name, v };
+	c->fval[c->nfval++] = (struct fval){ s->metric, name, v, incl };
 }
 
 static int cmp_fval(const void *a, const void *b)
 {
 	const struct fval *x = a, *y = b;
+	if (x->incl != y->incl)
+		return x->incl - y->incl;
 	int r = strcmp(x->metric, y->metric);
 	return r ? r : strcmp(x->name, y->name);
 }
@@ -592,8 +609,9 @@ static void print_values(struct checker *c, FILE *out)
 		if (!*c->fval[i].name)
 			fprintf(out, "total\t%s\t", c->fval[i].metric);
 		else
-			fprintf(out, "function\t%s\t%s\t", c->fval[i].metric,
-				c->fval[i].name);
+			fprintf(out, "%s\t%s\t%s\t",
+				c->fval[i].incl ? "inclusive" : "function",
+				c->fval[i].metric, c->fval[i].name);
 		print_num(out, sum);
 		i = j;
 	}
@@ -663,8 +681,15 @@ static int check_profile(struct checker *c)
 	struct sec s[2] = { 0 };
 	if (load(c, &f, "profile.db", 0))
 		return -1;
-	if (c->values && c->nfctx)
+	if (c->values && c->nfctx) {
+		for (size_t i = 0; i < c->nfctx; i++)
+			for (uint32_t j = c->fctx[i].up;
+			     j != UINT32_MAX && !c->fctx[i].inner;
+			     j = c->fctx[j].up)
+				c->fctx[i].inner =
+					!strcmp(c->fctx[j].name, c->fctx[i].name);
 		qsort(c->fctx, c->nfctx, sizeof(*c->fctx), cmp_fctx);
+	}
 	int rc = header(c, &f, "prof", "_prof.db", 2, 0x30, s, -1);
 	if (!rc && s[0].sz < 0xd)
 		rc = bad(c, &f, s[0].p, "ProfileInfos section too small");

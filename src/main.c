@@ -60,12 +60,15 @@ static const char *const command_help[][2] = {
 	  "Reads every INPUT into one model and writes OUT. The output format\n"
 	  "is -t, else follows from OUT: 'callgrind.out*', '*.callgrind' or "
 	  "'-' is\n"
-	  "Callgrind, anything else an HPCToolkit v4 database directory.\n"
+	  "Callgrind, '*.pb.gz' pprof, '*.json' a Chrome trace, '*.folded' "
+	  "folded\n"
+	  "stacks, anything else an HPCToolkit v4 database directory.\n"
 	  "Several INPUTs merge: one profile per thread or part, contexts with\n"
 	  "equal paths and metrics with equal names unify.\n"
 	  "\n"
 	  READ_OPTIONS
-	  "  -t, --to=FORMAT       output format: hpctoolkit or callgrind\n"
+	  "  -t, --to=FORMAT       output format: hpctoolkit, callgrind, pprof,\n"
+	  "                        chrome-trace or folded ('profconv formats')\n"
 	  "  -o, --output=PATH     output (default: profconv.d; '-': standard "
 	  "output)\n"
 	  "  -j, --jobs=N          threads (default: the cores available; 1: "
@@ -90,6 +93,14 @@ static const char *const command_help[][2] = {
 	  "      --callers=N       name functions f'caller1'caller2 with N "
 	  "callers,\n"
 	  "                        as valgrind's --separate-callers=N does\n"
+	  "pprof output (go tool pprof -http=:8080 OUT.pb.gz):\n"
+	  "      --split           one file per profile (OUT-01.pb.gz...), its "
+	  "samples\n"
+	  "                        labelled with the profile's ids\n"
+	  "Chrome trace output (ui.perfetto.dev, speedscope): inputs with "
+	  "traces\n"
+	  "Folded stacks (flamegraph.pl OUT.folded >OUT.svg, speedscope):\n"
+	  "      --metric=NAME     the metric written (default: the first)\n"
 	  "\n"
 	  "OUT is checked before any input is read, written under a temporary\n"
 	  "name, and put in place once complete; an interrupted run leaves\n"
@@ -475,20 +486,44 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 				   "go to standard output", ex->name);
 	if (!o->to && !ex->claims(o->out) && looks_like_file(o->out))
 		return usage_error("-o %s: the output format cannot be told "
-				   "from this name; give -t callgrind or -t "
-				   "hpctoolkit", o->out);
-	const char *cg_only = o->exp.split ? "--split" :
-			      o->exp.no_compress ? "--no-compress" :
-			      o->exp.callers ? "--callers" : NULL;
-	if (ex->is_dir && cg_only)
-		return usage_error("%s is for Callgrind output, and the "
-				   "output is an HPCToolkit database (-t "
-				   "callgrind, or a name like callgrind.out.x)",
-				   cg_only);
-	if (!ex->is_dir && (o->exp.stats || o->exp.point))
-		return usage_error("%s is for HPCToolkit output, and the "
-				   "output is Callgrind",
-				   o->exp.stats ? "--stats" : "--point");
+				   "from this name; give -t FORMAT (see "
+				   "'profconv formats')", o->out);
+	/* an option of another output is an error, not ignored */
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} xo[] = {
+		{ PC_XO_SPLIT, "--split" }, { PC_XO_NO_COMPRESS, "--no-compress" },
+		{ PC_XO_CALLERS, "--callers" }, { PC_XO_STATS, "--stats" },
+		{ PC_XO_POINT, "--point" }, { PC_XO_METRIC, "--metric" },
+	};
+	unsigned given = (o->exp.split ? PC_XO_SPLIT : 0) |
+			 (o->exp.no_compress ? PC_XO_NO_COMPRESS : 0) |
+			 (o->exp.callers ? PC_XO_CALLERS : 0) |
+			 (o->exp.stats ? PC_XO_STATS : 0) |
+			 (o->exp.point ? PC_XO_POINT : 0) |
+			 (o->exp.metric ? PC_XO_METRIC : 0);
+	for (size_t i = 0; i < sizeof xo / sizeof xo[0]; i++) {
+		if (!(given & xo[i].bit) || (ex->takes & xo[i].bit))
+			continue;
+		char for_[256] = "", hint[64] = "";
+		size_t len = 0;
+		for (size_t k = 0; pc_exporters[k]; k++) {
+			if (!(pc_exporters[k]->takes & xo[i].bit))
+				continue;
+			if (!hint[0])
+				snprintf(hint, sizeof hint, "-t %s",
+					 pc_exporters[k]->name);
+			len += (size_t)snprintf(for_ + len, sizeof for_ - len,
+						"%s%s", len ? " or " : "",
+						pc_exporters[k]->label);
+		}
+		char what[512];
+		snprintf(what, sizeof what, "%s is for %s output, and the "
+			 "output is %s (%s)", xo[i].name, for_, ex->label,
+			 hint);
+		return usage_error("%s", what);
+	}
 	if (!strcmp(o->out, "-") && o->exp.split)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
@@ -721,6 +756,7 @@ int main(int argc, char **argv)
 		{ "split", no_argument, NULL, 's' },
 		{ "no-compress", no_argument, NULL, 'N' },
 		{ "callers", required_argument, NULL, 'C' },
+		{ "metric", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -743,6 +779,7 @@ int main(int argc, char **argv)
 		{ 'j', " convert " },
 		{ 's', " convert " },
 		{ 'N', " convert " }, { 'C', " convert " },
+		{ 'E', " convert " },
 		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
 		{ 'L', " convert dump info " }, { 'v', " check " },
 		{ 'R', " check " }, { 'J', " info " },
@@ -789,6 +826,7 @@ int main(int argc, char **argv)
 		case 'J': o.json = 1; break;
 		case 's': o.exp.split = 1; break;
 		case 'N': o.exp.no_compress = 1; break;
+		case 'E': o.exp.metric = optarg; break;
 		case 'C': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);

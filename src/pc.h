@@ -658,11 +658,24 @@ struct pc_export_opts {
 	int split;          /* callgrind: one file per profile */
 	int no_compress;    /* callgrind: no name compression */
 	unsigned callers;   /* callgrind: f'caller1'caller2 names, depth */
+	const char *metric; /* folded: the metric written (NULL: the first) */
+};
+
+/* The options of convert an output takes (pc_exporter.takes). */
+enum {
+	PC_XO_STATS = 1,
+	PC_XO_POINT = 2,
+	PC_XO_SPLIT = 4,
+	PC_XO_NO_COMPRESS = 8,
+	PC_XO_CALLERS = 16,
+	PC_XO_METRIC = 32,
 };
 
 struct pc_exporter {
 	const char *name;
 	const char *description;
+	const char *label; /* "Callgrind", in messages */
+	unsigned takes;    /* PC_XO_*: the options it takes */
 	/* Does an output name suggest this format? */
 	int (*claims)(const char *out);
 	int is_dir; /* the output is a directory */

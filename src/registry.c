@@ -10,6 +10,9 @@ extern const struct pc_importer pc_import_dcpi;
 extern const struct pc_importer pc_import_ovni;
 extern const struct pc_exporter pc_export_hpctoolkit;
 extern const struct pc_exporter pc_export_callgrind;
+extern const struct pc_exporter pc_export_folded;
+extern const struct pc_exporter pc_export_pprof;
+extern const struct pc_exporter pc_export_chrome;
 
 /* Probes are cheap string checks; the order only decides listings. */
 const struct pc_importer *const pc_importers[] = {
@@ -25,6 +28,9 @@ const struct pc_importer *const pc_importers[] = {
  * the default for every other name. */
 const struct pc_exporter *const pc_exporters[] = {
 	&pc_export_callgrind,
+	&pc_export_folded,
+	&pc_export_pprof,
+	&pc_export_chrome,
 	&pc_export_hpctoolkit,
 	NULL,
 };

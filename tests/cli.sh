@@ -71,7 +71,7 @@ check "one line names it" grep -q "^profconv: unknown option '--bogus'" "$tmp/er
 expect_rc 2 "an option without its value" "$PROFCONV" convert x -o
 check "says the value is missing" grep -q "option '-o' needs a value" "$tmp/err"
 expect_rc 2 "-o x.txt without -t" "$PROFCONV" convert -o "$tmp/x.txt" "$CG/small.main.out"
-check "asks for -t" grep -q "give -t callgrind or -t hpctoolkit" "$tmp/err"
+check "asks for -t" grep -q "give -t FORMAT (see .profconv formats.)" "$tmp/err"
 expect_rc 2 "--split with a database output" "$PROFCONV" convert --split -o "$tmp/x.d" "$CG/small.main.out"
 expect_rc 2 "--stats with a Callgrind output" "$PROFCONV" convert --stats -o "$tmp/callgrind.out.x" "$CG/small.main.out"
 expect_rc 2 "-o - with a directory format" "$PROFCONV" convert -t hpctoolkit -o - "$CG/small.main.out"

@@ -102,7 +102,7 @@ if [ $plain = 1 ]; then
 	if command -v valgrind >/dev/null; then
 		memcheck_tests="tests/hpctoolkit_legacy.sh tests/hpctoolkit_roundtrip.sh
 			tests/reliability.sh tests/cli.sh tests/callgrind_bad.sh tests/ovni.sh
-			tests/bounded.sh"
+			tests/bounded.sh tests/outputs.sh"
 		phase=memcheck
 		rm -f "$top/build-memcheck/done"
 		watch "$top/build-memcheck" "$top/build-memcheck/done" &

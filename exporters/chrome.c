@@ -1,0 +1,335 @@
+/* Chrome's Trace Event format (JSON), for Perfetto UI, chrome://tracing
+ * and speedscope: each profile with a trace is a thread, and each run of
+ * its samples is its calling context as nested complete ("X") events,
+ * one per frame (stacks.h: the frames the Callgrind writer makes). A
+ * sample holds from its time to the next sample's; the last one has no
+ * end in the trace and ends where it starts. Profiles are processes and
+ * threads by their id tuples: the ids above the thread (node, rank, GPU
+ * context) name the process, the rest (thread, core, GPU stream) the
+ * thread. Timestamps are microseconds with the nanoseconds as three
+ * decimals, exactly as the trace has them; times since the epoch
+ * (HPCToolkit's) are written from the midnight (UTC) before the first
+ * sample, otherData.time_origin_ns, which a reader adds back: a double
+ * holds 10^15 microseconds to a quarter of one, and events that end
+ * at the same nanosecond must still nest. Written as the profiles
+ * come: nothing but the stack of open frames is kept. */
+#include "pc.h"
+#include "internal.h"
+#include "stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 2001 in nanoseconds since 1970: larger times are dates */
+#define EPOCH_LIKE 1000000000000000000ull
+#define DAY_NS 86400000000000ull
+
+struct open {
+	pc_id frame;
+	uint64_t start;
+};
+
+struct cx {
+	struct pc_sink sink;
+	char out[4200];
+	struct pc_export_opts o;
+	const struct pc_db *db;
+	struct pc_frames fr;
+	struct pc_outfile of;
+	int opened, nevents;
+	/* times are written from here: 0, or for times since the epoch
+	 * (HPCToolkit's) the day of the first sample, so that readers
+	 * that parse numbers as doubles keep every nanosecond */
+	uint64_t origin;
+	size_t traced;   /* profiles with a trace */
+	/* processes by their id text (ids are index + 1) */
+	struct pc_keymap *pmap;
+	char **proc;
+	size_t nproc, capproc;
+	struct open *st; /* the open frames, outermost first */
+	size_t nst, capst;
+	pc_id *path;
+	size_t cappath;
+};
+
+static int proc_eq(const void *ctx, pc_id id, const void *key)
+{
+	return !strcmp(((const struct cx *)ctx)->proc[id], key);
+}
+
+/* Thread-level ids: the rest name the process. */
+static int thread_level(unsigned kind)
+{
+	return kind == PC_ID_THREAD || kind == PC_ID_CORE ||
+	       kind == PC_ID_GPUSTREAM;
+}
+
+static void ids_text(char *buf, size_t n, const struct pc_profile *pr,
+		     int threads)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (uint32_t j = 0; j < pr->nids && len < n; j++) {
+		const struct pc_idelem *e = &pr->ids[j];
+		if (thread_level(e->kind) != threads)
+			continue;
+		len += (size_t)snprintf(buf + len, n - len, "%s%s %llu",
+					len ? " " : "",
+					e->kind < PC_ID_NKINDS ?
+						pc_idkind_names[e->kind] : "ID",
+					(unsigned long long)e->logical);
+	}
+}
+
+static void put_time(FILE *f, const char *key, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	fprintf(f, ",\"%s\":%s%llu.%03u", key, ns < 0 ? "-" : "",
+		(unsigned long long)(a / 1000), (unsigned)(a % 1000));
+}
+
+static void event_start(struct cx *x)
+{
+	fputs(x->nevents++ ? ",\n" : "\n", x->of.f);
+}
+
+static void meta(struct cx *x, const char *what, unsigned pid, pc_id tid,
+		 const char *name)
+{
+	event_start(x);
+	fprintf(x->of.f, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\","
+		"\"args\":{\"name\":\"", pid, tid, what);
+	pc_put_json(x->of.f, name);
+	fputs("\"}}", x->of.f);
+}
+
+/* Closes the open frames above depth d at time t, the outermost first:
+ * events of equal times nest in the order they come (Chrome's viewer
+ * and speedscope read them so). */
+static void close_to(struct cx *x, size_t d, uint64_t t, unsigned pid,
+		     pc_id tid)
+{
+	struct pc_db *mdb = (struct pc_db *)x->db;
+	for (size_t i = d; i < x->nst; i++) {
+		const struct open *o = &x->st[i];
+		if (t == o->start)
+			continue; /* no time: nothing to show */
+		event_start(x);
+		fprintf(x->of.f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u", pid,
+			tid);
+		put_time(x->of.f, "ts", (int64_t)(o->start - x->origin));
+		put_time(x->of.f, "dur", (int64_t)(t - o->start));
+		fputs(",\"name\":\"", x->of.f);
+		pc_put_json(x->of.f, pc_frame_name(x->db, mdb, o->frame));
+		fputs("\"}", x->of.f);
+	}
+	if (x->nst > d)
+		x->nst = d;
+}
+
+struct ts {
+	uint64_t time;
+	pc_id ctx;
+	uint32_t i;
+};
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct ts *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
+		     struct pc_err *err)
+{
+	const struct pc_db *db = x->db;
+	if (!t || !t->n)
+		return 0;
+	if (!x->opened) {
+		if (pc_outfile_open(&x->of, x->out, err))
+			return -1;
+		x->opened = 1;
+		fputs("{\"traceEvents\":[", x->of.f);
+		struct pc_trace_it it0;
+		struct pc_sample s0;
+		pc_trace_begin(t, &it0);
+		if (pc_trace_next(&it0, &s0) && s0.time >= EPOCH_LIKE)
+			x->origin = s0.time - s0.time % DAY_NS;
+	}
+	pc_frames_update(&x->fr, db);
+	const struct pc_profile *pr = &db->profiles[p];
+	char pname[1024], tname[1024];
+	ids_text(pname, sizeof pname, pr, 0);
+	ids_text(tname, sizeof tname, pr, 1);
+	if (!tname[0])
+		snprintf(tname, sizeof tname, "profile %u", (unsigned)p + 1);
+	uint64_t h = pc_hash_bytes(pname, strlen(pname));
+	pc_id pi = pc_keymap_find(x->pmap, h, proc_eq, x, pname);
+	if (pi == PC_NONE) {
+		PC_GROW(x->proc, x->nproc, x->capproc);
+		x->proc[x->nproc] = pc_xstrdup(pname);
+		pc_keymap_insert(x->pmap, h, (pc_id)x->nproc);
+		pi = (pc_id)x->nproc++;
+		meta(x, "process_name", pi + 1, 0,
+		     pname[0] ? pname : "profconv");
+	}
+	unsigned pid = pi + 1;
+	pc_id tid = p + 1;
+	meta(x, "thread_name", pid, tid, tname);
+	event_start(x);
+	fprintf(x->of.f, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":"
+		"\"thread_sort_index\",\"args\":{\"sort_index\":%u}}", pid, tid,
+		(unsigned)p);
+	/* samples in time order (an input may have them otherwise),
+	 * equal times in the order given */
+	struct ts *sorted = NULL;
+	size_t n = t->n;
+	if (t->unsorted) {
+		struct pc_sample *all = pc_trace_samples(t);
+		sorted = pc_xmalloc(n * sizeof(*sorted));
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = (struct ts){ all[i].time, all[i].ctx,
+						 (uint32_t)i };
+		free(all);
+		qsort(sorted, n, sizeof(*sorted), cmp_ts);
+	}
+	struct pc_trace_it it;
+	pc_trace_begin(t, &it);
+	uint64_t last = 0;
+	x->nst = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pc_sample s;
+		if (sorted)
+			s = (struct pc_sample){ sorted[i].time, sorted[i].ctx };
+		else if (!pc_trace_next(&it, &s))
+			break;
+		last = s.time;
+		/* the frames of the sample's context, innermost first */
+		size_t d = 0;
+		for (pc_id c = s.ctx < db->ncontexts ? x->fr.frame[s.ctx] : 0;
+		     c; c = x->fr.frame[db->contexts[c].parent]) {
+			PC_GROW(x->path, d, x->cappath);
+			x->path[d++] = c;
+		}
+		size_t k = 0; /* frames still open */
+		while (k < x->nst && k < d && x->st[k].frame == x->path[d - 1 - k])
+			k++;
+		close_to(x, k, s.time, pid, tid);
+		for (; k < d; k++) {
+			PC_GROW(x->st, x->nst, x->capst);
+			x->st[x->nst++] = (struct open){ x->path[d - 1 - k],
+							 s.time };
+		}
+	}
+	close_to(x, 0, last, pid, tid);
+	free(sorted);
+	x->traced++;
+	return ferror(x->of.f) ? pc_err_set(err, "%s: cannot write",
+					    pc_outfile_name(&x->of)) : 0;
+}
+
+static int ct_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
+		      const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn,
+		      const struct pc_trace *t, struct pc_err *err)
+{
+	struct cx *x = (struct cx *)s;
+	(void)v, (void)n, (void)sv, (void)sn;
+	x->db = db;
+	return put_trace(x, p, t, err);
+}
+
+static struct pc_sink *ct_begin(const char *out,
+				const struct pc_export_opts *opts,
+				struct pc_err *err)
+{
+	if (strlen(out) >= sizeof((struct cx *)0)->out) {
+		pc_err_set(err, "%s: name too long", out);
+		return NULL;
+	}
+	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+		return NULL;
+	struct cx *x = pc_xcalloc(1, sizeof(*x));
+	x->sink.profile = ct_profile;
+	strcpy(x->out, out);
+	x->o = *opts;
+	x->pmap = pc_keymap_new();
+	return &x->sink;
+}
+
+static void cx_free(struct cx *x)
+{
+	pc_outfile_abort(&x->of);
+	pc_frames_free(&x->fr);
+	pc_keymap_free(x->pmap);
+	for (size_t i = 0; i < x->nproc; i++)
+		free(x->proc[i]);
+	free(x->proc);
+	free(x->st);
+	free(x->path);
+	free(x);
+}
+
+static void ct_abort(struct pc_sink *s)
+{
+	cx_free((struct cx *)s);
+}
+
+static int ct_end(struct pc_sink *s, const struct pc_db *db,
+		  struct pc_err *err)
+{
+	struct cx *x = (struct cx *)s;
+	x->db = db;
+	int rc = 0;
+	for (size_t p = db->nflushed; p < db->nprofiles && !rc; p++)
+		rc = put_trace(x, (pc_id)p, db->traces ? &db->traces[p] : NULL,
+			       err);
+	if (!rc && !x->traced)
+		rc = pc_err_set(err, "nothing to write: the input has no "
+				"trace (Chrome trace output is for traces: "
+				"ovni, HPCToolkit databases with trace.db or "
+				"hpctrace files)");
+	if (!rc) {
+		fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
+		      "{\"creator\":\"profconv " PACKAGE_VERSION "\"", x->of.f);
+		fprintf(x->of.f, ",\"time_origin_ns\":\"%llu\"",
+			(unsigned long long)x->origin);
+		if (db->title) {
+			fputs(",\"title\":\"", x->of.f);
+			pc_put_json(x->of.f, db->title);
+			fputc('"', x->of.f);
+		}
+		fputs("}}\n", x->of.f);
+		rc = pc_outfile_commit(&x->of, db->diag, err);
+	}
+	cx_free(x);
+	return rc;
+}
+
+static int ct_write(const struct pc_db *db, const char *out,
+		    const struct pc_export_opts *opts, struct pc_err *err)
+{
+	struct pc_sink *s = ct_begin(out, opts, err);
+	return s ? ct_end(s, db, err) : -1;
+}
+
+static int ct_claims(const char *out)
+{
+	return pc_path_ends(out, ".json");
+}
+
+const struct pc_exporter pc_export_chrome = {
+	.name = "chrome-trace",
+	.label = "Chrome trace",
+	.description = "Chrome Trace Event JSON for Perfetto UI, "
+		       "chrome://tracing and speedscope: each profile's trace "
+		       "as nested events (traces only)",
+	.claims = ct_claims,
+	.point_only = 1,
+	.write = ct_write,
+	.begin = ct_begin,
+	.end = ct_end,
+	.abort = ct_abort,
+};

@@ -1,0 +1,275 @@
+/* Folded stacks, as flamegraph.pl, inferno and speedscope read them: one
+ * line per distinct stack of function names, "root;caller;callee value",
+ * the value the self cost of one metric (--metric, default the first)
+ * summed over every profile. Frames are those of the Callgrind writer
+ * (stacks.h): a line's cost is that of the contexts of its innermost
+ * frame (its lines, loops, instructions), so the self value of each
+ * function is its exclusive (function scope) value. Values are
+ * integers: a metric whose values are not whole numbers is scaled as
+ * for Callgrind, and a note says by how much. */
+#include "pc.h"
+#include "internal.h"
+#include "stacks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fx {
+	struct pc_sink sink;
+	char out[4200];
+	struct pc_export_opts o;
+	const struct pc_db *db;
+	pc_id metric; /* PC_NONE until the metrics are known */
+	struct pc_frames fr;
+	double *self; /* per frame context: the metric's self cost */
+	size_t nself;
+	struct pc_outfile of;
+};
+
+/* The metric written: --metric, else the first. */
+static int pick_metric(struct fx *x, const struct pc_db *db,
+		       struct pc_err *err)
+{
+	if (x->metric != PC_NONE)
+		return 0;
+	if (!db->nmetrics)
+		return pc_err_set(err, "nothing to write: no metrics");
+	if (!x->o.metric) {
+		x->metric = 0;
+		return 0;
+	}
+	x->metric = pc_metric_find(db, x->o.metric);
+	if (x->metric != PC_NONE)
+		return 0;
+	char list[1024] = "";
+	size_t len = 0;
+	for (size_t m = 0; m < db->nmetrics && len < sizeof list; m++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'",
+					m ? ", " : "", db->metrics[m].name);
+	return pc_err_set(err, "--metric '%s': the input has no such metric "
+			  "(it has %s)", x->o.metric, list);
+}
+
+static void add(struct fx *x, const struct pc_db *db,
+		const struct pc_value *v, size_t n)
+{
+	pc_frames_update(&x->fr, db);
+	if (x->nself < db->ncontexts) {
+		x->self = pc_xrealloc(x->self, db->ncontexts, sizeof(double));
+		memset(x->self + x->nself, 0,
+		       (db->ncontexts - x->nself) * sizeof(double));
+		x->nself = db->ncontexts;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].metric == x->metric)
+			x->self[x->fr.frame[v[i].ctx]] += v[i].value;
+}
+
+static int fo_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
+		      const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn,
+		      const struct pc_trace *t, struct pc_err *err)
+{
+	struct fx *x = (struct fx *)s;
+	(void)p, (void)sv, (void)sn, (void)t;
+	if (pick_metric(x, db, err))
+		return -1;
+	add(x, db, v, n);
+	return 0;
+}
+
+/* Stacks of names: frames with equal names along equal paths are one
+ * line (a function called from two lines of its caller is one frame of
+ * a flame graph). */
+struct node {
+	uint32_t parent;
+	const char *name;
+	double v;
+};
+struct tree {
+	struct node *n;
+	size_t len, cap;
+	struct pc_keymap *map;
+};
+
+static int node_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct node *a = &((const struct tree *)ctx)->n[id], *b = key;
+	return a->parent == b->parent && a->name == b->name;
+}
+
+static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
+{
+	struct node k = { parent, name, 0 };
+	uint64_t h = pc_hash64(((uint64_t)parent << 32) ^
+			       pc_hash64((uint64_t)(uintptr_t)name));
+	pc_id i = pc_keymap_intern(t->map, h, node_eq, t, &k, (pc_id)t->len);
+	if (i == t->len) {
+		PC_GROW(t->n, t->len, t->cap);
+		t->n[t->len++] = k;
+	}
+	return i;
+}
+
+/* A name in a folded line: ';' separates frames and the line ends at a
+ * newline, so those become ':' and ' '; bytes that are not UTF-8 as
+ * \xHH. */
+static void put_frame(FILE *f, const char *name)
+{
+	char *esc = pc_utf8_escape(name);
+	for (const char *s = esc ? esc : name; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
+	free(esc);
+}
+
+static int write_lines(struct fx *x, struct pc_err *err)
+{
+	const struct pc_db *db = x->db;
+	struct pc_db *mdb = (struct pc_db *)db; /* frame names interned */
+	size_t nc = x->nself;
+	struct tree t = { 0 };
+	t.map = pc_keymap_new();
+	node_get(&t, UINT32_MAX, NULL); /* 0: above every stack */
+	uint32_t *node = pc_xmalloc((nc + 1) * sizeof(uint32_t));
+	for (size_t c = 0; c < nc; c++) {
+		if (x->fr.frame[c] != c)
+			continue;
+		/* the root is a frame only where it has a cost itself */
+		pc_id up = c ? x->fr.frame[db->contexts[c].parent] : 0;
+		uint32_t parent = c && up ? node[up] : 0;
+		node[c] = node_get(&t, parent, pc_frame_name(db, mdb, (pc_id)c));
+		t.n[node[c]].v += x->self[c];
+	}
+	const struct pc_metric *m = &db->metrics[x->metric];
+	double max = 0, total = 0;
+	int whole = 1;
+	size_t neg = 0;
+	for (size_t i = 1; i < t.len; i++) {
+		double v = t.n[i].v;
+		max = v > max ? v : max;
+		total += v > 0 ? v : 0;
+		whole &= pc_is_whole(v);
+		neg += v < 0;
+	}
+	int k = pc_metric_scale(m, max, total, whole);
+	double scale = pow(10, k);
+	const char *unit = pc_unit_name(m, k);
+	if (k && unit)
+		pc_note(db->diag, "metric '%s' written in %s", m->name, unit);
+	else if (k)
+		pc_note(db->diag, "metric '%s' written in units of 1e%d (its "
+			"values are not whole numbers)", m->name, -k);
+	if (neg)
+		pc_warn(db->diag, "metric '%s': %zu stack(s) with a negative "
+			"self value left out (folded stacks count up)",
+			m->name, neg);
+	uint32_t *path = NULL;
+	size_t cap = 0, nlines = 0;
+	for (size_t i = 1; i < t.len; i++) {
+		double r = nearbyint(t.n[i].v * scale);
+		if (!(r > 0))
+			continue;
+		nlines++;
+		size_t d = 0;
+		for (uint32_t j = (uint32_t)i; j; j = t.n[j].parent) {
+			PC_GROW(path, d, cap);
+			path[d++] = j;
+		}
+		while (d--) {
+			put_frame(x->of.f, t.n[path[d]].name);
+			fputc(d ? ';' : ' ', x->of.f);
+		}
+		fprintf(x->of.f, "%.0f\n", r);
+	}
+	if (!nlines)
+		pc_warn(db->diag, "metric '%s' has no positive self value: the "
+			"file has no stacks (--metric NAME writes another)",
+			m->name);
+	free(path);
+	free(node);
+	free(t.n);
+	pc_keymap_free(t.map);
+	(void)err;
+	return 0;
+}
+
+static struct pc_sink *fo_begin(const char *out,
+				const struct pc_export_opts *opts,
+				struct pc_err *err)
+{
+	if (strlen(out) >= sizeof((struct fx *)0)->out) {
+		pc_err_set(err, "%s: name too long", out);
+		return NULL;
+	}
+	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+		return NULL;
+	struct fx *x = pc_xcalloc(1, sizeof(*x));
+	x->sink.profile = fo_profile;
+	strcpy(x->out, out);
+	x->o = *opts;
+	x->metric = PC_NONE;
+	return &x->sink;
+}
+
+static void fo_free(struct fx *x)
+{
+	pc_outfile_abort(&x->of);
+	pc_frames_free(&x->fr);
+	free(x->self);
+	free(x);
+}
+
+static void fo_abort(struct pc_sink *s)
+{
+	fo_free((struct fx *)s);
+}
+
+static int fo_end(struct pc_sink *s, const struct pc_db *db,
+		  struct pc_err *err)
+{
+	struct fx *x = (struct fx *)s;
+	x->db = db;
+	int rc = 0;
+	if (!db->nprofiles)
+		rc = pc_err_set(err, "nothing to write: no profiles");
+	if (!rc)
+		rc = pick_metric(x, db, err);
+	if (!rc) {
+		add(x, db, db->nvalues ? db->values : NULL, db->nvalues);
+		rc = pc_outfile_open(&x->of, x->out, err);
+	}
+	if (!rc)
+		rc = write_lines(x, err);
+	if (!rc)
+		rc = pc_outfile_commit(&x->of, db->diag, err);
+	fo_free(x);
+	return rc;
+}
+
+static int fo_write(const struct pc_db *db, const char *out,
+		    const struct pc_export_opts *opts, struct pc_err *err)
+{
+	struct pc_sink *s = fo_begin(out, opts, err);
+	return s ? fo_end(s, db, err) : -1;
+}
+
+static int fo_claims(const char *out)
+{
+	return pc_path_ends(out, ".folded");
+}
+
+const struct pc_exporter pc_export_folded = {
+	.name = "folded",
+	.label = "folded stacks",
+	.takes = PC_XO_METRIC,
+	.description = "folded stacks for flamegraph.pl, inferno and "
+		       "speedscope: 'main;f;g 120' per stack, one metric's "
+		       "self cost (--metric)",
+	.claims = fo_claims,
+	.point_only = 1,
+	.write = fo_write,
+	.begin = fo_begin,
+	.end = fo_end,
+	.abort = fo_abort,
+};

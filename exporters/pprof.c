@@ -1,0 +1,703 @@
+/* pprof's profile.proto, gzipped, for `go tool pprof`, Pyroscope, Grafana
+ * and speedscope. One sample per context with a value: its stack is the
+ * context's frames (stacks.h, as the Callgrind writer folds them), each
+ * frame a location (function, line, module as mapping); one value per
+ * metric, the sample types named after the metrics. One file sums every
+ * profile; --split writes a file per profile, its samples labelled with
+ * the profile's id tuple (thread=3, rank=1...), its scales those of all
+ * the data so that the files agree.
+ *
+ * The message is written in pieces: a serialized Profile that holds
+ * some of the repeated fields, then another, and so on, which a reader
+ * parses as one message holding them all (protobuf concatenates the
+ * repeated fields of concatenated messages). Each piece is packed by
+ * protobuf-c; samples go out as they are made, so the file is never
+ * held whole. Values are integers: whole numbers as they are, other
+ * metrics scaled as for Callgrind (seconds to nanoseconds where the
+ * scale allows). */
+#include "pc.h"
+#include "internal.h"
+#include "stacks.h"
+#include "profile.pb-c.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+typedef Perftools__Profiles__Profile Profile;
+typedef Perftools__Profiles__Sample Sample;
+typedef Perftools__Profiles__Location Location;
+typedef Perftools__Profiles__Line Line;
+typedef Perftools__Profiles__Function Function;
+typedef Perftools__Profiles__Mapping Mapping;
+typedef Perftools__Profiles__ValueType ValueType;
+typedef Perftools__Profiles__Label Label;
+
+/* pieces of this many repeated entries */
+#define BATCH 4096
+
+struct loc {
+	uint64_t fn, addr;
+	int64_t line;
+	pc_id module;
+};
+struct fun {
+	const char *name;
+	pc_id file;
+	uint32_t line;
+};
+
+/* One output file being written. */
+struct out {
+	gzFile gz;
+	struct pc_outfile *of; /* the caller's (a pc_dest stays put) */
+	unsigned char *buf;
+	size_t cap;
+	int bad;
+	/* strings by address (the model's are interned), in order */
+	struct pc_keymap *smap;
+	const char **str;
+	size_t nstr, capstr;
+	/* locations and functions (ids are index + 1) */
+	struct pc_keymap *lmap, *fmap;
+	struct loc *loc;
+	size_t nloc, caploc;
+	struct fun *fun;
+	size_t nfun, capfun;
+	uint64_t *locid; /* per context, 0: not made yet */
+	uint64_t *limit; /* per module: highest address + 1 */
+	/* the samples of the piece being made */
+	Sample smp[BATCH], *sp[BATCH];
+	size_t nsmp;
+	uint64_t *ids;
+	size_t nids, capids;
+	int64_t *vals;
+	Label *labels, **lp;
+	size_t nlabels;
+};
+
+struct cell {
+	pc_id ctx, metric;
+	double v;
+};
+
+struct px {
+	struct pc_sink sink;
+	char out[4200];
+	struct pc_export_opts o;
+	const struct pc_db *db;
+	struct pc_frames fr;
+	size_t nm;       /* metrics */
+	/* the sums: one per (context, metric) with a value, as many as
+	 * the model's values at most (a dense table of every context and
+	 * metric could be far larger than the input) */
+	struct cell *cell;
+	size_t ncell, capcell;
+	struct pc_keymap *cmap;
+	int *k;          /* per metric: values written times 10^k */
+};
+
+static void piece(struct out *w, const Profile *p)
+{
+	size_t n = protobuf_c_message_get_packed_size(&p->base);
+	if (n > w->cap) {
+		w->cap = n * 2;
+		w->buf = pc_xrealloc(w->buf, w->cap, 1);
+	}
+	protobuf_c_message_pack(&p->base, w->buf);
+	/* gzwrite takes an unsigned count: pieces are small */
+	if (n && gzwrite(w->gz, w->buf, (unsigned)n) != (int)n)
+		w->bad = 1;
+}
+
+static int str_eq(const void *ctx, pc_id id, const void *key)
+{
+	return ((const struct out *)ctx)->str[id] == key;
+}
+
+/* The index of an interned string in string_table. */
+static int64_t str_id(struct out *w, const char *s)
+{
+	uint64_t h = pc_hash64((uint64_t)(uintptr_t)s);
+	pc_id i = pc_keymap_intern(w->smap, h, str_eq, w, s, (pc_id)w->nstr);
+	if (i == w->nstr) {
+		PC_GROW(w->str, w->nstr, w->capstr);
+		w->str[w->nstr++] = s;
+	}
+	return i;
+}
+
+static int fun_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct fun *a = &((const struct out *)ctx)->fun[id], *b = key;
+	return a->name == b->name && a->file == b->file && a->line == b->line;
+}
+
+static int loc_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct loc *a = &((const struct out *)ctx)->loc[id], *b = key;
+	return a->fn == b->fn && a->addr == b->addr && a->line == b->line &&
+	       a->module == b->module;
+}
+
+/* The location of context c: its frame's function at its position. */
+static uint64_t loc_of(struct px *x, struct out *w, pc_id c)
+{
+	if (w->locid[c])
+		return w->locid[c];
+	const struct pc_db *db = x->db;
+	pc_id f = x->fr.frame[c];
+	struct fun fk = { pc_frame_name(db, (struct pc_db *)db, f),
+			  x->fr.file[f], x->fr.line[f] };
+	uint64_t h = pc_hash64((uint64_t)(uintptr_t)fk.name ^
+			       pc_hash64(((uint64_t)fk.file << 32) | fk.line));
+	pc_id fi = pc_keymap_intern(w->fmap, h, fun_eq, w, &fk, (pc_id)w->nfun);
+	if (fi == w->nfun) {
+		PC_GROW(w->fun, w->nfun, w->capfun);
+		w->fun[w->nfun++] = fk;
+	}
+	struct loc lk = { fi + 1, x->fr.addr[c], x->fr.line[c],
+			  pc_frame_module(db, f) };
+	h = pc_hash64(lk.fn ^ pc_hash64(lk.addr) ^
+		      pc_hash64(((uint64_t)lk.line << 32) | lk.module));
+	pc_id li = pc_keymap_intern(w->lmap, h, loc_eq, w, &lk, (pc_id)w->nloc);
+	if (li == w->nloc) {
+		PC_GROW(w->loc, w->nloc, w->caploc);
+		w->loc[w->nloc++] = lk;
+		if (lk.module != PC_NONE && lk.addr >= w->limit[lk.module])
+			w->limit[lk.module] = lk.addr + 1;
+	}
+	return w->locid[c] = li + 1;
+}
+
+static void flush_samples(struct out *w)
+{
+	if (!w->nsmp)
+		return;
+	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	p.n_sample = w->nsmp;
+	p.sample = w->sp;
+	piece(w, &p);
+	w->nsmp = w->nids = 0;
+}
+
+/* A sample of context c with values v[0..nm), labelled with lab. */
+static void add_sample(struct px *x, struct out *w, pc_id c,
+		       const int64_t *v, Label **lab, size_t nlab)
+{
+	const struct pc_db *db = x->db;
+	Sample *s = &w->smp[w->nsmp];
+	perftools__profiles__sample__init(s);
+	size_t first = w->nids;
+	/* the innermost frame first, then each caller's call site */
+	for (pc_id at = c;;) {
+		PC_GROW(w->ids, w->nids, w->capids);
+		w->ids[w->nids++] = loc_of(x, w, at);
+		pc_id f = x->fr.frame[at];
+		if (!f || !db->contexts[f].parent)
+			break;
+		at = db->contexts[f].parent;
+	}
+	s->n_location_id = w->nids - first;
+	s->location_id = (uint64_t *)(uintptr_t)first; /* an index, for now */
+	memcpy(w->vals + w->nsmp * x->nm, v, x->nm * sizeof(int64_t));
+	s->n_value = x->nm;
+	s->value = w->vals + w->nsmp * x->nm;
+	s->n_label = nlab;
+	s->label = lab;
+	w->sp[w->nsmp] = s;
+	if (++w->nsmp == BATCH) {
+		/* the id array has stopped growing: point into it */
+		for (size_t i = 0; i < w->nsmp; i++)
+			w->smp[i].location_id =
+				w->ids + (uintptr_t)w->smp[i].location_id;
+		flush_samples(w);
+	}
+}
+
+static void end_samples(struct out *w)
+{
+	for (size_t i = 0; i < w->nsmp; i++)
+		w->smp[i].location_id = w->ids + (uintptr_t)w->smp[i].location_id;
+	flush_samples(w);
+}
+
+/* The tables: locations, functions, mappings, sample types, strings
+ * (made last: every other piece names them). */
+static void put_tables(struct px *x, struct out *w)
+{
+	const struct pc_db *db = x->db;
+	struct pc_db *mdb = (struct pc_db *)db;
+	void **ptrs = pc_xmalloc(BATCH * sizeof(void *));
+	Location *lv = pc_xmalloc(BATCH * sizeof(Location));
+	Line *ln = pc_xmalloc(BATCH * sizeof(Line));
+	Line **lnp = pc_xmalloc(BATCH * sizeof(Line *));
+	for (size_t i = 0; i < w->nloc;) {
+		size_t n = 0;
+		for (; n < BATCH && i < w->nloc; n++, i++) {
+			const struct loc *l = &w->loc[i];
+			perftools__profiles__location__init(&lv[n]);
+			perftools__profiles__line__init(&ln[n]);
+			lv[n].id = i + 1;
+			lv[n].mapping_id = l->module != PC_NONE ? l->module + 1 : 0;
+			lv[n].address = l->addr;
+			ln[n].function_id = l->fn;
+			ln[n].line = l->line;
+			lnp[n] = &ln[n];
+			lv[n].n_line = 1;
+			lv[n].line = &lnp[n];
+			ptrs[n] = &lv[n];
+		}
+		Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+		p.n_location = n;
+		p.location = (Location **)ptrs;
+		piece(w, &p);
+	}
+	free(lv);
+	free(ln);
+	free(lnp);
+	Function *fv = pc_xmalloc(BATCH * sizeof(Function));
+	for (size_t i = 0; i < w->nfun;) {
+		size_t n = 0;
+		for (; n < BATCH && i < w->nfun; n++, i++) {
+			const struct fun *f = &w->fun[i];
+			perftools__profiles__function__init(&fv[n]);
+			fv[n].id = i + 1;
+			fv[n].name = fv[n].system_name = str_id(w, f->name);
+			fv[n].filename = f->file != PC_NONE ?
+				str_id(w, db->files[f->file].path) : 0;
+			fv[n].start_line = f->line;
+			ptrs[n] = &fv[n];
+		}
+		Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+		p.n_function = n;
+		p.function = (Function **)ptrs;
+		piece(w, &p);
+	}
+	free(fv);
+	Mapping *mv = pc_xmalloc(BATCH * sizeof(Mapping));
+	for (size_t i = 0; i < db->nmodules;) {
+		size_t n = 0;
+		for (; n < BATCH && i < db->nmodules; n++, i++) {
+			perftools__profiles__mapping__init(&mv[n]);
+			mv[n].id = i + 1;
+			mv[n].memory_limit = w->limit[i];
+			mv[n].filename = str_id(w, db->modules[i].path);
+			mv[n].has_functions = mv[n].has_filenames = 1;
+			mv[n].has_line_numbers = 1;
+			ptrs[n] = &mv[n];
+		}
+		Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+		p.n_mapping = n;
+		p.mapping = (Mapping **)ptrs;
+		piece(w, &p);
+	}
+	free(mv);
+	/* sample types, the first the default; the title as a comment */
+	ValueType *tv = pc_xmalloc((x->nm + 1) * sizeof(ValueType));
+	for (size_t m = 0; m < x->nm; m++) {
+		const struct pc_metric *mt = &db->metrics[m];
+		const char *unit = pc_unit_name(mt, x->k[m]);
+		const char *name = mt->name;
+		if (!unit) {
+			char buf[4200];
+			snprintf(buf, sizeof buf, "%s (x1e%d)", mt->name, x->k[m]);
+			name = pc_intern_cstr(mdb, buf);
+			unit = *mt->unit ? mt->unit : "count";
+		}
+		perftools__profiles__value_type__init(&tv[m]);
+		tv[m].type = str_id(w, name);
+		tv[m].unit = str_id(w, pc_intern_cstr(mdb, unit));
+		ptrs[m < BATCH ? m : 0] = &tv[m];
+	}
+	int64_t comment = db->title ? str_id(w, db->title) : 0;
+	for (size_t m = 0; m < x->nm;) {
+		size_t n = 0;
+		for (; n < BATCH && m < x->nm; n++, m++)
+			ptrs[n] = &tv[m];
+		Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+		p.n_sample_type = n;
+		p.sample_type = (ValueType **)ptrs;
+		piece(w, &p);
+	}
+	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	p.default_sample_type = x->nm ? tv[0].type : 0;
+	if (db->title) {
+		p.n_comment = 1;
+		p.comment = &comment;
+	}
+	piece(w, &p);
+	free(tv);
+	/* strings: not UTF-8 bytes as \xHH, as every output writes them */
+	char **esc = pc_xcalloc(BATCH, sizeof(char *));
+	for (size_t i = 0; i < w->nstr;) {
+		size_t n = 0;
+		for (; n < BATCH && i < w->nstr; n++, i++) {
+			esc[n] = pc_utf8_escape(w->str[i]);
+			ptrs[n] = esc[n] ? esc[n] : (void *)(uintptr_t)w->str[i];
+		}
+		Profile q = PERFTOOLS__PROFILES__PROFILE__INIT;
+		q.n_string_table = n;
+		q.string_table = (char **)ptrs;
+		piece(w, &q);
+		for (size_t j = 0; j < n; j++) {
+			free(esc[j]);
+			esc[j] = NULL;
+		}
+	}
+	free(esc);
+	free(ptrs);
+}
+
+static void out_free(struct out *w)
+{
+	if (w->gz) { /* a failure: the file goes too */
+		gzclose(w->gz);
+		pc_outfile_abort(w->of);
+	}
+	pc_keymap_free(w->smap);
+	pc_keymap_free(w->lmap);
+	pc_keymap_free(w->fmap);
+	free(w->buf);
+	free(w->str);
+	free(w->loc);
+	free(w->fun);
+	free(w->locid);
+	free(w->limit);
+	free(w->ids);
+	free(w->vals);
+	free(w->labels);
+	free(w->lp);
+	free(w);
+}
+
+static struct out *out_open(struct px *x, struct pc_outfile *of,
+			    const char *path, struct pc_err *err)
+{
+	if (pc_outfile_open(of, path, err))
+		return NULL;
+	int fd = dup(fileno(of->f));
+	gzFile gz = fd < 0 ? NULL : gzdopen(fd, "wb1");
+	if (!gz) {
+		if (fd >= 0)
+			close(fd);
+		pc_err_set(err, "%s: cannot write: %s", pc_outfile_name(of),
+			   strerror(errno ? errno : ENOMEM));
+		pc_outfile_abort(of);
+		return NULL;
+	}
+	struct out *w = pc_xcalloc(1, sizeof(*w));
+	w->of = of;
+	w->gz = gz;
+	w->smap = pc_keymap_new();
+	w->lmap = pc_keymap_new();
+	w->fmap = pc_keymap_new();
+	str_id(w, ""); /* string_table[0] */
+	w->locid = pc_xcalloc(x->db->ncontexts + 1, sizeof(uint64_t));
+	w->limit = pc_xcalloc(x->db->nmodules + 1, sizeof(uint64_t));
+	w->vals = pc_xmalloc(BATCH * (x->nm + 1) * sizeof(int64_t));
+	return w;
+}
+
+/* Ends the gzip stream and closes the file, still under its
+ * temporary name: 0, or -1 with err set (the file removed). */
+static int out_close(struct out *w, struct pc_err *err)
+{
+	int rc = gzclose(w->gz);
+	w->gz = NULL;
+	if (rc != Z_OK || w->bad) {
+		pc_err_set(err, "%s: cannot write: %s", pc_outfile_name(w->of),
+			   strerror(errno ? errno : EIO));
+		pc_outfile_abort(w->of);
+		rc = -1;
+	} else {
+		rc = pc_outfile_close(w->of, err);
+	}
+	out_free(w);
+	return rc;
+}
+
+static int cell_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct cell *a = &((const struct px *)ctx)->cell[id], *b = key;
+	return a->ctx == b->ctx && a->metric == b->metric;
+}
+
+static void sums_add(struct px *x, const struct pc_value *v, size_t n)
+{
+	if (!x->cmap)
+		x->cmap = pc_keymap_new();
+	for (size_t i = 0; i < n; i++) {
+		struct cell k = { v[i].ctx, v[i].metric, 0 };
+		uint64_t h = pc_hash64(((uint64_t)k.ctx << 32) | k.metric);
+		pc_id c = pc_keymap_intern(x->cmap, h, cell_eq, x, &k,
+					   (pc_id)x->ncell);
+		if (c == x->ncell) {
+			PC_GROW(x->cell, x->ncell, x->capcell);
+			x->cell[x->ncell++] = k;
+		}
+		x->cell[c].v += v[i].value;
+	}
+}
+
+/* Empties the sums (--split: the next profile's). */
+static void sums_clear(struct px *x)
+{
+	pc_keymap_free(x->cmap);
+	x->cmap = NULL;
+	x->ncell = 0;
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+/* The scales, from the sums of every value. */
+static void choose_scales(struct px *x)
+{
+	const struct pc_db *db = x->db;
+	x->k = pc_xcalloc(x->nm + 1, sizeof(int));
+	for (size_t m = 0; m < x->nm; m++) {
+		double max = 0, total = 0;
+		int whole = 1;
+		for (size_t c = 0; c < x->ncell; c++) {
+			if (x->cell[c].metric != m)
+				continue;
+			double v = x->cell[c].v;
+			max = fabs(v) > max ? fabs(v) : max;
+			total += fabs(v);
+			whole &= pc_is_whole(v);
+		}
+		int k = pc_metric_scale(&db->metrics[m], max, total, whole);
+		if (k < 0)
+			pc_warn(db->diag, "metric '%s': its total %.17g does "
+				"not fit pprof's 64-bit values; written in "
+				"units of 1e%d (its sample type says so)",
+				db->metrics[m].name, total, -k);
+		x->k[m] = k;
+	}
+}
+
+/* One file: a sample per context with a value in the sums, labelled
+ * with profile pr's ids (pr NULL: the sum of every profile), into *of,
+ * closed, not yet in place: 0, or -1 with err set (the temporary
+ * removed). */
+static int write_file(struct px *x, const char *path,
+		      const struct pc_profile *pr, struct pc_outfile *of,
+		      struct pc_err *err)
+{
+	struct out *w = out_open(x, of, path, err);
+	if (!w)
+		return -1;
+	uint32_t nlab = pr ? pr->nids : 0;
+	Label *lab = pc_xcalloc(nlab + 1, sizeof(Label));
+	Label **lp = pc_xcalloc(nlab + 1, sizeof(Label *));
+	for (uint32_t j = 0; j < nlab; j++) {
+		char kind[32];
+		const struct pc_idelem *el = &pr->ids[j];
+		snprintf(kind, sizeof kind, "%s", el->kind < PC_ID_NKINDS ?
+			 pc_idkind_names[el->kind] : "id");
+		for (char *q = kind; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		perftools__profiles__label__init(&lab[j]);
+		lab[j].key = str_id(w, pc_intern_cstr((struct pc_db *)x->db,
+						      kind));
+		lab[j].num = (int64_t)el->logical;
+		lp[j] = &lab[j];
+	}
+	/* the contexts in id order, each with its metrics' sums */
+	if (x->ncell)
+		qsort(x->cell, x->ncell, sizeof(*x->cell), cmp_cell);
+	int64_t *iv = pc_xcalloc(x->nm + 1, sizeof(int64_t));
+	for (size_t i = 0; i < x->ncell;) {
+		pc_id c = x->cell[i].ctx;
+		int any = 0;
+		memset(iv, 0, x->nm * sizeof(int64_t));
+		for (; i < x->ncell && x->cell[i].ctx == c; i++) {
+			pc_id m = x->cell[i].metric;
+			double r = nearbyint(x->cell[i].v * pow(10, x->k[m]));
+			iv[m] = r >= 9.2e18 ? INT64_MAX :
+				r <= -9.2e18 ? INT64_MIN : (int64_t)r;
+			any |= iv[m] != 0;
+		}
+		if (any)
+			add_sample(x, w, c, iv, lp, nlab);
+	}
+	free(iv);
+	end_samples(w);
+	free(lab);
+	free(lp);
+	put_tables(x, w);
+	return out_close(w, err);
+}
+
+static int pp_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
+		      const struct pc_value *v, size_t n,
+		      const struct pc_value *sv, size_t sn,
+		      const struct pc_trace *t, struct pc_err *err)
+{
+	struct px *x = (struct px *)s;
+	(void)p, (void)sv, (void)sn, (void)t, (void)err;
+	x->db = db;
+	x->nm = db->nmetrics; /* known before the first profile */
+	pc_frames_update(&x->fr, db);
+	sums_add(x, v, n);
+	return 0;
+}
+
+static struct pc_sink *pp_begin(const char *out,
+				const struct pc_export_opts *opts,
+				struct pc_err *err)
+{
+	if (strlen(out) >= sizeof((struct px *)0)->out) {
+		pc_err_set(err, "%s: name too long", out);
+		return NULL;
+	}
+	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+		return NULL;
+	struct px *x = pc_xcalloc(1, sizeof(*x));
+	x->sink.profile = pp_profile;
+	strcpy(x->out, out);
+	x->o = *opts;
+	return &x->sink;
+}
+
+static void px_free(struct px *x)
+{
+	pc_frames_free(&x->fr);
+	free(x->cell);
+	pc_keymap_free(x->cmap);
+	free(x->k);
+	free(x);
+}
+
+static void pp_abort(struct pc_sink *s)
+{
+	px_free((struct px *)s);
+}
+
+static int pp_end(struct pc_sink *s, const struct pc_db *db,
+		  struct pc_err *err)
+{
+	struct px *x = (struct px *)s;
+	int rc = 0;
+	x->db = db;
+	if (!db->nprofiles)
+		rc = pc_err_set(err, "nothing to write: no profiles");
+	else if (!db->nmetrics)
+		rc = pc_err_set(err, "nothing to write: no metrics");
+	if (!rc) {
+		x->nm = db->nmetrics;
+		pc_frames_update(&x->fr, db);
+		sums_add(x, db->nvalues ? db->values : NULL, db->nvalues);
+		choose_scales(x);
+		struct pc_outfile of;
+		rc = write_file(x, x->out, NULL, &of, err);
+		if (!rc)
+			rc = pc_outfile_commit(&of, db->diag, err);
+	}
+	px_free(x);
+	return rc;
+}
+
+/* --split: OUT-01.pb.gz... (before a .pb.gz suffix, else at the end). */
+static void split_name(char *buf, size_t n, const char *out, size_t i)
+{
+	size_t len = strlen(out);
+	if (pc_path_ends(out, ".pb.gz") && len > 6)
+		snprintf(buf, n, "%.*s-%02zu.pb.gz", (int)(len - 6), out, i);
+	else
+		snprintf(buf, n, "%s-%02zu", out, i);
+}
+
+static int pp_write_split(const struct pc_db *db, const char *out,
+			  const struct pc_export_opts *opts,
+			  struct pc_err *err)
+{
+	size_t nout = db->nprofiles;
+	if (!nout)
+		return pc_err_set(err, "nothing to write: no profiles");
+	if (!db->nmetrics)
+		return pc_err_set(err, "nothing to write: no metrics");
+	if (!strcmp(out, "-"))
+		return pc_err_set(err, "--split writes several files: it "
+				  "needs an output name, not '-'");
+	char (*final)[4200] = pc_xcalloc(nout, sizeof(*final));
+	int rc = 0;
+	for (size_t i = 0; i < nout && !rc; i++) {
+		split_name(final[i], sizeof final[i], out, i + 1);
+		rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
+	}
+	struct px *x = pc_xcalloc(1, sizeof(*x));
+	x->db = db;
+	x->nm = db->nmetrics;
+	x->o = *opts;
+	pc_frames_update(&x->fr, db);
+	/* scales from all the data, so that the files agree */
+	sums_add(x, db->values, db->nvalues);
+	choose_scales(x);
+	/* every file is written before any is put in place */
+	struct pc_outfile *of = pc_xcalloc(nout, sizeof(*of));
+	size_t v = 0, nof = 0;
+	for (size_t i = 0; i < nout && !rc; i++) {
+		size_t e = v;
+		while (e < db->nvalues && db->values[e].profile == i)
+			e++;
+		sums_clear(x);
+		sums_add(x, db->values + v, e - v);
+		v = e;
+		rc = write_file(x, final[i], &db->profiles[i], &of[i], err);
+		nof += !rc;
+	}
+	for (size_t i = 0; i < nof && !rc; i++)
+		rc = pc_outfile_commit(&of[i], db->diag, err);
+	for (size_t i = 0; i < nof; i++)
+		pc_outfile_abort(&of[i]);
+	free(of);
+	free(final);
+	px_free(x);
+	return rc;
+}
+
+static int pp_write(const struct pc_db *db, const char *out,
+		    const struct pc_export_opts *opts, struct pc_err *err)
+{
+	if (opts->split)
+		return pp_write_split(db, out, opts, err);
+	struct pc_sink *s = pp_begin(out, opts, err);
+	return s ? pp_end(s, db, err) : -1;
+}
+
+static int pp_stream_ok(const struct pc_export_opts *opts)
+{
+	return !opts->split;
+}
+
+static int pp_claims(const char *out)
+{
+	return pc_path_ends(out, ".pb.gz") || pc_path_ends(out, ".pprof");
+}
+
+const struct pc_exporter pc_export_pprof = {
+	.name = "pprof",
+	.label = "pprof",
+	.takes = PC_XO_SPLIT,
+	.description = "pprof profile.proto, gzipped, for go tool pprof "
+		       "(one file summed over all profiles; --split: one "
+		       "per profile, labelled with its ids)",
+	.claims = pp_claims,
+	.point_only = 1,
+	.write = pp_write,
+	.begin = pp_begin,
+	.end = pp_end,
+	.abort = pp_abort,
+	.stream_ok = pp_stream_ok,
+};

@@ -1,0 +1,187 @@
+#!/bin/sh
+# The outputs no peer offers: pprof (judged by Go's own `go tool pprof`),
+# folded stacks and Chrome traces (judged by speedscope in Chromium,
+# where installed), on real fixtures of every input format. Each is
+# checked against `profconv check --values` of a v4 database of the same
+# input (per function its exclusive and inclusive value, the totals) or
+# against the trace `profconv dump` shows (tests/chrome_trace.pl).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+CG="$TD/callgrind"
+# inputs of every format: Callgrind (one file, per-thread files), DCPI,
+# old databases (2.x and 4.0), ovni; the real ones of ../shared
+set -- "$CG/small.main.out" "$CG/cpp.instr.out.gz" "$TD/dcpi/db" \
+	"$TD/hpctoolkit-legacy/tiny-2.0" "$TD/hpctoolkit-legacy/tiny-4.0" \
+	"$TD/ovni/multi/ovni"
+if have_shared; then
+	for d in "$SHARED"/hpctoolkit-data/*/ "$SHARED"/ovni-data/v3-*; do
+		[ -d "$d" ] && set -- "$@" "${d%/}"
+	done
+else
+	skip "the real databases and traces: $NO_SHARED"
+fi
+# a name for the files of one input
+label() { echo "$1" | sed 's|.*/testdata/||; s|.*/shared/||; s|[/.]|_|g'; }
+have_go() { command -v go >/dev/null && HOME="$tmp" go tool pprof -h >/dev/null 2>&1; }
+export GOFLAGS=-mod=mod GOTOOLCHAIN=local
+
+# folded stacks: per function (the last frame of a line) the sum of its
+# lines is its exclusive value, for the first metric and for --metric
+folded_cmp() { # FOLDED VALUES METRIC SCALE NCTX
+	awk -v metric="$3" -v scale="$4" -v tol="$5" -F'\t' '
+		NR == FNR { if ($1 == "function" && $2 == metric) want[$3] = $4; next }
+		{ v = $0; sub(/.* /, "", v); s = $0; sub(/ [^ ]*$/, "", s)
+		  n = split(s, f, ";"); got[f[n]] += v; lines++ }
+		END {
+			bad = 0
+			for (k in want) {
+				d = got[k] - want[k] * scale; if (d < 0) d = -d
+				if (d > (scale == 1 ? 0 : 0.5 * tol)) {
+					print k ": " got[k] " in the stacks, " want[k] * scale " exclusive"; bad++
+				}
+			}
+			if (!lines) { print "no lines"; bad++ }
+			exit bad > 0
+		}' "$2" FS=' ' "$1"
+}
+# the scale a note names: "written in nanoseconds" (a metric in
+# seconds) or "in units of 1e-N"
+note_scale() {
+	if grep -q "metric '$2' written in nanoseconds" "$1"; then echo 1e9
+	elif grep -q "metric '$2' written in units of 1e-" "$1"; then
+		sed -n "s/.*metric '$2' written in units of 1e-\([0-9]*\).*/1e\1/p" "$1"
+	else echo 1; fi
+}
+
+for in in "$@"; do
+	l=$(label "$in")
+	"$PROFCONV" convert -q -o "$tmp/$l.d" "$in" 2>/dev/null
+	"$PROFCONV" check --values "$tmp/$l.d" >"$tmp/$l.v"
+	nctx=$("$PROFCONV" info -q "$tmp/$l.d" | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
+	m1=$(awk -F'\t' '$1 == "total" { print $2; exit }' "$tmp/$l.v")
+	# folded stacks, the first metric
+	if "$PROFCONV" convert -o "$tmp/$l.folded" "$in" >/dev/null 2>"$tmp/$l.ferr"; then
+		first=$("$PROFCONV" info --json "$tmp/$l.d" | sed -n 's/^      "name":"\(.*\)",*$/\1/p' | head -1)
+		if ! grep -q "^function	$first	" "$tmp/$l.v"; then
+			check "$l: folded stacks of '$first', which has no values: none, and a warning" \
+				sh -c "! test -s '$tmp/$l.folded' && grep -q \"metric '$first' has no positive self value\" '$tmp/$l.ferr'"
+		else check "$l: folded stacks, per function the exclusive '$first'" \
+			folded_cmp "$tmp/$l.folded" "$tmp/$l.v" "$first" \
+			"$(note_scale "$tmp/$l.ferr" "$first")" "${nctx:-0}"
+		fi
+	else
+		not_ok "$l: folded stacks"; sed 's/^/# /' "$tmp/$l.ferr"
+	fi
+	# pprof, summed over the profiles: go tool pprof's flat, cum, total
+	if "$PROFCONV" convert -q -o "$tmp/$l.pb.gz" "$in" 2>"$tmp/$l.perr"; then
+		if have_go; then
+			check "$l: go tool pprof: flat = exclusive, cum = inclusive, totals (4 types at most)" \
+				env HOME="$tmp" perl "$top_srcdir/tests/pprof_cmp.pl" \
+				"$tmp/$l.pb.gz" "$tmp/$l.v" "${nctx:-0}" 4
+		fi
+	else
+		not_ok "$l: pprof"; sed 's/^/# /' "$tmp/$l.perr"
+	fi
+	# Chrome trace, where there is a trace
+	if "$PROFCONV" info -q "$in" 2>/dev/null | grep -q '^trace: [0-9]'; then
+		"$PROFCONV" dump -q "$in" >"$tmp/$l.dump" 2>/dev/null
+		if "$PROFCONV" convert -q -o "$tmp/$l.json" "$in" 2>"$tmp/$l.cerr"; then
+			check "$l: Chrome trace: JSON, thread names, busy time and nesting to the ns" \
+				perl "$top_srcdir/tests/chrome_trace.pl" "$tmp/$l.json" "$tmp/$l.dump"
+		else
+			not_ok "$l: Chrome trace"; sed 's/^/# /' "$tmp/$l.cerr"
+		fi
+	fi
+done
+have_go || skip "go tool pprof judges: needs Go (Debian: apt-get install golang-go)"
+
+# --metric: the second metric of a Callgrind file (its call counts)
+"$PROFCONV" convert -o "$tmp/calls.folded" --metric=Calls "$CG/small.main.out" 2>"$tmp/err"
+l=$(label "$CG/small.main.out")
+check "--metric=Calls: per function the exclusive call counts" \
+	folded_cmp "$tmp/calls.folded" "$tmp/$l.v" Calls "$(note_scale "$tmp/err" Calls)" 2000
+"$PROFCONV" convert -q -o "$tmp/no.folded" --metric=nope "$CG/small.main.out" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ ! -e "$tmp/no.folded" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+	grep -q "^profconv: error: --metric 'nope': the input has no such metric (it has 'Ir', 'Calls')" "$tmp/err" &&
+	ok "--metric of a metric the input lacks: one line naming the metrics, exit 1, no output" ||
+	{ not_ok "--metric nope: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+"$PROFCONV" convert -q -o "$tmp/x.pb.gz" --metric=Ir "$CG/small.main.out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "^profconv: --metric is for folded stacks output, and the output is pprof" "$tmp/err" &&
+	ok "--metric with another output: a usage error" || { not_ok "--metric with pprof"; sed 's/^/# /' "$tmp/err"; }
+
+# no trace: Chrome trace output says so, writes nothing
+"$PROFCONV" convert -q -o "$tmp/none.json" "$CG/small.main.out" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ ! -e "$tmp/none.json" ] && ! ls "$tmp" | grep -q 'none.json.tmp' &&
+	grep -q "^profconv: error: nothing to write: the input has no trace" "$tmp/err" &&
+	ok "Chrome trace of an input without a trace: one line, exit 1, nothing left" ||
+	{ not_ok "Chrome trace without a trace: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+
+# standard output: the stacks go to a pipe
+"$PROFCONV" convert -q -t folded -o - "$CG/small.main.out" >"$tmp/stdout.folded"
+check "-t folded -o -: the same stacks on standard output" cmp "$tmp/stdout.folded" "$tmp/$l.folded"
+"$PROFCONV" convert -q -t pprof -o - "$CG/small.main.out" | gzip -t
+check "-t pprof -o -: a gzip stream on standard output" test $? = 0
+
+# names that are not UTF-8, with the characters each format reserves
+printf 'events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=bad\xff;na"me\\x\ncalls=1 2\n2 7\nfn=bad\xff;na"me\\x\n3 7\n' >"$tmp/names.out"
+"$PROFCONV" convert -q -o "$tmp/names.folded" "$tmp/names.out" &&
+	grep -q '^<main thread>;main;bad\\xFF:na"me\\x 7$' "$tmp/names.folded" &&
+	ok "folded: ';' in a name becomes ':', a byte that is not UTF-8 \\xFF" ||
+	{ not_ok "folded names"; sed 's/^/# /' "$tmp/names.folded"; }
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/names.pb.gz" "$tmp/names.out" &&
+		HOME="$tmp" go tool pprof -symbolize=none -top "$tmp/names.pb.gz" 2>/dev/null |
+		grep -q ' 7 .* bad\\xFF;na"me\\x$' &&
+		ok "pprof: the name as valid UTF-8, \\xFF as text" || not_ok "pprof names"
+fi
+
+# --split: a file per profile, labelled with its ids, summing to the one
+tiny="$TD/hpctoolkit-legacy/tiny-4.0"
+"$PROFCONV" convert -q --split -o "$tmp/split.pb.gz" "$tiny" 2>"$tmp/err"
+check "--split: one file per profile (OUT-01.pb.gz, OUT-02.pb.gz)" \
+	test -s "$tmp/split-01.pb.gz" -a -s "$tmp/split-02.pb.gz" -a ! -e "$tmp/split-03.pb.gz"
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/whole.pb.gz" "$tiny"
+	tot() { HOME="$tmp" go tool pprof -symbolize=none -unit=ns -top "$@" 2>/dev/null |
+		sed -n 's/.* of \([0-9.]*\)[a-z]* total.*/\1/p'; }
+	a=$(tot "$tmp/split-01.pb.gz"); b=$(tot "$tmp/split-02.pb.gz"); w=$(tot "$tmp/whole.pb.gz")
+	[ -n "$a" ] && [ -n "$w" ] && [ "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%d", a + b }')" = "$w" ] &&
+		ok "--split: the files' totals ($a + $b) are the summed file's ($w)" ||
+		not_ok "--split totals $a + $b, summed $w"
+	HOME="$tmp" go tool pprof -symbolize=none -tags "$tmp/split-02.pb.gz" >"$tmp/tags" 2>&1
+	check "--split: samples labelled with the profile's ids (go tool pprof -tags)" \
+		grep -q 'thread: Total' "$tmp/tags"
+fi
+
+# -j: the same bytes from writer threads
+for o in folded pb.gz json; do
+	"$PROFCONV" convert -q -j1 -o "$tmp/j1.$o" "$TD/ovni/multi/ovni"
+	"$PROFCONV" convert -q -j3 -o "$tmp/j3.$o" "$TD/ovni/multi/ovni"
+	check "-j3 writes the same $o as -j1" cmp "$tmp/j1.$o" "$tmp/j3.$o"
+done
+
+# speedscope, in Chromium: the file opens, thread names and time spans
+ss="$top_srcdir/tests/speedscope"
+if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
+	if have_shared; then
+		in="$SHARED/hpctoolkit-data/v4-pipit-ping-pong"
+		"$PROFCONV" convert -q -o "$tmp/pp.json" "$in"
+		SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/pp.json" "$tmp/pp.png" >"$tmp/ss" 2>&1
+		check "speedscope opens the Chrome trace: two threads named by rank" \
+			grep -q '^profiles 2$' "$tmp/ss"
+		check "speedscope: thread 1 is RANK 1's THREAD 0, its span 125,994 us" \
+			grep -q '^profile 0 name="NODE 0 RANK 1 (pid 1), THREAD 0 (tid 1)" start=0 end=125994 ' "$tmp/ss"
+		check "speedscope: no import warning (events nest)" sh -c "! grep -q '^warning\\|^error' '$tmp/ss'"
+	fi
+	"$PROFCONV" convert -q -o "$tmp/ov.json" "$TD/ovni/multi/ovni"
+	SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/ov.json" "$tmp/ov.png" >"$tmp/ss" 2>&1
+	check "speedscope opens an ovni trace: four threads" grep -q '^profiles 4$' "$tmp/ss"
+	SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/$l.folded" "$tmp/f.png" >"$tmp/ss" 2>&1
+	total=$(awk '{ s += $NF } END { print s }' "$tmp/$l.folded")
+	check "speedscope imports the folded stacks: their total weight $total" \
+		grep -q "^profile 0 .* total=$total " "$tmp/ss"
+else
+	skip "speedscope in Chromium: needs /usr/bin/chromium (Debian: chromium) and 'npm ci' in tests/speedscope"
+fi
+done_testing
