@@ -293,6 +293,41 @@ static void reset_part_header(struct parser *p)
 	p->expect = 0;
 }
 
+/* The logical ids of a Callgrind part (ids: RANK with the pid as its
+ * physical id, THREAD) among the profiles db has: processes numbered in
+ * the order they come, the parts of one process (threads, --dump-before
+ * parts) one after another. */
+void pc_callgrind_logical(const struct pc_db *db, struct pc_idelem ids[2])
+{
+	uint64_t logical_rank = 0, logical_thread = 0;
+	int found_rank = 0;
+	for (size_t i = 0; i < db->nprofiles; i++) {
+		const struct pc_profile *q = &db->profiles[i];
+		if (q->nids != 2 || q->ids[0].kind != PC_ID_RANK ||
+		    q->ids[1].kind != PC_ID_THREAD)
+			continue;
+		if (q->ids[0].physical == ids[0].physical) {
+			found_rank = 1;
+			logical_rank = q->ids[0].logical;
+			if (q->ids[1].logical + 1 > logical_thread)
+				logical_thread = q->ids[1].logical + 1;
+		} else if (!found_rank && q->ids[0].logical + 1 > logical_rank) {
+			logical_rank = q->ids[0].logical + 1;
+		}
+	}
+	if (!found_rank) {
+		logical_rank = 0;
+		for (size_t i = 0; i < db->nprofiles; i++) {
+			const struct pc_profile *q = &db->profiles[i];
+			if (q->nids == 2 && q->ids[0].kind == PC_ID_RANK &&
+			    q->ids[0].logical + 1 > logical_rank)
+				logical_rank = q->ids[0].logical + 1;
+		}
+	}
+	ids[0].logical = logical_rank;
+	ids[1].logical = logical_thread;
+}
+
 static void print_costs(char *buf, size_t n, const uint64_t *c, size_t nev)
 {
 	size_t off = 0;
@@ -333,33 +368,7 @@ static void finish_part(struct parser *p)
 		{ .kind = PC_ID_RANK, .logical = 0, .physical = p->pid },
 		{ .kind = PC_ID_THREAD, .logical = 0, .physical = p->thread },
 	};
-	uint64_t logical_rank = 0, logical_thread = 0;
-	int found_rank = 0;
-	for (size_t i = 0; i < p->db->nprofiles; i++) {
-		const struct pc_profile *q = &p->db->profiles[i];
-		if (q->nids != 2 || q->ids[0].kind != PC_ID_RANK ||
-		    q->ids[1].kind != PC_ID_THREAD)
-			continue;
-		if (q->ids[0].physical == p->pid) {
-			found_rank = 1;
-			logical_rank = q->ids[0].logical;
-			if (q->ids[1].logical + 1 > logical_thread)
-				logical_thread = q->ids[1].logical + 1;
-		} else if (!found_rank && q->ids[0].logical + 1 > logical_rank) {
-			logical_rank = q->ids[0].logical + 1;
-		}
-	}
-	if (!found_rank) {
-		logical_rank = 0;
-		for (size_t i = 0; i < p->db->nprofiles; i++) {
-			const struct pc_profile *q = &p->db->profiles[i];
-			if (q->nids == 2 && q->ids[0].kind == PC_ID_RANK &&
-			    q->ids[0].logical + 1 > logical_rank)
-				logical_rank = q->ids[0].logical + 1;
-		}
-	}
-	ids[0].logical = logical_rank;
-	ids[1].logical = logical_thread;
+	pc_callgrind_logical(p->db, ids);
 	pc_id prof = pc_profile_add(p->db, ids, 2);
 	pc_id entry = pc_ctx_entry(p->db, p->thread <= 1 ? PC_ENTRY_MAIN :
 						       PC_ENTRY_APP_THREAD);

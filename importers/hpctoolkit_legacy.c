@@ -460,6 +460,7 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 		return -1;
 	int rc = -1;
 	uint64_t np, pi;
+	pc_id *mine = NULL; /* MPI: this rank's share of prof_of */
 	if (prof2_header(r, &b, "HPCPROF-profdb__", 52, "profile info", &np,
 			 &pi))
 		goto out;
@@ -511,17 +512,29 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	r->db->nplanned = r->db->nprofiles;
 	if (trace_index(r, *prof_of, *nprof))
 		goto out;
+	/* MPI: this rank's share of the profiles; the others are left to
+	 * the other ranks */
+	mine = *prof_of;
+	if (r->db->share_n > 1) {
+		mine = pc_xmalloc((np + 1) * sizeof(pc_id));
+		for (uint64_t i = 0; i < np; i++)
+			mine[i] = (*prof_of)[i] != PC_NONE &&
+				  pc_share_own(r->db, (*prof_of)[i],
+					       r->db->nprofiles) ?
+					  (*prof_of)[i] : PC_NONE;
+		r->db->shared = 1;
+	}
 	if (pc_reader_threads(r->jobs) > 1 && r->db->async && np > 2) {
 		static const struct pc_profile_reader ops = {
 			share_copy, share_read, share_merge,
 		};
-		struct share x = { r, &b, pi, nctx, *prof_of };
-		rc = pc_read_profiles(r->db, r->jobs, np, *prof_of, &ops, &x,
+		struct share x = { r, &b, pi, nctx, mine };
+		rc = pc_read_profiles(r->db, r->jobs, np, mine, &ops, &x,
 				      r->err);
 		goto out;
 	}
 	for (uint64_t i = 0; i < np; i++) {
-		pc_id prof = (*prof_of)[i];
+		pc_id prof = mine[i];
 		if (prof == PC_NONE)
 			continue; /* the summary is derived again */
 		if (read_one(r, &b, pi, i, prof, nctx) ||
@@ -530,6 +543,8 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	}
 	rc = 0;
 out:
+	if (mine && mine != *prof_of)
+		free(mine);
 	pc_blob_unmap(&b);
 	return rc;
 }
@@ -796,8 +811,12 @@ static int read_v2_threads(struct legacy *r, char **names, size_t nnames)
 		}
 	r->db->nplanned = r->db->nprofiles;
 	qsort(pt, n, sizeof(*pt), cmp_part);
+	/* MPI: this rank's share of the threads */
+	r->db->shared = r->db->share_n > 1;
 	int rc = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
+		if (!pc_share_own(r->db, pt[k].prof, r->db->nprofiles))
+			continue;
 		rc = read_part_file(r, names[pt[k].i],
 				    pt[k].kind ? hpctrace : metric_db,
 				    pt[k].prof);

@@ -621,6 +621,19 @@ int pc_v4_read_profiles(struct reader *r)
 	int rc = 0;
 	if (stream)
 		trace_contexts(r);
+	/* MPI: this rank's share of the profiles; with elided ids (placed
+	 * over all profiles at once) rank 0 reads them all */
+	pc_id *mine = r->prof_id;
+	if (r->db->share_n > 1) {
+		mine = pc_xmalloc((np + 1) * sizeof(pc_id));
+		for (uint64_t i = 0; i < np; i++)
+			mine[i] = r->prof_id[i] != PC_NONE &&
+				  (elided ? r->db->share_rank == 0 :
+				   pc_share_own(r->db, r->prof_id[i],
+						r->db->nprofiles)) ?
+					  r->prof_id[i] : PC_NONE;
+		r->db->shared = 1;
+	}
 	/* -j: on several threads (no profile waits for another) */
 	int threads = stream && pc_reader_threads(r->jobs) > 1 &&
 		      r->db->async && np > 2;
@@ -629,11 +642,11 @@ int pc_v4_read_profiles(struct reader *r)
 			share_copy, share_read, share_merge,
 		};
 		struct share x = { r, pp, szp, scopes };
-		rc = pc_read_profiles(r->db, r->jobs, np, r->prof_id, &ops, &x,
+		rc = pc_read_profiles(r->db, r->jobs, np, mine, &ops, &x,
 				      r->err);
 	}
 	for (uint64_t i = 0; i < np && !rc && !threads; i++) {
-		if (r->prof_id[i] == PC_NONE)
+		if (mine[i] == PC_NONE)
 			continue;
 		size_t v0 = r->db->nvalues, s0 = r->db->nscoped, e0 = r->nel;
 		rc = profile_values(r, i, pp + i * szp, scopes, stream || elided,
@@ -660,8 +673,11 @@ int pc_v4_read_profiles(struct reader *r)
 		}
 	}
 	free(elm);
-	if (rc)
+	if (rc) {
+		if (mine != r->prof_id)
+			free(mine);
 		return -1;
+	}
 	if (r->prerelease_elided)
 		pc_warn(r->db->diag, "%s: %llu value(s) at context ids meta.db "
 			"does not list (pre-release layout): left out, as "
@@ -673,15 +689,18 @@ int pc_v4_read_profiles(struct reader *r)
 			"of early 2022): its function scope is written as the "
 			"exclusive (lex_aware) value too, as hpcviewer showed it",
 			r->dir);
-	if (place(r))
+	if (place(r)) {
+		if (mine != r->prof_id)
+			free(mine);
 		return -1;
+	}
 	if (r->db->sink && !stream) {
 		/* the second pass: each profile's values again, with the
 		 * elided ids' values where they were placed, and its trace */
 		size_t a = 0;
 		trace_contexts(r);
 		for (uint64_t i = 0; i < np && !rc; i++) {
-			if (r->prof_id[i] == PC_NONE)
+			if (mine[i] == PC_NONE)
 				continue;
 			rc = profile_values(r, i, pp + i * szp, scopes, 1, 0);
 			if (rc)
@@ -695,10 +714,12 @@ int pc_v4_read_profiles(struct reader *r)
 		/* the traces, once elided ids are placed (their samples
 		 * show the contexts they went to) */
 		for (uint32_t i = 0; i < r->nprof; i++)
-			if (r->prof_id[i] != PC_NONE)
+			if (mine[i] != PC_NONE)
 				trace_samples(r, i);
 	}
 	vague_warning(r);
+	if (mine != r->prof_id)
+		free(mine);
 	return rc;
 }
 

@@ -809,6 +809,8 @@ struct frame {
 struct ctx {
 	struct pc_db *db;
 	struct pc_err *err;
+	/* MPI: streams in reading order, and how many there are */
+	uint64_t unit, nunits;
 	pc_id m_run, m_idle, m_ent;
 	pc_id root;          /* the "[thread]" function context */
 	pc_id ovni_mod;
@@ -1590,7 +1592,9 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 			c->ncache = 0;
 			uint64_t rank = p.rank >= 0 ? (uint64_t)p.rank : c->nrank;
 			for (size_t s = 0; s < p.nst && !rc; s++)
-				rc = read_thread(c, &p, &t, s, rank, err);
+				if (pc_share_own(c->db, c->unit++, c->nunits))
+					rc = read_thread(c, &p, &t, s, rank,
+							 err);
 			nstreams += p.nst;
 			c->nrank++;
 			tasks_free(&t);
@@ -1696,8 +1700,12 @@ static int ovni_read(struct pc_db *db, const char *path,
 			db->title = pc_intern_cstr(db, title);
 		}
 	}
-	if (!rc && db->sink)
-		db->nplanned = db->nprofiles + count_streams(looms, nl);
+	if (!rc && (db->sink || db->share_n > 1)) {
+		c.nunits = count_streams(looms, nl);
+		db->nplanned = db->nprofiles + c.nunits;
+		/* MPI: this rank reads its share of the streams */
+		db->shared = db->share_n > 1;
+	}
 	for (size_t i = 0; i < nl && !rc; i++)
 		rc = read_loom(&c, looms[i], err);
 	pc_free_list(looms, nl);

@@ -156,6 +156,14 @@ struct opts {
 	int values, strict, json;
 	unsigned jobs; /* -j: threads (1: none) */
 	const char *cmd; /* the verb for "nothing to ..." */
+	/* profconv-mpi: this process's rank of mpi_size (1: no MPI); the
+	 * one input's importer has its tree first (every rank reads the
+	 * same tree) */
+	unsigned mpi_rank, mpi_size;
+	int mpi_tree;
+	/* several inputs, all Callgrind files: shared out whole (any other
+	 * several inputs are read by rank 0 alone) */
+	int mpi_files;
 };
 
 static double seconds(const struct timespec *a, const struct timespec *b)
@@ -308,6 +316,18 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 	struct pc_db *db = pc_db_new(&o->diag);
 	const struct pc_importer *first = NULL;
 	int mixed = 0, tree_only = 1; /* every input a database directory */
+	if (o->mpi_size > 1 && n > 1) {
+		/* MPI: Callgrind files (a file per thread) are shared out
+		 * whole, in order; other inputs are read by rank 0 */
+		o->mpi_files = 1;
+		for (int i = 0; i < n && o->mpi_files; i++) {
+			struct pc_err e;
+			const struct pc_importer *im =
+				strcmp(inputs[i], "-") ?
+					detect(inputs[i], o->from, &e) : NULL;
+			o->mpi_files = im && !strcmp(im->name, "callgrind");
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		if (formats)
 			formats[i] = "-";
@@ -354,6 +374,15 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			pc_db_free(db);
 			return NULL;
 		}
+		/* MPI: several inputs are shared out whole, in order */
+		if (n > 1 && o->mpi_size > 1 &&
+		    (o->mpi_files ?
+			     !((unsigned)i >= (unsigned)n * o->mpi_rank /
+						      o->mpi_size &&
+			       (unsigned)i < (unsigned)n * (o->mpi_rank + 1) /
+						     o->mpi_size) :
+			     o->mpi_rank > 0))
+			continue;
 		const struct pc_importer *im = detect(inputs[i], o->from, err);
 		if (im && im->is_dir && inputs[i] == pc_stdin_path) {
 			pc_err_set(err, "%s: %s input is a directory; it "
@@ -382,6 +411,15 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			if (!db->async)
 				im = NULL;
 		}
+		/* MPI: one input's profiles are shared out by an importer
+		 * that streams; another is read by rank 0 alone */
+		if (im && o->mpi_size > 1 && n == 1) {
+			o->mpi_tree = im->tree_first;
+			if (!im->streams && o->mpi_rank > 0)
+				break;
+			db->share_rank = o->mpi_rank;
+			db->share_n = im->streams ? o->mpi_size : 1;
+		}
 		int bad = !im || im->read(db, inputs[i], &o->imp, err);
 		/* the thread's error, unless the importer's came first */
 		bad |= pc_async_finish(db->async, db, bad ? NULL : err) != 0;
@@ -404,6 +442,8 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 	pc_values_finish(db);
 	int none = !pc_values_total(db) && !pc_scoped_total(db) &&
 		   !pc_samples_total(db);
+	if (o->mpi_size > 1)
+		return db; /* a rank's share may be empty: rank 0 checks */
 	if (none && tree_only &&
 	    db->ncontexts > 2) {
 		/* a database with a tree and no values (hpcprof wrote such
@@ -473,6 +513,110 @@ static uint64_t inputs_size(char **inputs, int n)
 	return sum;
 }
 
+#ifdef PC_MPI
+#include "pc_mpi.h"
+
+/* Ranks > 0: read this rank's share, then send it to rank 0 (whose
+ * exit status every rank takes). */
+static int mpi_follow(struct opts *o, char **inputs, int n)
+{
+	struct pc_err err = { 0 };
+	struct pc_sink *keeper = pc_mpi_keeper();
+	struct stream st = { NULL, o->out, &o->exp, keeper };
+	o->diag.progress = 0;
+	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
+	/* the profiles this rank read: its share (handed on as they were
+	 * read); with tables of its own, those still in its model too;
+	 * an input read whole by rank 0 alone: none */
+	int tables = !(n == 1 && o->mpi_tree && db && db->shared);
+	if (db && tables && (n > 1 || db->shared))
+		pc_mpi_keep_rest(keeper, db);
+	else if (db && tables) {
+		pc_mpi_keeper_free(keeper);
+		keeper = pc_mpi_keeper();
+	}
+	int rc = 1;
+	uint64_t kept = db ? pc_mpi_kept(keeper) : 0;
+	if (!pc_mpi_agree(!db, &err)) {
+		pc_mpi_sum(kept);
+		pc_mpi_send(keeper, db, tables);
+		rc = 0;
+	}
+	pc_mpi_bcast_rc(&rc);
+	pc_mpi_keeper_free(keeper);
+	pc_db_free(db);
+	return rc;
+}
+
+/* Rank 0: read its share (the first profiles) into the output as one
+ * process would, then every other rank's in rank order. The model, or
+ * NULL with err set (the first error in reading order, whichever rank
+ * met it). */
+static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
+			      struct stream *st, struct pc_err *err)
+{
+	struct pc_db *g = load(o, inputs, n, NULL, st, err);
+	int tables = !(n == 1 && o->mpi_tree && g && g->shared);
+	struct pc_sink *own = NULL;
+	if (pc_mpi_agree(!g, err)) {
+		pc_db_free(g);
+		return NULL;
+	}
+	uint64_t total = pc_mpi_sum(0);
+	/* the output's writer, if reading did not begin it (several
+	 * inputs, or an importer that does not stream) */
+	if (!st->sink && st->ex->begin &&
+	    (!st->ex->stream_ok || st->ex->stream_ok(st->opts))) {
+		st->sink = st->ex->begin(st->out, st->opts, err);
+		if (!st->sink) {
+			pc_mpi_gather(g, NULL, tables, o->mpi_files,
+				      o->mpi_size, err);
+			pc_db_free(g);
+			return NULL;
+		}
+		g->sink = st->sink;
+	}
+	/* profiles rank 0 read that are not handed on yet: before the
+	 * other ranks' */
+	if (tables && g->sink) {
+		own = pc_mpi_keeper();
+		pc_mpi_keep_rest(own, g);
+	}
+	if (tables && g->nplanned < g->nflushed + pc_mpi_kept(own) + total)
+		g->nplanned = g->nflushed + pc_mpi_kept(own) + total;
+	int rc = pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size,
+			       err);
+	pc_mpi_keeper_free(own);
+	if (!rc && !pc_values_total(g) && !pc_scoped_total(g) &&
+	    !pc_samples_total(g))
+		rc = n == 1 ? pc_err_set(err, "%s: nothing to %s: no costs, "
+					 "values or trace samples", inputs[0],
+					 o->cmd) :
+			      pc_err_set(err, "nothing to %s: none of the %d "
+					 "inputs holds costs, values or trace "
+					 "samples", o->cmd, n);
+	if (rc) {
+		pc_db_free(g);
+		return NULL;
+	}
+	pc_values_finish(g);
+	return g;
+}
+#endif
+
+/* The output is refused before any input is read (every rank stops). */
+static int refused(struct opts *o, struct pc_err *err)
+{
+	report(err);
+#ifdef PC_MPI
+	if (o->mpi_size > 1)
+		pc_mpi_agree(1, err);
+#else
+	(void)o;
+#endif
+	return 1;
+}
+
 static int cmd_convert(struct opts *o, char **inputs, int n)
 {
 	if (!o->out)
@@ -527,6 +671,14 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	if (!strcmp(o->out, "-") && o->exp.split)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
+#ifdef PC_MPI
+	/* the other ranks read their shares once rank 0 has checked the
+	 * output */
+	if (o->mpi_size > 1 && o->mpi_rank > 0) {
+		struct pc_err e = { 0 };
+		return pc_mpi_agree(0, &e) ? 1 : mpi_follow(o, inputs, n);
+	}
+#endif
 	struct pc_err err = { 0 };
 	/* an output that is one of the inputs would replace it */
 	struct stat so, si;
@@ -537,17 +689,18 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 			pc_err_set(&err, "%s: the output is one of the inputs "
 				   "(%s); not replacing it: write to another "
 				   "name", o->out, inputs[i]);
-			report(&err);
-			return 1;
+			return refused(o, &err);
 		}
 	/* a refused output is known before any input is read */
 	if (strcmp(o->out, "-") &&
 	    pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
-			  &o->diag, &err)) {
-		report(&err);
-		return 1;
-	}
+			  &o->diag, &err))
+		return refused(o, &err);
 	pc_dest_signals();
+#ifdef PC_MPI
+	if (o->mpi_size > 1)
+		pc_mpi_agree(0, &err);
+#endif
 	o->imp.point_only = ex->point_only;
 	o->exp.jobs = o->jobs;
 	o->imp.jobs = o->jobs;
@@ -557,7 +710,13 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	struct stream st = { ex, o->out, &o->exp, NULL };
 	struct timespec t0, t1, t2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+#ifdef PC_MPI
+	struct pc_db *db = o->mpi_size > 1 ?
+		mpi_lead(o, inputs, n, &st, &err) :
+		load(o, inputs, n, NULL, &st, &err);
+#else
 	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int rc = 0;
 	if (!db && st.sink)
@@ -599,6 +758,10 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 			nv == 1 ? "" : "s");
 	}
 	pc_db_free(db);
+#ifdef PC_MPI
+	if (o->mpi_size > 1)
+		pc_mpi_bcast_rc(&rc);
+#endif
 	return rc;
 }
 
@@ -715,6 +878,20 @@ static int cmd_help(const char *what)
 	return 0;
 }
 
+#ifdef PC_MPI
+/* profconv-mpi: the same commands in every rank of an MPI job */
+static unsigned mpi_rank, mpi_size = 1;
+static int run(int argc, char **argv);
+int main(int argc, char **argv)
+{
+	pc_mpi_init(&argc, &argv, &mpi_rank, &mpi_size);
+	int rc = run(argc, argv);
+	pc_mpi_finalize();
+	return rc;
+}
+#define main run
+#endif
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -735,6 +912,14 @@ int main(int argc, char **argv)
 
 	struct opts o = { 0 };
 	o.jobs = cores();
+	o.mpi_size = 1;
+#ifdef PC_MPI
+	o.mpi_rank = mpi_rank;
+	o.mpi_size = mpi_size;
+	/* a command but convert runs on rank 0 alone */
+	if (mpi_size > 1 && mpi_rank > 0 && strcmp(cmd, "convert"))
+		return 0;
+#endif
 	o.diag.max_print = 10;
 	o.diag.progress = isatty(2);
 	static const struct option longopts[] = {

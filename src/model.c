@@ -187,6 +187,24 @@ void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
 				 function_hash(&db->functions[i]), (pc_id)i);
 }
 
+pc_id pc_function_find(const struct pc_db *db, const struct pc_function *fn)
+{
+	struct pc_function f = *fn;
+	return pc_keymap_find(db->function_map, function_hash(&f), function_eq,
+			      db, &f);
+}
+
+pc_id pc_function_append(struct pc_db *db, const struct pc_function *fn)
+{
+	struct pc_function f = *fn;
+	f.name = pc_intern_cstr(db, f.name);
+	PC_GROW(db->functions, db->nfunctions, db->capfunctions);
+	db->functions[db->nfunctions] = f;
+	pc_keymap_insert(db->function_map, function_hash(&f),
+			 (pc_id)db->nfunctions);
+	return (pc_id)db->nfunctions++;
+}
+
 pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 		      uint64_t offset, pc_id file, uint32_t line)
 {
@@ -757,6 +775,9 @@ int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 {
 	if (!db->sink)
 		return 0;
+	/* MPI: the profiles before this rank's share are other ranks' */
+	if (db->share_n > 1 && p > db->nflushed && p < db->nprofiles)
+		db->nflushed = p;
 	if (p != db->nflushed || p >= db->nprofiles)
 		return pc_err_set(err, "internal: profile %u done out of "
 				  "order (%u expected); please report this "

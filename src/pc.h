@@ -377,6 +377,11 @@ struct pc_db {
 	 * first is done (trace.db's header comes before any trace); 0:
 	 * not known, and then no profile with a trace may be done early */
 	size_t nplanned;
+	/* MPI (profconv-mpi): this process is rank share_rank of share_n
+	 * (1: the whole input); an importer that reads only its rank's
+	 * share of the profiles (pc_share_own) says so in shared */
+	unsigned share_rank, share_n;
+	int shared;
 	/* the input held statistics over threads (Mean, StdDev, ...): the
 	 * v4 writer adds its statistics, as --stats does */
 	int stats;
@@ -425,6 +430,11 @@ pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
 			  uint64_t offset, pc_id file, uint32_t line,
 			  uint32_t dup);
+/* Adds a function without looking it up (an input's twin of one the
+ * model has: MPI's merge of Callgrind files, see src/mpi.c). */
+pc_id pc_function_append(struct pc_db *db, const struct pc_function *f);
+/* The function with exactly these fields (name interned), or PC_NONE. */
+pc_id pc_function_find(const struct pc_db *db, const struct pc_function *f);
 /* Sets the entry offset and line of functions 0..n-1 where they are
  * unknown (0) and the given value is not, and re-keys the lookup. */
 void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
@@ -453,6 +463,9 @@ pc_id pc_ctx_append(struct pc_db *db, pc_id parent,
 void pc_ctx_map_drop(struct pc_db *db);
 pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry);
 
+/* The logical ids of a Callgrind part (importers/callgrind.c; ids:
+ * RANK with the pid as its physical id, THREAD) among db's profiles. */
+void pc_callgrind_logical(const struct pc_db *db, struct pc_idelem ids[2]);
 /* Profiles are not deduplicated: each call adds one. */
 pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 		     uint32_t nids);
@@ -529,6 +542,17 @@ int pc_read_profiles(struct pc_db *db, unsigned jobs, uint64_t n,
 static inline unsigned pc_reader_threads(unsigned jobs)
 {
 	return jobs > 2 ? (jobs + 1) / 2 : 1;
+}
+/* MPI: is unit i of n (a profile, an ovni stream) this rank's? Ranks
+ * take contiguous shares in order, so that profiles come to rank 0 in
+ * the order one process reads them. Always 1 without MPI. */
+static inline int pc_share_own(const struct pc_db *db, uint64_t i,
+			       uint64_t n)
+{
+	if (db->share_n < 2)
+		return 1;
+	return i >= n * db->share_rank / db->share_n &&
+	       i < n * (db->share_rank + 1) / db->share_n;
 }
 /* Profile p is complete: every value, stored value and trace sample of
  * it has been added, and no value of another profile is in the model.

@@ -1,0 +1,47 @@
+/* profconv-mpi: the ranks' side of a conversion (src/mpi.c; doc/design.md,
+ * "MPI ranks"). Each rank reads its share of the profiles; rank 0 makes
+ * the one model (merging the other ranks' tables in rank order, which is
+ * the order one process would have made them in) and hands every
+ * profile to the writer in order. */
+#ifndef PC_MPI_H
+#define PC_MPI_H
+
+#include "pc.h"
+
+void pc_mpi_init(int *argc, char ***argv, unsigned *rank, unsigned *size);
+void pc_mpi_finalize(void);
+
+/* A sink that keeps each profile handed to it (its values sorted and
+ * coalesced, as a writer gets them), for rank 0. */
+struct pc_sink *pc_mpi_keeper(void);
+void pc_mpi_keeper_free(struct pc_sink *k);
+/* Moves the profiles db still holds (from db->nflushed on; values
+ * sorted by pc_values_finish) into the keeper, and out of db. */
+void pc_mpi_keep_rest(struct pc_sink *k, struct pc_db *db);
+/* How many profiles the keeper holds. */
+uint64_t pc_mpi_kept(const struct pc_sink *k);
+
+/* Every rank says whether it failed: 0 if none did; else 1, with err
+ * the message of the lowest failing rank (the first error in the
+ * order one process reads), on every rank. */
+int pc_mpi_agree(int failed, struct pc_err *err);
+/* The sum of v over the ranks, on every rank. */
+uint64_t pc_mpi_sum(uint64_t v);
+/* rank 0's value of *rc, on every rank. */
+void pc_mpi_bcast_rc(int *rc);
+
+/* Ranks > 0: sends the rank's tables (with_tables: its contexts,
+ * functions, metrics and profiles are its own; else they are every
+ * rank's, read from the same database) and its kept profiles to rank
+ * 0. */
+int pc_mpi_send(struct pc_sink *k, const struct pc_db *db, int with_tables);
+/* Rank 0: the profiles of every rank in rank order (rank 0's own from
+ * own, which may be NULL), each rank's tables merged into g first
+ * (with_tables; callgrind: functions as the Callgrind importer finds
+ * them from one file to the next), each profile's ids mapped to g's and
+ * handed on (pc_profile_done). 0, or -1 with err set (every rank's
+ * messages are still received). */
+int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
+		  int callgrind, unsigned size, struct pc_err *err);
+
+#endif
