@@ -43,12 +43,9 @@ conversions() {
 # cpu COMMAND...: prints the CPU seconds (user + system) it took, after
 # touching and freeing 256 MiB
 cpu() {
-	/usr/bin/python3 -c 'bytearray(256 << 20)'
-	/usr/bin/time -f '%U %S' -o "$work/time" $pin "$@" </dev/null >/dev/null 2>"$work/err" ||
-		{ echo "bench/floor.sh: $*: failed" >&2; cat "$work/err" >&2; exit 1; }
+	measured '%U %S' "$@" >/dev/null
 	awk '{ printf "%.3f\n", $1 + $2 }' "$work/time"
 }
-bytes() { du -sb "$1" | cut -f1; }
 
 : >"$work/samples"
 r=1

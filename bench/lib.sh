@@ -31,6 +31,39 @@ kc() { # file: prints CPU seconds (KCachegrind headless, $work as HOME)
 	echo "$last $(getconf CLK_TCK)" | awk '{print $1 / $2}'
 }
 
+# measured FORMAT COMMAND...: GNU time's FORMAT of COMMAND, its output
+# discarded, run after memory is touched and freed (this VM charges the
+# first touch of memory given back to the host); leaves the bench with
+# the command's messages if it fails. Uses $work and $pin (taskset).
+measured() {
+	fmt=$1
+	shift
+	/usr/bin/python3 -c 'bytearray(256 << 20)'
+	/usr/bin/time -f "$fmt" -o "$work/time" ${pin:-} "$@" </dev/null >/dev/null 2>"$work/err" ||
+		{ echo "$0: $*: failed" >&2; cat "$work/err" >&2; exit 1; }
+	cat "$work/time"
+}
+bytes() { du -sb "$1" | cut -f1; }
+
+# Generated inputs, made once: an ovni trace (DIR THREADS EVENTS), an
+# old database (DIR THREADS CONTEXTS), a Callgrind file (FILE FUNCTIONS,
+# 60 lines each).
+gen_ovni_trace() {
+	[ -d "$1" ] && return 0
+	cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
+	"$work/gen_ovni" "$1" "$2" "$3" >/dev/null
+}
+gen_old_db() {
+	[ -d "$1" ] && return 0
+	cc -std=c11 -O2 -o "$work/gen_legacy" "$top/bench/gen_legacy.c"
+	"$work/gen_legacy" "$1" "$2" "$3" >/dev/null 2>&1
+}
+gen_cg_file() {
+	[ -s "$1" ] && return 0
+	cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
+	"$work/gen_callgrind" "$2" 60 >"$1"
+}
+
 # The bench inputs, generated once into $work (see bench/floor.sh for the
 # sizes and the variables that change them): sets cg (the cc1plus
 # fixture), gen (a generated Callgrind file), old (an old database),
@@ -40,24 +73,15 @@ bench_inputs() {
 	cg="$work/cc1plus.out"
 	[ -s "$cg" ] || gzip -dc "$top/testdata/callgrind/cc1plus.out.gz" >"$cg"
 	gen="$work/callgrind.out.gen-${CG_FUNCS:-50000}"
-	if [ ! -s "$gen" ]; then
-		cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
-		"$work/gen_callgrind" "${CG_FUNCS:-50000}" 60 >"$gen"
-	fi
+	gen_cg_file "$gen" "${CG_FUNCS:-50000}"
 	set -- ${OLD:-64 100000}
 	old="$work/old-$1-$2"
-	if [ ! -d "$old" ]; then
-		cc -std=c11 -O2 -o "$work/gen_legacy" "$top/bench/gen_legacy.c"
-		"$work/gen_legacy" "$old" "$1" "$2" >/dev/null 2>&1
-	fi
+	gen_old_db "$old" "$1" "$2"
 	oldv4="$old.v4.d"
 	[ -d "$oldv4" ] || "$bin" convert -q -o "$oldv4" "$old"
 	set -- ${OVNI:-16 2000000}
 	ovni="$work/ovni-$1-$2"
-	if [ ! -d "$ovni" ]; then
-		cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
-		"$work/gen_ovni" "$ovni" "$1" "$2" >/dev/null
-	fi
+	gen_ovni_trace "$ovni" "$1" "$2"
 	set -- ${DCPI:-1000 10000}
 	dcpi="$work/dcpi-$1-$2"
 	if [ ! -d "$dcpi" ]; then

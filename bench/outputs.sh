@@ -23,16 +23,10 @@ pin=""
 command -v taskset >/dev/null && pin="taskset -c 0"
 
 gen="$work/callgrind.out.gen-${CG_FUNCS:-60000}"
-if [ ! -s "$gen" ]; then
-	cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
-	"$work/gen_callgrind" "${CG_FUNCS:-60000}" 60 >"$gen"
-fi
+gen_cg_file "$gen" "${CG_FUNCS:-60000}"
 set -- ${OVNI:-16 6250000}
 ovni="$work/ovni-$1-$2"
-if [ ! -d "$ovni" ]; then
-	cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
-	"$work/gen_ovni" "$ovni" "$1" "$2" >/dev/null
-fi
+gen_ovni_trace "$ovni" "$1" "$2"
 
 conversions() {
 	for o in prof.pb.gz prof.folded callgrind.out.x prof.d; do
@@ -46,12 +40,9 @@ conversions() {
 # run COMMAND...: "CPU-seconds peak-KiB", after touching and freeing
 # 256 MiB
 run() {
-	/usr/bin/python3 -c 'bytearray(256 << 20)'
-	/usr/bin/time -f '%U %S %M' -o "$work/time" $pin "$@" </dev/null >/dev/null 2>"$work/err" ||
-		{ echo "bench/outputs.sh: $*: failed" >&2; cat "$work/err" >&2; exit 1; }
+	measured '%U %S %M' "$@" >/dev/null
 	awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$work/time"
 }
-bytes() { du -sb "$1" | cut -f1; }
 
 : >"$work/samples"
 r=1

@@ -706,15 +706,12 @@ static struct pc_sink *cg_begin(const char *out,
 				const struct pc_export_opts *opts,
 				struct pc_err *err)
 {
-	if (strlen(out) >= sizeof((struct ex *)0)->out) {
-		pc_err_set(err, "%s: name too long", out);
-		return NULL;
-	}
-	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+	char name[sizeof((struct ex *)0)->out];
+	if (pc_outfile_check(name, sizeof name, out, opts, err))
 		return NULL;
 	struct ex *x = pc_xcalloc(1, sizeof(*x));
 	x->sink.profile = cg_profile;
-	strcpy(x->out, out);
+	strcpy(x->out, name);
 	x->o = *opts;
 	x->opts = &x->o;
 	return &x->sink;

@@ -36,7 +36,11 @@ struct cx {
 	const struct pc_db *db;
 	struct pc_frames fr;
 	struct pc_outfile of;
-	int opened, nevents;
+	int opened;
+	uint64_t nevents;
+	/* per frame context: its name as JSON, made at its first event */
+	char **jname;
+	size_t njname;
 	/* times are written from here: 0, or for times since the epoch
 	 * (HPCToolkit's) the day of the first sample, so that readers
 	 * that parse numbers as doubles keep every nanosecond */
@@ -81,13 +85,6 @@ static void ids_text(char *buf, size_t n, const struct pc_profile *pr,
 	}
 }
 
-static void put_time(FILE *f, const char *key, int64_t ns)
-{
-	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	fprintf(f, ",\"%s\":%s%llu.%03u", key, ns < 0 ? "-" : "",
-		(unsigned long long)(a / 1000), (unsigned)(a % 1000));
-}
-
 static void event_start(struct cx *x)
 {
 	fputs(x->nevents++ ? ",\n" : "\n", x->of.f);
@@ -103,24 +100,76 @@ static void meta(struct cx *x, const char *what, unsigned pid, pc_id tid,
 	fputs("\"}}", x->of.f);
 }
 
+/* digits of v at p; the end */
+static char *put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* nanoseconds as microseconds with three decimals */
+static char *put_us(char *p, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		*p++ = '-';
+	p = put_u64(p, a / 1000);
+	unsigned f = (unsigned)(a % 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + f / 100);
+	*p++ = (char)('0' + f / 10 % 10);
+	*p++ = (char)('0' + f % 10);
+	return p;
+}
+
+static const char *json_name(struct cx *x, pc_id frame)
+{
+	if (frame >= x->njname) {
+		size_t n = x->db->ncontexts > frame ? x->db->ncontexts : frame + 1;
+		x->jname = pc_xrealloc(x->jname, n, sizeof(char *));
+		memset(x->jname + x->njname, 0,
+		       (n - x->njname) * sizeof(char *));
+		x->njname = n;
+	}
+	if (!x->jname[frame])
+		x->jname[frame] = pc_json_escape(
+			pc_frame_name(x->db, (struct pc_db *)x->db, frame));
+	return x->jname[frame];
+}
+
 /* Closes the open frames above depth d at time t, the outermost first:
  * events of equal times nest in the order they come (Chrome's viewer
- * and speedscope read them so). */
+ * and speedscope read them so). Events are the bulk of a trace's file:
+ * formatted by hand. */
 static void close_to(struct cx *x, size_t d, uint64_t t, unsigned pid,
 		     pc_id tid)
 {
-	struct pc_db *mdb = (struct pc_db *)x->db;
+	char buf[160];
 	for (size_t i = d; i < x->nst; i++) {
 		const struct open *o = &x->st[i];
 		if (t == o->start)
 			continue; /* no time: nothing to show */
-		event_start(x);
-		fprintf(x->of.f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u", pid,
-			tid);
-		put_time(x->of.f, "ts", (int64_t)(o->start - x->origin));
-		put_time(x->of.f, "dur", (int64_t)(t - o->start));
-		fputs(",\"name\":\"", x->of.f);
-		pc_put_json(x->of.f, pc_frame_name(x->db, mdb, o->frame));
+		char *p = buf;
+		if (x->nevents++)
+			*p++ = ',';
+		memcpy(p, "\n{\"ph\":\"X\",\"pid\":", 17);
+		p = put_u64(p + 17, pid);
+		memcpy(p, ",\"tid\":", 7);
+		p = put_u64(p + 7, tid);
+		memcpy(p, ",\"ts\":", 6);
+		p = put_us(p + 6, (int64_t)(o->start - x->origin));
+		memcpy(p, ",\"dur\":", 7);
+		p = put_us(p + 7, (int64_t)(t - o->start));
+		memcpy(p, ",\"name\":\"", 9);
+		p += 9;
+		fwrite(buf, 1, (size_t)(p - buf), x->of.f);
+		fputs(json_name(x, o->frame), x->of.f);
 		fputs("\"}", x->of.f);
 	}
 	if (x->nst > d)
@@ -245,15 +294,12 @@ static struct pc_sink *ct_begin(const char *out,
 				const struct pc_export_opts *opts,
 				struct pc_err *err)
 {
-	if (strlen(out) >= sizeof((struct cx *)0)->out) {
-		pc_err_set(err, "%s: name too long", out);
-		return NULL;
-	}
-	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+	char name[sizeof((struct cx *)0)->out];
+	if (pc_outfile_check(name, sizeof name, out, opts, err))
 		return NULL;
 	struct cx *x = pc_xcalloc(1, sizeof(*x));
 	x->sink.profile = ct_profile;
-	strcpy(x->out, out);
+	strcpy(x->out, name);
 	x->o = *opts;
 	x->pmap = pc_keymap_new();
 	return &x->sink;
@@ -269,6 +315,9 @@ static void cx_free(struct cx *x)
 	free(x->proc);
 	free(x->st);
 	free(x->path);
+	for (size_t i = 0; i < x->njname; i++)
+		free(x->jname[i]);
+	free(x->jname);
 	free(x);
 }
 

@@ -198,15 +198,12 @@ static struct pc_sink *fo_begin(const char *out,
 				const struct pc_export_opts *opts,
 				struct pc_err *err)
 {
-	if (strlen(out) >= sizeof((struct fx *)0)->out) {
-		pc_err_set(err, "%s: name too long", out);
-		return NULL;
-	}
-	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+	char name[sizeof((struct fx *)0)->out];
+	if (pc_outfile_check(name, sizeof name, out, opts, err))
 		return NULL;
 	struct fx *x = pc_xcalloc(1, sizeof(*x));
 	x->sink.profile = fo_profile;
-	strcpy(x->out, out);
+	strcpy(x->out, name);
 	x->o = *opts;
 	x->metric = PC_NONE;
 	return &x->sink;

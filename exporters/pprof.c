@@ -557,15 +557,12 @@ static struct pc_sink *pp_begin(const char *out,
 				const struct pc_export_opts *opts,
 				struct pc_err *err)
 {
-	if (strlen(out) >= sizeof((struct px *)0)->out) {
-		pc_err_set(err, "%s: name too long", out);
-		return NULL;
-	}
-	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+	char name[sizeof((struct px *)0)->out];
+	if (pc_outfile_check(name, sizeof name, out, opts, err))
 		return NULL;
 	struct px *x = pc_xcalloc(1, sizeof(*x));
 	x->sink.profile = pp_profile;
-	strcpy(x->out, out);
+	strcpy(x->out, name);
 	x->o = *opts;
 	return &x->sink;
 }

@@ -151,6 +151,17 @@ const char *pc_unit_name(const struct pc_metric *m, int k)
 	return "count";
 }
 
+int pc_outfile_check(char *buf, size_t n, const char *out,
+		     const struct pc_export_opts *opts, struct pc_err *err)
+{
+	if (strlen(out) >= n)
+		return pc_err_set(err, "%s: name too long", out);
+	if (strcmp(out, "-") && pc_dest_check(out, 0, opts->force, NULL, err))
+		return -1;
+	strcpy(buf, out);
+	return 0;
+}
+
 int pc_outfile_open(struct pc_outfile *o, const char *out, struct pc_err *err)
 {
 	memset(o, 0, sizeof(*o));
@@ -208,19 +219,34 @@ void pc_outfile_abort(struct pc_outfile *o)
 		pc_dest_abort(&o->d);
 }
 
-void pc_put_json(FILE *f, const char *s)
+char *pc_json_escape(const char *s)
 {
 	char *esc = pc_utf8_escape(s);
-	for (const unsigned char *u = (const unsigned char *)(esc ? esc : s);
-	     *u; u++) {
-		if (*u == '"' || *u == '\\')
-			fprintf(f, "\\%c", *u);
-		else if (*u < 0x20 || *u == 0x7f)
-			fprintf(f, "\\u%04x", *u);
-		else
-			fputc(*u, f);
+	const unsigned char *u = (const unsigned char *)(esc ? esc : s);
+	size_t n = 0;
+	for (const unsigned char *q = u; *q; q++)
+		n += *q == '"' || *q == '\\' ? 2 : *q < 0x20 || *q == 0x7f ? 6 : 1;
+	char *out = pc_xmalloc(n + 1), *p = out;
+	for (; *u; u++) {
+		if (*u == '"' || *u == '\\') {
+			*p++ = '\\';
+			*p++ = (char)*u;
+		} else if (*u < 0x20 || *u == 0x7f) {
+			p += snprintf(p, 7, "\\u%04x", *u);
+		} else {
+			*p++ = (char)*u;
+		}
 	}
+	*p = 0;
 	free(esc);
+	return out;
+}
+
+void pc_put_json(FILE *f, const char *s)
+{
+	char *j = pc_json_escape(s);
+	fputs(j, f);
+	free(j);
 }
 
 int pc_metric_scale(const struct pc_metric *m, double max, double total,

@@ -69,6 +69,11 @@ static inline const char *pc_outfile_name(const struct pc_outfile *o)
 {
 	return o->to_stdout ? "standard output" : o->d.tmp;
 }
+/* Before any input is read: out fits buf (n bytes; it is copied
+ * there) and may be written (pc_dest_check; "-" is standard output).
+ * 0, or -1 with err set. */
+int pc_outfile_check(char *buf, size_t n, const char *out,
+		     const struct pc_export_opts *opts, struct pc_err *err);
 int pc_outfile_open(struct pc_outfile *o, const char *out, struct pc_err *err);
 /* Flushes and closes the file (still under its temporary name): 0, or
  * -1 with err set (the temporary removed). */
@@ -84,4 +89,6 @@ void pc_outfile_abort(struct pc_outfile *o);
  * characters escaped; bytes that are not UTF-8 as \xHH text, as every
  * profconv output writes them. */
 void pc_put_json(FILE *f, const char *s);
+/* The same as a string (free it). */
+char *pc_json_escape(const char *s);
 #endif

@@ -625,10 +625,12 @@ int pc_v4_read_profiles(struct reader *r)
 	 * over all profiles at once) rank 0 reads them all */
 	pc_id *mine = r->prof_id;
 	if (r->db->share_n > 1) {
+		/* the same on every rank, whatever its output */
+		int all0 = has_elided(r, b, pp, np, szp);
 		mine = pc_xmalloc((np + 1) * sizeof(pc_id));
 		for (uint64_t i = 0; i < np; i++)
 			mine[i] = r->prof_id[i] != PC_NONE &&
-				  (elided ? r->db->share_rank == 0 :
+				  (all0 ? r->db->share_rank == 0 :
 				   pc_share_own(r->db, r->prof_id[i],
 						r->db->nprofiles)) ?
 					  r->prof_id[i] : PC_NONE;

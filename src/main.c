@@ -104,7 +104,15 @@ static const char *const command_help[][2] = {
 	  "\n"
 	  "OUT is checked before any input is read, written under a temporary\n"
 	  "name, and put in place once complete; an interrupted run leaves\n"
-	  "nothing behind.\n" },
+	  "nothing behind.\n"
+	  "\n"
+	  "profconv-mpi (built where MPI is found): mpirun -np N profconv-mpi\n"
+	  "convert, the same options, writes the same OUT. Ranks read disjoint\n"
+	  "shares of the profiles: an ovni trace's thread streams, an old or v4\n"
+	  "database's profiles, Callgrind thread files given together. A single\n"
+	  "profile (one Callgrind file), a DCPI input, an hpcprof v4 database\n"
+	  "(its elided contexts are placed over all profiles at once) and\n"
+	  "several inputs of other formats stay on rank 0.\n" },
 	{ "info",
 	  "Usage: profconv info [--json] [OPTION]... INPUT...\n"
 	  "Reads INPUTs as convert would and prints what a conversion needs to\n"
@@ -164,6 +172,7 @@ struct opts {
 	/* several inputs, all Callgrind files: shared out whole (any other
 	 * several inputs are read by rank 0 alone) */
 	int mpi_files;
+	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
 };
 
 static double seconds(const struct timespec *a, const struct timespec *b)
@@ -529,17 +538,17 @@ static int mpi_follow(struct opts *o, char **inputs, int n)
 	 * read); with tables of its own, those still in its model too;
 	 * an input read whole by rank 0 alone: none */
 	int tables = !(n == 1 && o->mpi_tree && db && db->shared);
-	if (db && tables && (n > 1 || db->shared))
+	int mine = db && (n > 1 || db->shared);
+	if (mine && tables)
 		pc_mpi_keep_rest(keeper, db);
-	else if (db && tables) {
+	else if (!mine) { /* rank 0 reads this input alone */
 		pc_mpi_keeper_free(keeper);
 		keeper = pc_mpi_keeper();
 	}
 	int rc = 1;
-	uint64_t kept = db ? pc_mpi_kept(keeper) : 0;
 	if (!pc_mpi_agree(!db, &err)) {
-		pc_mpi_sum(kept);
-		pc_mpi_send(keeper, db, tables);
+		pc_mpi_sum(pc_mpi_kept(keeper));
+		pc_mpi_send(keeper, mine ? db : NULL, tables);
 		rc = 0;
 	}
 	pc_mpi_bcast_rc(&rc);
@@ -555,7 +564,11 @@ static int mpi_follow(struct opts *o, char **inputs, int n)
 static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
 			      struct stream *st, struct pc_err *err)
 {
+	struct timespec t0, t1, t2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct pc_db *g = load(o, inputs, n, NULL, st, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	o->mpi_read = seconds(&t0, &t1);
 	int tables = !(n == 1 && o->mpi_tree && g && g->shared);
 	struct pc_sink *own = NULL;
 	if (pc_mpi_agree(!g, err)) {
@@ -587,6 +600,8 @@ static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
 	int rc = pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size,
 			       err);
 	pc_mpi_keeper_free(own);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	o->mpi_recv = seconds(&t1, &t2);
 	if (!rc && !pc_values_total(g) && !pc_scoped_total(g) &&
 	    !pc_samples_total(g))
 		rc = n == 1 ? pc_err_set(err, "%s: nothing to %s: no costs, "
@@ -724,7 +739,12 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	int bad = (!db || (st.sink ? ex->end(st.sink, db, &err) :
 			      ex->write(db, o->out, &o->exp, &err)));
 	clock_gettime(CLOCK_MONOTONIC, &t2);
-	if (o->diag.verbose && !o->diag.quiet)
+	if (o->diag.verbose && !o->diag.quiet && o->mpi_size > 1)
+		fprintf(stderr, "profconv: times (wall, rank 0 of %u): reading "
+			"its share %.2f s, the other ranks' profiles %.2f s, "
+			"the rest of the output %.2f s\n", o->mpi_size,
+			o->mpi_read, o->mpi_recv, seconds(&t1, &t2));
+	else if (o->diag.verbose && !o->diag.quiet)
 		fprintf(stderr, "profconv: times (wall): reading%s %.2f s, "
 			"the rest of the output %.2f s\n",
 			st.sink ? " and writing profiles" : "",

@@ -306,8 +306,16 @@ int pc_mpi_send(struct pc_sink *s, const struct pc_db *db, int with_tables)
 	struct rec t = { 0 };
 	put64(&t, k->nprof);
 	put64(&t, db ? db->ncontexts : 1);
-	if (with_tables && db)
+	if (with_tables && db) {
 		put_tables(&t, db);
+	} else if (with_tables) { /* none of its own: empty tables */
+		putstr(&t, NULL);
+		putstr(&t, NULL);
+		for (int i = 0; i < 4; i++)
+			put64(&t, 0);
+		put64(&t, 1); /* the root alone */
+		put64(&t, 0);
+	}
 	send_rec(&t, 0);
 	free(t.p);
 	for (size_t i = 0; i < k->nprof; i++) {

@@ -32,8 +32,8 @@ void pc_mpi_bcast_rc(int *rc);
 
 /* Ranks > 0: sends the rank's tables (with_tables: its contexts,
  * functions, metrics and profiles are its own; else they are every
- * rank's, read from the same database) and its kept profiles to rank
- * 0. */
+ * rank's, read from the same database; db NULL: none, an input rank 0
+ * reads alone) and its kept profiles to rank 0. */
 int pc_mpi_send(struct pc_sink *k, const struct pc_db *db, int with_tables);
 /* Rank 0: the profiles of every rank in rank order (rank 0's own from
  * own, which may be NULL), each rank's tables merged into g first

@@ -85,14 +85,7 @@ same_error "v4 copy, profile 20 bad at -j2" "$tmp/cut.d" 2 startIndex
 # the same in the old database, whose profiles -j reads on several
 # threads: profile 20's context index made bad (big-endian)
 cp -r "$old" "$tmp/cutold"
-perl -e '
-	open(my $f, "+<", $ARGV[0]) or die; binmode $f;
-	sub rd { my ($at, $n) = @_; seek($f, $at, 0); read($f, my $b, $n); $b }
-	my $pi = unpack("Q>", rd(32, 8));
-	my $e = $pi + 52 * 20;
-	my ($nv, $off) = (unpack("Q>", rd($e + 32, 8)), unpack("Q>", rd($e + 44, 8)));
-	seek($f, $off + 10 * $nv + 12 + 4, 0); print $f pack("Q>", 1 << 40);
-' "$tmp/cutold/profile.db"
+bad_old_profile "$tmp/cutold" 20
 same_error "old database, profile 20 bad at -j3" "$tmp/cutold" 3 "value index"
 "$PROFCONV" convert -q -j0 -o "$tmp/x.d" "$old" 2>"$tmp/err"
 check "-j0 is refused" grep -q "^profconv: bad --jobs '0' (1 to 4096)" "$tmp/err"

@@ -97,3 +97,16 @@ bad_inputs() {
 		fi
 	done
 }
+# bad_old_profile DB N: makes profile N of an old database's
+# HPCPROF-profile.db bad (its context index: a value index past its
+# values; big-endian), for the tests of a failure halfway through
+bad_old_profile() {
+	perl -e '
+		open(my $f, "+<", $ARGV[0]) or die; binmode $f;
+		sub rd { my ($at, $n) = @_; seek($f, $at, 0); read($f, my $b, $n); $b }
+		my $pi = unpack("Q>", rd(32, 8));
+		my $e = $pi + 52 * $ARGV[1];
+		my ($nv, $off) = (unpack("Q>", rd($e + 32, 8)), unpack("Q>", rd($e + 44, 8)));
+		seek($f, $off + 10 * $nv + 12 + 4, 0); print $f pack("Q>", 1 << 40);
+	' "$1/profile.db" "$2"
+}

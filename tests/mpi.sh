@@ -79,14 +79,7 @@ fi
 # profile 20 of the old database made bad (its context index, as
 # tests/jobs.sh does): -np 3 gives profiles 16-23 to rank 2
 cp -r "$tmp/old" "$tmp/cutold"
-perl -e '
-	open(my $f, "+<", $ARGV[0]) or die; binmode $f;
-	sub rd { my ($at, $n) = @_; seek($f, $at, 0); read($f, my $b, $n); $b }
-	my $pi = unpack("Q>", rd(32, 8));
-	my $e = $pi + 52 * 20;
-	my ($nv, $off) = (unpack("Q>", rd($e + 32, 8)), unpack("Q>", rd($e + 44, 8)));
-	seek($f, $off + 10 * $nv + 12 + 4, 0); print $f pack("Q>", 1 << 40);
-' "$tmp/cutold/profile.db"
+bad_old_profile "$tmp/cutold" 20
 "$PROFCONV" convert -q -o "$tmp/out.d" "$tmp/cutold" 2>"$tmp/err1"
 run_mpi 3 convert -q -o "$tmp/out.d" "$tmp/cutold" >"$tmp/errm" 2>&1
 rc=$?
