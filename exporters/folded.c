@@ -181,7 +181,11 @@ static int write_lines(struct fx *x, struct pc_err *err)
 			fputc(d ? ';' : ' ', x->of.f);
 		}
 		fprintf(x->of.f, "%.0f\n", r);
+		if (!(i & 0xffff)) /* on a terminal, now and then */
+			pc_progress(db->diag, "writing folded stacks", i, t.len,
+				    UINT64_MAX);
 	}
+	pc_progress_done(db->diag);
 	if (!nlines)
 		pc_warn(db->diag, "metric '%s' has no positive self value: the "
 			"file has no stacks (--metric NAME writes another)",

@@ -530,7 +530,11 @@ static int write_file(struct px *x, const char *path,
 		}
 		if (any)
 			add_sample(x, w, c, iv, lp, nlab);
+		if (!(c & 0xffff)) /* on a terminal, now and then */
+			pc_progress(x->db->diag, "writing pprof samples", i,
+				    x->ncell, UINT64_MAX);
 	}
+	pc_progress_done(x->db->diag);
 	free(iv);
 	end_samples(w);
 	free(lab);

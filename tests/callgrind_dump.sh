@@ -171,11 +171,14 @@ fn=e
 51 5
 EOF
 "$PROFCONV" convert -q --max-contexts=1000 -o "$tmp/full.d" "$tmp/scc.out"
-"$PROFCONV" check --values "$tmp/full.d" >"$tmp/full.v"
+# (inclusive values per function are not kept: a cut tree sums a
+# function's callees below it, recursion included, differently)
+"$PROFCONV" check --values "$tmp/full.d" | grep -v '^inclusive' >"$tmp/full.v"
 bad=""
 for mc in $(seq 1 80); do
 	if "$PROFCONV" convert -q --force --max-contexts=$mc -o "$tmp/b.d" "$tmp/scc.out" &&
-		"$PROFCONV" check --values "$tmp/b.d" >"$tmp/b.v" && cmp -s "$tmp/full.v" "$tmp/b.v"; then :
+		"$PROFCONV" check --values "$tmp/b.d" >"$tmp/b.all" &&
+		grep -v '^inclusive' "$tmp/b.all" >"$tmp/b.v" && cmp -s "$tmp/full.v" "$tmp/b.v"; then :
 	else bad="$bad $mc"; fi
 done
 check "each bound 1-80 keeps the totals, self costs and calls per function" test -z "$bad"
