@@ -312,7 +312,6 @@ static void put_tables(struct px *x, struct out *w)
 		perftools__profiles__value_type__init(&tv[m]);
 		tv[m].type = str_id(w, name);
 		tv[m].unit = str_id(w, pc_intern_cstr(mdb, unit));
-		ptrs[m < BATCH ? m : 0] = &tv[m];
 	}
 	int64_t comment = db->title ? str_id(w, db->title) : 0;
 	for (size_t m = 0; m < x->nm;) {

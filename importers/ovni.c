@@ -30,7 +30,6 @@
 
 #define OV_NMODELS 16
 #define OV_MAX_DEPTH 100000
-#define OV_JUMBO_KEEP (64u << 10) /* jumbo data kept for decoding */
 
 /* ---- the event table, indexed ---- */
 
@@ -41,7 +40,7 @@ static uint16_t (*ev_index)[256][256];
 /* for an EXIT event, the index of its ENTER event */
 static uint16_t *enter_of;
 
-static int model_find(const char *name)
+int ov_model_find(const char *name)
 {
 	for (int i = 0; i < nmodels; i++)
 		if (!strcmp(model_names[i], name))
@@ -57,7 +56,7 @@ static void table_init(void)
 		model_names[nmodels++] = ov_models[i].name;
 	ev_index = pc_xcalloc((size_t)nmodels, sizeof(*ev_index));
 	for (size_t i = 0; ov_events[i].model; i++) {
-		int m = model_find(ov_events[i].model);
+		int m = ov_model_find(ov_events[i].model);
 		const unsigned char *mcv =
 			(const unsigned char *)ov_events[i].mcv;
 		if (m >= 0)
@@ -77,626 +76,6 @@ static void table_init(void)
 			    !strcmp(ov_events[j].mcv, ov_events[i].arg))
 				enter_of[i] = (uint16_t)j;
 	}
-}
-
-/* ---- small helpers ---- */
-
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* "thread.123" / "thread.123.obs": the number, or -1. */
-static long long num_after(const char *s, const char *prefix,
-			   const char *suffix)
-{
-	size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(s);
-	if (n <= pl + sl || strncmp(s, prefix, pl) ||
-	    strcmp(s + n - sl, suffix))
-		return -1;
-	long long v = 0;
-	for (size_t i = pl; i < n - sl; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (1LL << 40))
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
-/* A u64 -> u64 map (open addressing; key UINT64_MAX is reserved). */
-struct u64map {
-	uint64_t *k, *v;
-	size_t n, cap;
-};
-
-static void map_put(struct u64map *m, uint64_t k, uint64_t v)
-{
-	if (2 * (m->n + 1) > m->cap) {
-		struct u64map o = *m;
-		m->cap = o.cap ? 2 * o.cap : 64;
-		m->k = pc_xmalloc(m->cap * sizeof(uint64_t));
-		m->v = pc_xmalloc(m->cap * sizeof(uint64_t));
-		memset(m->k, 0xff, m->cap * sizeof(uint64_t));
-		m->n = 0;
-		for (size_t i = 0; i < o.cap; i++)
-			if (o.k[i] != UINT64_MAX)
-				map_put(m, o.k[i], o.v[i]);
-		free(o.k);
-		free(o.v);
-	}
-	size_t i = pc_hash64(k) & (m->cap - 1);
-	while (m->k[i] != UINT64_MAX && m->k[i] != k)
-		i = (i + 1) & (m->cap - 1);
-	if (m->k[i] == UINT64_MAX)
-		m->n++;
-	m->k[i] = k;
-	m->v[i] = v;
-}
-
-static int map_get(const struct u64map *m, uint64_t k, uint64_t *v)
-{
-	if (!m->cap)
-		return 0;
-	size_t i = pc_hash64(k) & (m->cap - 1);
-	while (m->k[i] != UINT64_MAX) {
-		if (m->k[i] == k) {
-			*v = m->v[i];
-			return 1;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-	return 0;
-}
-
-static void map_free(struct u64map *m)
-{
-	free(m->k);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
-/* ---- streams ---- */
-
-struct ev {
-	uint64_t off; /* of the event in the file */
-	uint64_t clock;
-	uint8_t flags, m, c, v;
-	uint32_t psize;
-	const uint8_t *payload;
-	uint32_t jlen;        /* jumbo data length */
-	const uint8_t *jdata; /* NULL when longer than OV_JUMBO_KEEP */
-};
-
-struct rd {
-	const char *path;
-	int fd;
-	int swap;
-	uint8_t *buf;
-	size_t cap, pos, end;
-	uint64_t base; /* file offset of buf[0] */
-	uint64_t size;
-};
-
-static uint32_t rd32(const uint8_t *p, int swap)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t rd64(const uint8_t *p, int swap)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return swap ? __builtin_bswap64(v) : v;
-}
-
-/* Makes n bytes available at buf+pos; 0 if the file has fewer. */
-static int rd_fill(struct rd *r, size_t n, struct pc_err *err)
-{
-	if (r->end - r->pos >= n)
-		return 1;
-	if (r->base + r->pos + n > r->size)
-		return 0;
-	memmove(r->buf, r->buf + r->pos, r->end - r->pos);
-	r->base += r->pos;
-	r->end -= r->pos;
-	r->pos = 0;
-	if (n > r->cap) {
-		r->cap = n;
-		r->buf = pc_xrealloc(r->buf, r->cap, 1);
-	}
-	while (r->end < n) {
-		ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			pc_err_at_off(err, r->path, r->base + r->end,
-				      "cannot read: %s", got ? strerror(errno) :
-				      "file shrank while reading");
-			return -1;
-		}
-		r->end += (size_t)got;
-	}
-	return 1;
-}
-
-static int rd_open(struct rd *r, const char *path, struct pc_err *err)
-{
-	memset(r, 0, sizeof(*r));
-	r->path = path;
-	r->fd = pc_open_file(path, err);
-	struct stat st;
-	if (r->fd < 0)
-		return -1;
-	if (fstat(r->fd, &st) != 0) {
-		pc_err_set(err, "%s: %s", path, strerror(errno));
-		close(r->fd);
-		r->fd = -1;
-		return -1;
-	}
-	r->size = (uint64_t)st.st_size;
-	r->cap = r->size < (1 << 20) ? (size_t)r->size + 64 : 1 << 20;
-	r->buf = pc_xmalloc(r->cap);
-	if (r->size == 0)
-		return pc_err_at_off(err, path, 0, "empty stream: no ovni "
-				     "header");
-	int f = rd_fill(r, r->size < 8 ? (size_t)r->size : 8, err);
-	if (f < 0)
-		return -1;
-	if (r->size >= 12 && memcmp(r->buf, "ovni", 4) &&
-	    r->buf[0] == 0x0f && !memcmp(r->buf + 1, "OHx", 3)) {
-		/* the draft specification's streams have no header and
-		 * start with the thread's OHx event (16-byte payload) */
-		r->pos = 0;
-		return 0;
-	}
-	if (r->size < 8 || memcmp(r->buf, "ovni", 4))
-		return pc_err_at_off(err, path, 0, "not an ovni stream: "
-				     "the header does not start with "
-				     "\"ovni\"");
-	uint32_t ver = rd32(r->buf + 4, 0);
-	if (ver == 0x01000000)
-		r->swap = 1;
-	else if (ver != 1)
-		return pc_err_at_off(err, path, 4, "stream version %u (0x%08x)"
-				     "; only version 1 is known",
-				     (unsigned)ver, (unsigned)ver);
-	r->pos = 8;
-	return 0;
-}
-
-static void rd_close(struct rd *r)
-{
-	if (r->fd >= 0)
-		close(r->fd);
-	free(r->buf);
-	r->fd = -1;
-	r->buf = NULL;
-}
-
-/* 1: an event; 0: end of the stream; -1: error. */
-static int rd_next(struct rd *r, struct ev *e, struct pc_err *err)
-{
-	uint64_t off = r->base + r->pos;
-	if (off == r->size)
-		return 0;
-	int f = rd_fill(r, 12, err);
-	if (f < 0)
-		return -1;
-	if (!f)
-		return pc_err_at_off(err, r->path, off, "truncated event: "
-				     "%llu bytes left, an event needs 12",
-				     (unsigned long long)(r->size - off));
-	const uint8_t *p = r->buf + r->pos;
-	e->off = off;
-	e->flags = p[0] >> 4;
-	unsigned s = p[0] & 15;
-	e->psize = s ? s + 1 : 0;
-	e->m = p[1];
-	e->c = p[2];
-	e->v = p[3];
-	e->jlen = 0;
-	e->jdata = NULL;
-	if ((e->flags & 1) && s != 3)
-		return pc_err_at_off(err, r->path, off, "jumbo event %c%c%c "
-				     "with a payload of %u bytes (must be 4)",
-				     e->m, e->c, e->v, e->psize);
-	if (e->psize) {
-		f = rd_fill(r, 12 + e->psize, err);
-		if (f < 0)
-			return -1;
-		if (!f)
-			return pc_err_at_off(err, r->path, off, "event %c%c%c: "
-					     "payload of %u bytes runs past "
-					     "the end of the stream", e->m,
-					     e->c, e->v, e->psize);
-		p = r->buf + r->pos;
-	}
-	e->clock = rd64(p + 4, r->swap);
-	e->payload = p + 12;
-	size_t n = 12 + e->psize;
-	if (e->flags & 1) {
-		e->jlen = rd32(e->payload, r->swap);
-		if (off + n + e->jlen > r->size)
-			return pc_err_at_off(err, r->path, off, "jumbo event "
-					     "%c%c%c of %u bytes runs past the "
-					     "end of the stream", e->m, e->c,
-					     e->v, (unsigned)e->jlen);
-		if (e->jlen <= OV_JUMBO_KEEP) {
-			f = rd_fill(r, n + e->jlen, err);
-			if (f <= 0)
-				return -1;
-			p = r->buf + r->pos;
-			e->payload = p + 12;
-			e->jdata = p + n;
-			r->pos += n + e->jlen;
-		} else {
-			/* skip the data without keeping it */
-			uint64_t to = off + n + e->jlen;
-			if (lseek(r->fd, (off_t)to, SEEK_SET) < 0)
-				return pc_err_at_off(err, r->path, off,
-						     "cannot seek: %s",
-						     strerror(errno));
-			/* the payload must stay valid: copy it first */
-			memmove(r->buf, p, n);
-			r->base = to - n;
-			r->pos = n;
-			r->end = n;
-			e->payload = r->buf + 12;
-		}
-		return 1;
-	}
-	r->pos += n;
-	return 1;
-}
-
-/* ---- metadata ---- */
-
-struct mark_type {
-	int64_t type;
-	char *title;
-	struct json_object *labels; /* owned reference, may be NULL */
-};
-
-struct stream {
-	char *obs;  /* the event stream */
-	char *json; /* its metadata file (v2, v3), else NULL */
-	long long tid;
-};
-
-struct proc {
-	const char *loom_dir;
-	char loom[256], host[256];
-	long long pid;
-	int layout; /* 0..3 */
-	int64_t rank; /* -1: none */
-	int letter_model[256]; /* model index by letter, -1 unknown */
-	const char *lib;       /* libovni version if known */
-	struct stream *st;
-	size_t nst;
-	struct mark_type *marks;
-	size_t nmarks, capmarks;
-	char *lib_buf;
-};
-
-static int json_load(const char *path, struct json_object **out,
-		     struct pc_err *err)
-{
-	unsigned char *buf = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f = pc_fopen_file(path, err);
-	if (!f)
-		return -1;
-	for (;;) {
-		PC_GROW(buf, n + 4096, cap);
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-		if (n > (64u << 20)) {
-			fclose(f);
-			free(buf);
-			return pc_err_set(err, "%s: metadata larger than 64 MB",
-					  path);
-		}
-	}
-	fclose(f);
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o =
-		json_tokener_parse_ex(tok, (const char *)buf, (int)n);
-	enum json_tokener_error je = json_tokener_get_error(tok);
-	size_t end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	int rc = 0;
-	if (!o || je != json_tokener_success) {
-		rc = pc_err_at_off(err, path, end, "metadata is not JSON (%s)",
-				   je == json_tokener_continue || o ?
-					   "it ends inside a value" :
-					   json_tokener_error_desc(je));
-	} else {
-		while (end < n && (buf[end] == ' ' || buf[end] == '\n' ||
-				   buf[end] == '\t' || buf[end] == '\r'))
-			end++;
-		if (end < n)
-			rc = pc_err_at_off(err, path, end, "metadata is not "
-					   "JSON: text after the object");
-		else if (!json_object_is_type(o, json_type_object))
-			rc = pc_err_at_off(err, path, 0, "metadata is not a "
-					   "JSON object");
-	}
-	free(buf);
-	if (rc) {
-		json_object_put(o);
-		return rc;
-	}
-	*out = o;
-	return 0;
-}
-
-/* The value at a dotted path ("ovni.lib.version"), or NULL. */
-static struct json_object *jget(struct json_object *o, const char *path)
-{
-	char key[128];
-	while (o && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof key)
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = 0;
-		struct json_object *v;
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, key, &v))
-			return NULL;
-		o = v;
-		path += n + (dot ? 1 : 0);
-	}
-	return o;
-}
-
-static int jint(struct json_object *o, const char *path, int64_t *v)
-{
-	struct json_object *x = jget(o, path);
-	if (!x || !json_object_is_type(x, json_type_int))
-		return 0;
-	*v = json_object_get_int64(x);
-	return 1;
-}
-
-static int need_int(struct json_object *o, const char *file,
-		    const char *key, int64_t *v, struct pc_err *err)
-{
-	if (jint(o, key, v))
-		return 0;
-	return pc_err_set(err, "%s: metadata lacks the integer key '%s'", file,
-			  key);
-}
-
-static void proc_marks(struct proc *p, struct json_object *root)
-{
-	struct json_object *m = jget(root, "ovni.mark");
-	if (!m || !json_object_is_type(m, json_type_object))
-		return;
-	json_object_object_foreach(m, key, val)
-	{
-		char *end;
-		long long type = strtoll(key, &end, 10);
-		if (*end || !json_object_is_type(val, json_type_object))
-			continue;
-		size_t i;
-		for (i = 0; i < p->nmarks; i++)
-			if (p->marks[i].type == type)
-				break;
-		if (i == p->nmarks) {
-			PC_GROW(p->marks, p->nmarks, p->capmarks);
-			memset(&p->marks[i], 0, sizeof(p->marks[i]));
-			p->marks[i].type = type;
-			p->nmarks++;
-		}
-		struct json_object *t = jget(val, "title");
-		if (t && json_object_is_type(t, json_type_string) &&
-		    !p->marks[i].title)
-			p->marks[i].title = pc_xstrdup(json_object_get_string(t));
-		struct json_object *l = jget(val, "labels");
-		if (l && json_object_is_type(l, json_type_object)) {
-			if (!p->marks[i].labels) {
-				p->marks[i].labels = json_object_new_object();
-			}
-			json_object_object_foreach(l, lk, lv)
-			{
-				struct json_object *old;
-				if (!json_object_object_get_ex(
-					    p->marks[i].labels, lk, &old))
-					json_object_object_add(
-						p->marks[i].labels, lk,
-						json_object_get(lv));
-			}
-		}
-	}
-}
-
-/* Letters of the models in ovni 1.14; a v1 trace of libovni 1.0 (layout
- * L0) used M for its OpenMP model (table model "openmp-1.0"). */
-static void proc_letters(struct proc *p)
-{
-	for (int i = 0; i < 256; i++)
-		p->letter_model[i] = -1;
-	for (int i = 0; ov_models[i].name; i++)
-		if (ov_models[i].letter)
-			p->letter_model[(unsigned char)ov_models[i].letter] =
-				model_find(ov_models[i].name);
-	if (p->layout == 0)
-		p->letter_model['M'] = model_find("openmp-1.0");
-}
-
-static void proc_free(struct proc *p)
-{
-	for (size_t i = 0; i < p->nst; i++) {
-		free(p->st[i].obs);
-		free(p->st[i].json);
-	}
-	free(p->st);
-	for (size_t i = 0; i < p->nmarks; i++) {
-		free(p->marks[i].title);
-		json_object_put(p->marks[i].labels);
-	}
-	free(p->marks);
-	free(p->lib_buf);
-	memset(p, 0, sizeof(*p));
-}
-
-static int cmp_stream(const void *a, const void *b)
-{
-	const struct stream *x = a, *y = b;
-	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *s = pc_xmalloc(n);
-	snprintf(s, n, "%s/%s", a, b);
-	return s;
-}
-
-/* Finds the streams of a process directory and reads its metadata. */
-/* The thread streams of a process directory (p->st, sorted) and its
- * layout, from the directory listing alone. */
-static int proc_list(struct proc *p, const char *dir, struct pc_err *err)
-{
-	size_t n;
-	char **names = pc_list_dir(dir, &n);
-	size_t cap = 0;
-	int l0 = 0, l1 = 0, l3 = 0;
-	for (size_t i = 0; i < n; i++) {
-		long long tid;
-		char *full = join(dir, names[i]);
-		struct stream s = { 0 };
-		if ((tid = num_after(names[i], "thread.", ".obs")) >= 0 &&
-		    is_file(full)) {
-			char js[64];
-			snprintf(js, sizeof js, "thread.%lld.json", tid);
-			char *jp = join(dir, js);
-			s = (struct stream){ pc_xstrdup(full),
-					     is_file(jp) ? jp : NULL, tid };
-			if (!s.json)
-				free(jp);
-			l1 = 1;
-		} else if ((tid = num_after(names[i], "thread.", "")) >= 0) {
-			if (is_dir(full)) {
-				s = (struct stream){ join(full, "stream.obs"),
-						     join(full, "stream.json"),
-						     tid };
-				l3 = 1;
-			} else if (is_file(full)) {
-				s = (struct stream){ pc_xstrdup(full), NULL,
-						     tid };
-				l0 = 1;
-			}
-		}
-		free(full);
-		if (s.obs) {
-			PC_GROW(p->st, p->nst, cap);
-			p->st[p->nst++] = s;
-		}
-	}
-	pc_free_list(names, n);
-	if (p->nst)
-		qsort(p->st, p->nst, sizeof(*p->st), cmp_stream);
-	p->layout = l3 ? 3 : l1 ? 1 : l0 ? 0 : 3;
-	if (l1)
-		for (size_t i = 0; i < p->nst; i++)
-			if (p->st[i].json)
-				p->layout = 2;
-	if ((l3 && (l0 || l1)) || (l0 && l1))
-		return pc_err_set(err, "%s: streams of two layouts in one "
-				  "process directory", dir);
-	return 0;
-}
-
-/* A process directory: its streams (proc_list), then its metadata. */
-static int proc_open(struct proc *p, const char *dir, struct pc_err *err)
-{
-	int rc = proc_list(p, dir, err);
-	if (rc)
-		return rc;
-	p->rank = -1;
-	proc_letters(p);
-	if (p->layout < 3) {
-		char *mp = join(dir, "metadata.json");
-		struct json_object *o = NULL;
-		int64_t v = 0, app = 0;
-		if (json_load(mp, &o, err) || need_int(o, mp, "version", &v, err) ||
-		    need_int(o, mp, "app_id", &app, err)) {
-			rc = -1;
-		} else if (v != 1 && v != 2) {
-			rc = pc_err_set(err, "%s: metadata version %lld with "
-					"layout L%d (1 or 2 expected)", mp,
-					(long long)v, p->layout);
-		} else if (v == 1 && p->layout == 2) {
-			rc = pc_err_set(err, "%s: metadata version 1 beside "
-					"thread.*.json files", mp);
-		} else {
-			if (jint(o, "rank", &v))
-				p->rank = v;
-			struct json_object *mv = jget(o, "model_version");
-			if (p->layout == 0 && mv &&
-			    json_object_is_type(mv, json_type_string)) {
-				/* "O1 V1 ... M1": 1.0's letters */
-				p->lib = "1.0";
-			}
-		}
-		json_object_put(o);
-		free(mp);
-		if (rc)
-			return rc;
-	}
-	for (size_t i = 0; i < p->nst && !rc; i++) {
-		if (!p->st[i].json)
-			continue;
-		struct json_object *o = NULL;
-		int64_t v = 0, x = 0;
-		struct stat sb;
-		if (p->layout == 3 && stat(p->st[i].json, &sb) != 0)
-			rc = pc_err_set(err, "%s: missing (every thread.TID "
-					"directory has one)", p->st[i].json);
-		else if (json_load(p->st[i].json, &o, err) ||
-			 need_int(o, p->st[i].json, "version", &v, err))
-			rc = -1;
-		else if (v != p->layout)
-			rc = pc_err_set(err, "%s: metadata version %lld in a "
-					"layout L%d trace (%d expected)",
-					p->st[i].json, (long long)v, p->layout,
-					p->layout);
-		else if (!jget(o, "ovni") ||
-			 !json_object_is_type(jget(o, "ovni"), json_type_object))
-			rc = pc_err_set(err, "%s: metadata lacks the object "
-					"'ovni'", p->st[i].json);
-		else if (v == 3 &&
-			 (need_int(o, p->st[i].json, "ovni.tid", &x, err) ||
-			  need_int(o, p->st[i].json, "ovni.pid", &x, err)))
-			rc = -1;
-		if (!rc) {
-			if (jint(o, "ovni.rank", &x))
-				p->rank = x;
-			proc_marks(p, o);
-			struct json_object *lv = jget(o, "ovni.lib.version");
-			if (lv && json_object_is_type(lv, json_type_string) &&
-			    !p->lib_buf)
-				p->lib = p->lib_buf =
-					pc_xstrdup(json_object_get_string(lv));
-		}
-		json_object_put(o);
-	}
-	return rc;
 }
 
 /* ---- the pass over task types and task creation ---- */
@@ -731,7 +110,7 @@ static void tasks_note(struct tasks *t, int m, const struct ov_event *d,
 	if (d->kind == OV_TYPE_DEF && e->jdata && e->jlen >= 5) {
 		uint32_t id = rd32(e->jdata, swap);
 		uint64_t old;
-		if (map_get(&t->type_label, tkey(m, id), &old))
+		if (ov_map_get(&t->type_label, tkey(m, id), &old))
 			return; /* the first definition holds */
 		size_t l = strnlen((const char *)e->jdata + 4, e->jlen - 4);
 		char *lab = pc_xmalloc(l + 1);
@@ -739,9 +118,9 @@ static void tasks_note(struct tasks *t, int m, const struct ov_event *d,
 		lab[l] = 0;
 		PC_GROW(t->labels, t->nlabels, t->caplabels);
 		t->labels[t->nlabels++] = lab;
-		map_put(&t->type_label, tkey(m, id), t->nlabels);
+		ov_map_put(&t->type_label, tkey(m, id), t->nlabels);
 	} else if (d->kind == OV_TASK_CREATE && e->psize >= 8) {
-		map_put(&t->task_type, tkey(m, rd32(e->payload, swap)),
+		ov_map_put(&t->task_type, tkey(m, rd32(e->payload, swap)),
 			rd32(e->payload + 4, swap));
 	}
 }
@@ -755,11 +134,11 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 	t->full = 1;
 	for (size_t s = 0; s < p->nst; s++) {
 		struct rd r;
-		int rc = rd_open(&r, p->st[s].obs, err);
+		int rc = ov_rd_open(&r, p->st[s].obs, err);
 		struct ev e = { 0 };
 		if (rc == 0)
 			rc = 1;
-		while (rc == 1 && (rc = rd_next(&r, &e, err)) == 1) {
+		while (rc == 1 && (rc = ov_rd_next(&r, &e, err)) == 1) {
 			if (e.c != 'Y' && e.c != 'T' && e.c != 'O' &&
 			    e.c != 'P')
 				continue;
@@ -768,7 +147,7 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 				tasks_note(t, p->letter_model[e.m], d, &e,
 					   r.swap);
 		}
-		rd_close(&r);
+		ov_rd_close(&r);
 		if (rc < 0)
 			return -1;
 	}
@@ -777,8 +156,8 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 
 static void tasks_free(struct tasks *t)
 {
-	map_free(&t->type_label);
-	map_free(&t->task_type);
+	ov_map_free(&t->type_label);
+	ov_map_free(&t->task_type);
 	for (size_t i = 0; i < t->nlabels; i++)
 		free(t->labels[i]);
 	free(t->labels);
@@ -1129,7 +508,7 @@ static const char *task_label(struct ctx *c, struct thr *th, int model,
 			      uint32_t typeid, char *buf, size_t n)
 {
 	uint64_t li;
-	if (map_get(&th->t->type_label, tkey(model, typeid), &li))
+	if (ov_map_get(&th->t->type_label, tkey(model, typeid), &li))
 		return th->t->labels[li - 1];
 	if (!th->t->full) {
 		if (prepass(th->p, th->t, c->err))
@@ -1200,10 +579,10 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		uint64_t type;
 		const char *name;
 		int64_t ka = -1;
-		if (!map_get(&th->t->task_type, tkey(m, id), &type) &&
+		if (!ov_map_get(&th->t->task_type, tkey(m, id), &type) &&
 		    !th->t->full && prepass(th->p, th->t, c->err))
 			return -1;
-		if (map_get(&th->t->task_type, tkey(m, id), &type)) {
+		if (ov_map_get(&th->t->task_type, tkey(m, id), &type)) {
 			name = task_label(c, th, m, (uint32_t)type, buf,
 					  sizeof buf);
 			if (!name)
@@ -1384,8 +763,8 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 	struct thr th = { .path = s->obs, .p = p, .t = t, .cur = PC_NONE };
 	th.clock_off = clock_offset(c, p->host);
 	struct rd r;
-	if (rd_open(&r, s->obs, err)) {
-		rd_close(&r);
+	if (ov_rd_open(&r, s->obs, err)) {
+		ov_rd_close(&r);
 		return -1;
 	}
 	th.profile = pc_profile_add(c->db, ids, 3);
@@ -1400,7 +779,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 	struct ev e = { 0 };
 	int rc;
 	int warned_clamp = 0;
-	while ((rc = rd_next(&r, &e, err)) == 1) {
+	while ((rc = ov_rd_next(&r, &e, err)) == 1) {
 		uint64_t now = e.clock + (uint64_t)th.clock_off;
 		if (!th.started) {
 			th.started = 1;
@@ -1471,7 +850,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 		sample(c, th.profile, &th.q, th.last, 0);
 	}
 	sample_flush(c, th.profile, &th.q);
-	rd_close(&r);
+	ov_rd_close(&r);
 	acc_flush(c, th.profile);
 	/* the thread's profile is complete: on to the writer */
 	if (rc >= 0 && pc_profile_done(c->db, th.profile, err))
@@ -1483,8 +862,8 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 
 static int read_offsets(struct ctx *c, const char *root, struct pc_err *err)
 {
-	char *path = join(root, "clock-offsets.txt");
-	if (!is_file(path)) {
+	char *path = ov_join(root, "clock-offsets.txt");
+	if (!ov_is_file(path)) {
 		free(path);
 		return 0;
 	}
@@ -1522,8 +901,8 @@ static int read_offsets(struct ctx *c, const char *root, struct pc_err *err)
 
 static int cmp_proc(const void *a, const void *b)
 {
-	long long x = num_after(*(char *const *)a, "proc.", "");
-	long long y = num_after(*(char *const *)b, "proc.", "");
+	long long x = ov_num_after(*(char *const *)a, "proc.", "");
+	long long y = ov_num_after(*(char *const *)b, "proc.", "");
 	return (x > y) - (x < y);
 }
 
@@ -1534,7 +913,7 @@ static char **loom_procs(const char *dir, size_t *np)
 	char **names = pc_list_dir(dir, &n);
 	*np = 0;
 	for (size_t i = 0; i < n; i++)
-		if (num_after(names[i], "proc.", "") >= 0)
+		if (ov_num_after(names[i], "proc.", "") >= 0)
 			names[(*np)++] = names[i];
 		else
 			free(names[i]);
@@ -1554,12 +933,12 @@ static size_t count_streams(char **looms, size_t nl)
 		size_t np;
 		char **names = loom_procs(looms[l], &np);
 		for (size_t i = 0; i < np; i++) {
-			char *pd = join(looms[l], names[i]);
+			char *pd = ov_join(looms[l], names[i]);
 			struct proc p = { 0 };
 			struct pc_err e;
-			if (is_dir(pd) && !proc_list(&p, pd, &e))
+			if (ov_is_dir(pd) && !ov_proc_list(&p, pd, &e))
 				total += p.nst;
-			proc_free(&p);
+			ov_proc_free(&p);
 			free(pd);
 		}
 		pc_free_list(names, np);
@@ -1576,15 +955,15 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 	int rc = 0;
 	size_t nstreams = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
-		char *pd = join(dir, names[i]);
+		char *pd = ov_join(dir, names[i]);
 		struct proc p = { 0 };
-		p.pid = num_after(names[i], "proc.", "");
+		p.pid = ov_num_after(names[i], "proc.", "");
 		snprintf(p.loom, sizeof p.loom, "%s", base + 5);
 		snprintf(p.host, sizeof p.host, "%s", p.loom);
 		char *dot = strchr(p.host, '.');
 		if (dot)
 			*dot = 0;
-		if (is_dir(pd) && !(rc = proc_open(&p, pd, err)) && p.nst) {
+		if (ov_is_dir(pd) && !(rc = ov_proc_open(&p, pd, err)) && p.nst) {
 			struct tasks t = { 0 };
 			/* labels of task types and marks are per process */
 			for (size_t k = 0; k < c->capcache; k++)
@@ -1599,7 +978,7 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 			c->nrank++;
 			tasks_free(&t);
 		}
-		proc_free(&p);
+		ov_proc_free(&p);
 		free(pd);
 	}
 	pc_free_list(names, np);
@@ -1616,8 +995,8 @@ static int trace_looms(const char *path, char **root, char ***looms,
 {
 	*looms = NULL;
 	*n = 0;
-	char *sub = join(path, "ovni");
-	if (is_dir(sub)) {
+	char *sub = ov_join(path, "ovni");
+	if (ov_is_dir(sub)) {
 		*root = sub;
 	} else {
 		free(sub);
@@ -1634,8 +1013,8 @@ static int trace_looms(const char *path, char **root, char ***looms,
 	char **names = pc_list_dir(*root, &k);
 	size_t cap = 0;
 	for (size_t i = 0; i < k; i++) {
-		char *full = join(*root, names[i]);
-		if (!strncmp(names[i], "loom.", 5) && is_dir(full)) {
+		char *full = ov_join(*root, names[i]);
+		if (!strncmp(names[i], "loom.", 5) && ov_is_dir(full)) {
 			PC_GROW(*looms, *n, cap);
 			(*looms)[(*n)++] = full;
 		} else {
@@ -1656,7 +1035,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 	char **looms;
 	size_t nl;
 	int rc = 0;
-	if (path == pc_stdin_path || !is_dir(path))
+	if (path == pc_stdin_path || !ov_is_dir(path))
 		return pc_err_set(err, "%s: an ovni trace is a directory "
 				  "(ovni/, its parent or a loom.* directory)",
 				  path == pc_stdin_path ? "-" : path);
@@ -1738,7 +1117,7 @@ static int ovni_probe(const struct pc_probe *pr)
 		if (!strncmp(pr->names[i], "loom.", 5))
 			return 90;
 		if (!strcmp(pr->names[i], "ovni")) {
-			char *sub = join(pr->path, "ovni");
+			char *sub = ov_join(pr->path, "ovni");
 			size_t n;
 			char **names = pc_list_dir(sub, &n);
 			int hit = 0;

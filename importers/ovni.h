@@ -46,4 +46,101 @@ struct ov_model {
 extern const struct ov_event ov_events[];
 extern const struct ov_model ov_models[];
 
+/* ---- shared by ovni.c and ovni_files.c ---- */
+#include <stdint.h>
+#include <string.h>
+#include "pc.h"
+
+#define OV_JUMBO_KEEP (64u << 10) /* jumbo data kept for decoding */
+struct json_object;
+
+/* A u64 -> u64 map (open addressing; key UINT64_MAX is reserved). */
+struct u64map {
+	uint64_t *k, *v;
+	size_t n, cap;
+};
+
+struct ev {
+	uint64_t off; /* of the event in the file */
+	uint64_t clock;
+	uint8_t flags, m, c, v;
+	uint32_t psize;
+	const uint8_t *payload;
+	uint32_t jlen;        /* jumbo data length */
+	const uint8_t *jdata; /* NULL when longer than OV_JUMBO_KEEP */
+};
+
+struct rd {
+	const char *path;
+	int fd;
+	int swap;
+	uint8_t *buf;
+	size_t cap, pos, end;
+	uint64_t base; /* file offset of buf[0] */
+	uint64_t size;
+};
+
+struct mark_type {
+	int64_t type;
+	char *title;
+	struct json_object *labels; /* owned reference, may be NULL */
+};
+
+struct stream {
+	char *obs;  /* the event stream */
+	char *json; /* its metadata file (v2, v3), else NULL */
+	long long tid;
+};
+
+struct proc {
+	const char *loom_dir;
+	char loom[256], host[256];
+	long long pid;
+	int layout; /* 0..3 */
+	int64_t rank; /* -1: none */
+	int letter_model[256]; /* model index by letter, -1 unknown */
+	const char *lib;       /* libovni version if known */
+	struct stream *st;
+	size_t nst;
+	struct mark_type *marks;
+	size_t nmarks, capmarks;
+	char *lib_buf;
+};
+
+static inline uint32_t rd32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t rd64(const uint8_t *p, int swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+int ov_is_dir(const char *p);
+int ov_is_file(const char *p);
+/* "thread.123" / "thread.123.obs": the number, or -1. */
+long long ov_num_after(const char *s, const char *prefix, const char *suffix);
+/* a + "/" + b (free it) */
+char *ov_join(const char *a, const char *b);
+void ov_map_put(struct u64map *m, uint64_t k, uint64_t v);
+int ov_map_get(const struct u64map *m, uint64_t k, uint64_t *v);
+void ov_map_free(struct u64map *m);
+/* A thread's event stream: opened (its byte order from its header),
+ * read event by event (1, 0 at the end, -1 with err set), closed. */
+int ov_rd_open(struct rd *r, const char *path, struct pc_err *err);
+int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err);
+void ov_rd_close(struct rd *r);
+/* A process directory: its streams listed (proc_list), or listed with
+ * its metadata read (proc_open); freed with proc_free. */
+int ov_proc_list(struct proc *p, const char *dir, struct pc_err *err);
+int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err);
+void ov_proc_free(struct proc *p);
+/* The index of a model of the event table (ovni.c), -1 if unknown. */
+int ov_model_find(const char *name);
+
 #endif

@@ -383,14 +383,16 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 			pc_db_free(db);
 			return NULL;
 		}
-		/* MPI: several inputs are shared out whole, in order */
-		if (n > 1 && o->mpi_size > 1 &&
-		    (o->mpi_files ?
-			     !((unsigned)i >= (unsigned)n * o->mpi_rank /
-						      o->mpi_size &&
-			       (unsigned)i < (unsigned)n * (o->mpi_rank + 1) /
-						     o->mpi_size) :
-			     o->mpi_rank > 0))
+		/* MPI: several inputs are shared out whole, in order;
+		 * standard input is rank 0's */
+		if (o->mpi_size > 1 && o->mpi_rank > 0 &&
+		    (inputs[i] == pc_stdin_path ||
+		     (n > 1 && !o->mpi_files)))
+			continue;
+		if (n > 1 && o->mpi_files &&
+		    !((uint64_t)i >= (uint64_t)n * o->mpi_rank / o->mpi_size &&
+		      (uint64_t)i < (uint64_t)n * (o->mpi_rank + 1) /
+					    o->mpi_size))
 			continue;
 		const struct pc_importer *im = detect(inputs[i], o->from, err);
 		if (im && im->is_dir && inputs[i] == pc_stdin_path) {

@@ -1,0 +1,576 @@
+/* ovni runtime traces: the files of a trace (ovni.c reads them into the
+ * model): thread event streams of either byte order with jumbo events,
+ * and the process metadata of every layout (metadata.json versions 1-3,
+ * per-thread JSON), with a small u64 map both sides use. */
+#include "pc.h"
+#include "ovni.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- small helpers ---- */
+
+int ov_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ov_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* "thread.123" / "thread.123.obs": the number, or -1. */
+long long ov_num_after(const char *s, const char *prefix,
+			   const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(s);
+	if (n <= pl + sl || strncmp(s, prefix, pl) ||
+	    strcmp(s + n - sl, suffix))
+		return -1;
+	long long v = 0;
+	for (size_t i = pl; i < n - sl; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (1LL << 40))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+
+void ov_map_put(struct u64map *m, uint64_t k, uint64_t v)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct u64map o = *m;
+		m->cap = o.cap ? 2 * o.cap : 64;
+		m->k = pc_xmalloc(m->cap * sizeof(uint64_t));
+		m->v = pc_xmalloc(m->cap * sizeof(uint64_t));
+		memset(m->k, 0xff, m->cap * sizeof(uint64_t));
+		m->n = 0;
+		for (size_t i = 0; i < o.cap; i++)
+			if (o.k[i] != UINT64_MAX)
+				ov_map_put(m, o.k[i], o.v[i]);
+		free(o.k);
+		free(o.v);
+	}
+	size_t i = pc_hash64(k) & (m->cap - 1);
+	while (m->k[i] != UINT64_MAX && m->k[i] != k)
+		i = (i + 1) & (m->cap - 1);
+	if (m->k[i] == UINT64_MAX)
+		m->n++;
+	m->k[i] = k;
+	m->v[i] = v;
+}
+
+int ov_map_get(const struct u64map *m, uint64_t k, uint64_t *v)
+{
+	if (!m->cap)
+		return 0;
+	size_t i = pc_hash64(k) & (m->cap - 1);
+	while (m->k[i] != UINT64_MAX) {
+		if (m->k[i] == k) {
+			*v = m->v[i];
+			return 1;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+	return 0;
+}
+
+void ov_map_free(struct u64map *m)
+{
+	free(m->k);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- streams ---- */
+
+
+
+
+
+/* Makes n bytes available at buf+pos; 0 if the file has fewer. */
+static int rd_fill(struct rd *r, size_t n, struct pc_err *err)
+{
+	if (r->end - r->pos >= n)
+		return 1;
+	if (r->base + r->pos + n > r->size)
+		return 0;
+	memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+	r->base += r->pos;
+	r->end -= r->pos;
+	r->pos = 0;
+	if (n > r->cap) {
+		r->cap = n;
+		r->buf = pc_xrealloc(r->buf, r->cap, 1);
+	}
+	while (r->end < n) {
+		ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			pc_err_at_off(err, r->path, r->base + r->end,
+				      "cannot read: %s", got ? strerror(errno) :
+				      "file shrank while reading");
+			return -1;
+		}
+		r->end += (size_t)got;
+	}
+	return 1;
+}
+
+int ov_rd_open(struct rd *r, const char *path, struct pc_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->fd = pc_open_file(path, err);
+	struct stat st;
+	if (r->fd < 0)
+		return -1;
+	if (fstat(r->fd, &st) != 0) {
+		pc_err_set(err, "%s: %s", path, strerror(errno));
+		close(r->fd);
+		r->fd = -1;
+		return -1;
+	}
+	r->size = (uint64_t)st.st_size;
+	r->cap = r->size < (1 << 20) ? (size_t)r->size + 64 : 1 << 20;
+	r->buf = pc_xmalloc(r->cap);
+	if (r->size == 0)
+		return pc_err_at_off(err, path, 0, "empty stream: no ovni "
+				     "header");
+	int f = rd_fill(r, r->size < 8 ? (size_t)r->size : 8, err);
+	if (f < 0)
+		return -1;
+	if (r->size >= 12 && memcmp(r->buf, "ovni", 4) &&
+	    r->buf[0] == 0x0f && !memcmp(r->buf + 1, "OHx", 3)) {
+		/* the draft specification's streams have no header and
+		 * start with the thread's OHx event (16-byte payload) */
+		r->pos = 0;
+		return 0;
+	}
+	if (r->size < 8 || memcmp(r->buf, "ovni", 4))
+		return pc_err_at_off(err, path, 0, "not an ovni stream: "
+				     "the header does not start with "
+				     "\"ovni\"");
+	uint32_t ver = rd32(r->buf + 4, 0);
+	if (ver == 0x01000000)
+		r->swap = 1;
+	else if (ver != 1)
+		return pc_err_at_off(err, path, 4, "stream version %u (0x%08x)"
+				     "; only version 1 is known",
+				     (unsigned)ver, (unsigned)ver);
+	r->pos = 8;
+	return 0;
+}
+
+void ov_rd_close(struct rd *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	r->fd = -1;
+	r->buf = NULL;
+}
+
+/* 1: an event; 0: end of the stream; -1: error. */
+int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err)
+{
+	uint64_t off = r->base + r->pos;
+	if (off == r->size)
+		return 0;
+	int f = rd_fill(r, 12, err);
+	if (f < 0)
+		return -1;
+	if (!f)
+		return pc_err_at_off(err, r->path, off, "truncated event: "
+				     "%llu bytes left, an event needs 12",
+				     (unsigned long long)(r->size - off));
+	const uint8_t *p = r->buf + r->pos;
+	e->off = off;
+	e->flags = p[0] >> 4;
+	unsigned s = p[0] & 15;
+	e->psize = s ? s + 1 : 0;
+	e->m = p[1];
+	e->c = p[2];
+	e->v = p[3];
+	e->jlen = 0;
+	e->jdata = NULL;
+	if ((e->flags & 1) && s != 3)
+		return pc_err_at_off(err, r->path, off, "jumbo event %c%c%c "
+				     "with a payload of %u bytes (must be 4)",
+				     e->m, e->c, e->v, e->psize);
+	if (e->psize) {
+		f = rd_fill(r, 12 + e->psize, err);
+		if (f < 0)
+			return -1;
+		if (!f)
+			return pc_err_at_off(err, r->path, off, "event %c%c%c: "
+					     "payload of %u bytes runs past "
+					     "the end of the stream", e->m,
+					     e->c, e->v, e->psize);
+		p = r->buf + r->pos;
+	}
+	e->clock = rd64(p + 4, r->swap);
+	e->payload = p + 12;
+	size_t n = 12 + e->psize;
+	if (e->flags & 1) {
+		e->jlen = rd32(e->payload, r->swap);
+		if (off + n + e->jlen > r->size)
+			return pc_err_at_off(err, r->path, off, "jumbo event "
+					     "%c%c%c of %u bytes runs past the "
+					     "end of the stream", e->m, e->c,
+					     e->v, (unsigned)e->jlen);
+		if (e->jlen <= OV_JUMBO_KEEP) {
+			f = rd_fill(r, n + e->jlen, err);
+			if (f <= 0)
+				return -1;
+			p = r->buf + r->pos;
+			e->payload = p + 12;
+			e->jdata = p + n;
+			r->pos += n + e->jlen;
+		} else {
+			/* skip the data without keeping it */
+			uint64_t to = off + n + e->jlen;
+			if (lseek(r->fd, (off_t)to, SEEK_SET) < 0)
+				return pc_err_at_off(err, r->path, off,
+						     "cannot seek: %s",
+						     strerror(errno));
+			/* the payload must stay valid: copy it first */
+			memmove(r->buf, p, n);
+			r->base = to - n;
+			r->pos = n;
+			r->end = n;
+			e->payload = r->buf + 12;
+		}
+		return 1;
+	}
+	r->pos += n;
+	return 1;
+}
+
+/* ---- metadata ---- */
+
+
+
+
+static int json_load(const char *path, struct json_object **out,
+		     struct pc_err *err)
+{
+	unsigned char *buf = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f = pc_fopen_file(path, err);
+	if (!f)
+		return -1;
+	for (;;) {
+		PC_GROW(buf, n + 4096, cap);
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+		if (n > (64u << 20)) {
+			fclose(f);
+			free(buf);
+			return pc_err_set(err, "%s: metadata larger than 64 MB",
+					  path);
+		}
+	}
+	fclose(f);
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o =
+		json_tokener_parse_ex(tok, (const char *)buf, (int)n);
+	enum json_tokener_error je = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	int rc = 0;
+	if (!o || je != json_tokener_success) {
+		rc = pc_err_at_off(err, path, end, "metadata is not JSON (%s)",
+				   je == json_tokener_continue || o ?
+					   "it ends inside a value" :
+					   json_tokener_error_desc(je));
+	} else {
+		while (end < n && (buf[end] == ' ' || buf[end] == '\n' ||
+				   buf[end] == '\t' || buf[end] == '\r'))
+			end++;
+		if (end < n)
+			rc = pc_err_at_off(err, path, end, "metadata is not "
+					   "JSON: text after the object");
+		else if (!json_object_is_type(o, json_type_object))
+			rc = pc_err_at_off(err, path, 0, "metadata is not a "
+					   "JSON object");
+	}
+	free(buf);
+	if (rc) {
+		json_object_put(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* The value at a dotted path ("ovni.lib.version"), or NULL. */
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char key[128];
+	while (o && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = 0;
+		struct json_object *v;
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, key, &v))
+			return NULL;
+		o = v;
+		path += n + (dot ? 1 : 0);
+	}
+	return o;
+}
+
+static int jint(struct json_object *o, const char *path, int64_t *v)
+{
+	struct json_object *x = jget(o, path);
+	if (!x || !json_object_is_type(x, json_type_int))
+		return 0;
+	*v = json_object_get_int64(x);
+	return 1;
+}
+
+static int need_int(struct json_object *o, const char *file,
+		    const char *key, int64_t *v, struct pc_err *err)
+{
+	if (jint(o, key, v))
+		return 0;
+	return pc_err_set(err, "%s: metadata lacks the integer key '%s'", file,
+			  key);
+}
+
+static void proc_marks(struct proc *p, struct json_object *root)
+{
+	struct json_object *m = jget(root, "ovni.mark");
+	if (!m || !json_object_is_type(m, json_type_object))
+		return;
+	json_object_object_foreach(m, key, val)
+	{
+		char *end;
+		long long type = strtoll(key, &end, 10);
+		if (*end || !json_object_is_type(val, json_type_object))
+			continue;
+		size_t i;
+		for (i = 0; i < p->nmarks; i++)
+			if (p->marks[i].type == type)
+				break;
+		if (i == p->nmarks) {
+			PC_GROW(p->marks, p->nmarks, p->capmarks);
+			memset(&p->marks[i], 0, sizeof(p->marks[i]));
+			p->marks[i].type = type;
+			p->nmarks++;
+		}
+		struct json_object *t = jget(val, "title");
+		if (t && json_object_is_type(t, json_type_string) &&
+		    !p->marks[i].title)
+			p->marks[i].title = pc_xstrdup(json_object_get_string(t));
+		struct json_object *l = jget(val, "labels");
+		if (l && json_object_is_type(l, json_type_object)) {
+			if (!p->marks[i].labels) {
+				p->marks[i].labels = json_object_new_object();
+			}
+			json_object_object_foreach(l, lk, lv)
+			{
+				struct json_object *old;
+				if (!json_object_object_get_ex(
+					    p->marks[i].labels, lk, &old))
+					json_object_object_add(
+						p->marks[i].labels, lk,
+						json_object_get(lv));
+			}
+		}
+	}
+}
+
+/* Letters of the models in ovni 1.14; a v1 trace of libovni 1.0 (layout
+ * L0) used M for its OpenMP model (table model "openmp-1.0"). */
+static void proc_letters(struct proc *p)
+{
+	for (int i = 0; i < 256; i++)
+		p->letter_model[i] = -1;
+	for (int i = 0; ov_models[i].name; i++)
+		if (ov_models[i].letter)
+			p->letter_model[(unsigned char)ov_models[i].letter] =
+				ov_model_find(ov_models[i].name);
+	if (p->layout == 0)
+		p->letter_model['M'] = ov_model_find("openmp-1.0");
+}
+
+void ov_proc_free(struct proc *p)
+{
+	for (size_t i = 0; i < p->nst; i++) {
+		free(p->st[i].obs);
+		free(p->st[i].json);
+	}
+	free(p->st);
+	for (size_t i = 0; i < p->nmarks; i++) {
+		free(p->marks[i].title);
+		json_object_put(p->marks[i].labels);
+	}
+	free(p->marks);
+	free(p->lib_buf);
+	memset(p, 0, sizeof(*p));
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct stream *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+char *ov_join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *s = pc_xmalloc(n);
+	snprintf(s, n, "%s/%s", a, b);
+	return s;
+}
+
+/* Finds the streams of a process directory and reads its metadata. */
+/* The thread streams of a process directory (p->st, sorted) and its
+ * layout, from the directory listing alone. */
+int ov_proc_list(struct proc *p, const char *dir, struct pc_err *err)
+{
+	size_t n;
+	char **names = pc_list_dir(dir, &n);
+	size_t cap = 0;
+	int l0 = 0, l1 = 0, l3 = 0;
+	for (size_t i = 0; i < n; i++) {
+		long long tid;
+		char *full = ov_join(dir, names[i]);
+		struct stream s = { 0 };
+		if ((tid = ov_num_after(names[i], "thread.", ".obs")) >= 0 &&
+		    ov_is_file(full)) {
+			char js[64];
+			snprintf(js, sizeof js, "thread.%lld.json", tid);
+			char *jp = ov_join(dir, js);
+			s = (struct stream){ pc_xstrdup(full),
+					     ov_is_file(jp) ? jp : NULL, tid };
+			if (!s.json)
+				free(jp);
+			l1 = 1;
+		} else if ((tid = ov_num_after(names[i], "thread.", "")) >= 0) {
+			if (ov_is_dir(full)) {
+				s = (struct stream){ ov_join(full, "stream.obs"),
+						     ov_join(full, "stream.json"),
+						     tid };
+				l3 = 1;
+			} else if (ov_is_file(full)) {
+				s = (struct stream){ pc_xstrdup(full), NULL,
+						     tid };
+				l0 = 1;
+			}
+		}
+		free(full);
+		if (s.obs) {
+			PC_GROW(p->st, p->nst, cap);
+			p->st[p->nst++] = s;
+		}
+	}
+	pc_free_list(names, n);
+	if (p->nst)
+		qsort(p->st, p->nst, sizeof(*p->st), cmp_stream);
+	p->layout = l3 ? 3 : l1 ? 1 : l0 ? 0 : 3;
+	if (l1)
+		for (size_t i = 0; i < p->nst; i++)
+			if (p->st[i].json)
+				p->layout = 2;
+	if ((l3 && (l0 || l1)) || (l0 && l1))
+		return pc_err_set(err, "%s: streams of two layouts in one "
+				  "process directory", dir);
+	return 0;
+}
+
+/* A process directory: its streams (proc_list), then its metadata. */
+int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err)
+{
+	int rc = ov_proc_list(p, dir, err);
+	if (rc)
+		return rc;
+	p->rank = -1;
+	proc_letters(p);
+	if (p->layout < 3) {
+		char *mp = ov_join(dir, "metadata.json");
+		struct json_object *o = NULL;
+		int64_t v = 0, app = 0;
+		if (json_load(mp, &o, err) || need_int(o, mp, "version", &v, err) ||
+		    need_int(o, mp, "app_id", &app, err)) {
+			rc = -1;
+		} else if (v != 1 && v != 2) {
+			rc = pc_err_set(err, "%s: metadata version %lld with "
+					"layout L%d (1 or 2 expected)", mp,
+					(long long)v, p->layout);
+		} else if (v == 1 && p->layout == 2) {
+			rc = pc_err_set(err, "%s: metadata version 1 beside "
+					"thread.*.json files", mp);
+		} else {
+			if (jint(o, "rank", &v))
+				p->rank = v;
+			struct json_object *mv = jget(o, "model_version");
+			if (p->layout == 0 && mv &&
+			    json_object_is_type(mv, json_type_string)) {
+				/* "O1 V1 ... M1": 1.0's letters */
+				p->lib = "1.0";
+			}
+		}
+		json_object_put(o);
+		free(mp);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < p->nst && !rc; i++) {
+		if (!p->st[i].json)
+			continue;
+		struct json_object *o = NULL;
+		int64_t v = 0, x = 0;
+		struct stat sb;
+		if (p->layout == 3 && stat(p->st[i].json, &sb) != 0)
+			rc = pc_err_set(err, "%s: missing (every thread.TID "
+					"directory has one)", p->st[i].json);
+		else if (json_load(p->st[i].json, &o, err) ||
+			 need_int(o, p->st[i].json, "version", &v, err))
+			rc = -1;
+		else if (v != p->layout)
+			rc = pc_err_set(err, "%s: metadata version %lld in a "
+					"layout L%d trace (%d expected)",
+					p->st[i].json, (long long)v, p->layout,
+					p->layout);
+		else if (!jget(o, "ovni") ||
+			 !json_object_is_type(jget(o, "ovni"), json_type_object))
+			rc = pc_err_set(err, "%s: metadata lacks the object "
+					"'ovni'", p->st[i].json);
+		else if (v == 3 &&
+			 (need_int(o, p->st[i].json, "ovni.tid", &x, err) ||
+			  need_int(o, p->st[i].json, "ovni.pid", &x, err)))
+			rc = -1;
+		if (!rc) {
+			if (jint(o, "ovni.rank", &x))
+				p->rank = x;
+			proc_marks(p, o);
+			struct json_object *lv = jget(o, "ovni.lib.version");
+			if (lv && json_object_is_type(lv, json_type_string) &&
+			    !p->lib_buf)
+				p->lib = p->lib_buf =
+					pc_xstrdup(json_object_get_string(lv));
+		}
+		json_object_put(o);
+	}
+	return rc;
+}
