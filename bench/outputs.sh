@@ -74,8 +74,9 @@ awk -F'|' "$MEDIAN_AWK"'
 		for (i = 0; i < n; i++) {
 			k = order[i]; split(k, p, "|")
 			tm = median(t[k]); cm = median(c[k])
-			printf "| %s | %s | %.1f MB | %.2f s | %.3f s | %.0f | %d MiB |\n",
+			printf "| %s | %s | %.1f MB | %.2f s | %.3f s | %s | %d MiB |\n",
 				p[1], p[2], b[k] / 1e6, tm, cm,
-				(cm > 0 ? tm / cm : 0), m[k] / 1024
+				(cm >= 0.005 ? sprintf("%.0f", tm / cm) : "-"),
+				m[k] / 1024
 		}
 	}' "$work/samples"
