@@ -54,6 +54,11 @@ struct cx {
 	size_t nst, capst;
 	pc_id *path;
 	size_t cappath;
+	/* per frame context deeper than PC_MAX_STACK, its ancestor at that
+	 * depth (0: not found yet); samples cut so */
+	pc_id *cut_at;
+	size_t ncut_at;
+	uint64_t cut;
 };
 
 static int proc_eq(const void *ctx, pc_id id, const void *key)
@@ -190,6 +195,26 @@ static int cmp_ts(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* The frame at depth PC_MAX_STACK above frame c (found once). */
+static pc_id cut_frame(struct cx *x, pc_id c)
+{
+	const struct pc_db *db = x->db;
+	if (c >= x->ncut_at) {
+		size_t n = db->ncontexts;
+		x->cut_at = pc_xrealloc(x->cut_at, n, sizeof(pc_id));
+		memset(x->cut_at + x->ncut_at, 0,
+		       (n - x->ncut_at) * sizeof(pc_id));
+		x->ncut_at = n;
+	}
+	if (!x->cut_at[c]) {
+		pc_id a = c;
+		while (x->fr.depth[a] > PC_MAX_STACK)
+			a = x->fr.frame[db->contexts[a].parent];
+		x->cut_at[c] = a;
+	}
+	return x->cut_at[c];
+}
+
 static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 		     struct pc_err *err)
 {
@@ -255,10 +280,15 @@ static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 		else if (!pc_trace_next(&it, &s))
 			break;
 		last = s.time;
-		/* the frames of the sample's context, innermost first */
+		/* the frames of the sample's context, innermost first (the
+		 * outermost PC_MAX_STACK of a deeper stack) */
 		size_t d = 0;
-		for (pc_id c = s.ctx < db->ncontexts ? x->fr.frame[s.ctx] : 0;
-		     c; c = x->fr.frame[db->contexts[c].parent]) {
+		pc_id c0 = s.ctx < db->ncontexts ? x->fr.frame[s.ctx] : 0;
+		if (x->fr.depth[c0] > PC_MAX_STACK) {
+			c0 = cut_frame(x, c0);
+			x->cut++;
+		}
+		for (pc_id c = c0; c; c = x->fr.frame[db->contexts[c].parent]) {
 			PC_GROW(x->path, d, x->cappath);
 			x->path[d++] = c;
 		}
@@ -318,6 +348,7 @@ static void cx_free(struct cx *x)
 	for (size_t i = 0; i < x->njname; i++)
 		free(x->jname[i]);
 	free(x->jname);
+	free(x->cut_at);
 	free(x);
 }
 
@@ -335,6 +366,10 @@ static int ct_end(struct pc_sink *s, const struct pc_db *db,
 	for (size_t p = db->nflushed; p < db->nprofiles && !rc; p++)
 		rc = put_trace(x, (pc_id)p, db->traces ? &db->traces[p] : NULL,
 			       err);
+	if (x->cut)
+		pc_warn(db->diag, "%llu trace sample(s) in stacks deeper than "
+			"%u frames: shown at that depth",
+			(unsigned long long)x->cut, (unsigned)PC_MAX_STACK);
 	if (!rc && !x->traced)
 		rc = pc_err_set(err, "nothing to write: the input has no "
 				"trace (Chrome trace output is for traces: "

@@ -132,13 +132,21 @@ static int write_lines(struct fx *x, struct pc_err *err)
 	t.map = pc_keymap_new();
 	node_get(&t, UINT32_MAX, NULL); /* 0: above every stack */
 	uint32_t *node = pc_xmalloc((nc + 1) * sizeof(uint32_t));
+	size_t cut = 0;
 	for (size_t c = 0; c < nc; c++) {
 		if (x->fr.frame[c] != c)
 			continue;
 		/* the root is a frame only where it has a cost itself */
 		pc_id up = c ? x->fr.frame[db->contexts[c].parent] : 0;
 		uint32_t parent = c && up ? node[up] : 0;
-		node[c] = node_get(&t, parent, pc_frame_name(db, mdb, (pc_id)c));
+		if (x->fr.depth[c] > PC_MAX_STACK) {
+			/* a stack too deep: its frame's cost is its caller's */
+			node[c] = parent;
+			cut += x->self[c] != 0;
+		} else {
+			node[c] = node_get(&t, parent,
+					   pc_frame_name(db, mdb, (pc_id)c));
+		}
 		t.n[node[c]].v += x->self[c];
 	}
 	const struct pc_metric *m = &db->metrics[x->metric];
@@ -186,6 +194,10 @@ static int write_lines(struct fx *x, struct pc_err *err)
 				    UINT64_MAX);
 	}
 	pc_progress_done(db->diag);
+	if (cut)
+		pc_warn(db->diag, "%zu frame(s) deeper than %u: their costs are "
+			"their callers' at that depth", cut,
+			(unsigned)PC_MAX_STACK);
 	if (!nlines)
 		pc_warn(db->diag, "metric '%s' has no positive self value: the "
 			"file has no stacks (--metric NAME writes another)",

@@ -78,6 +78,7 @@ struct out {
 	int64_t *vals;
 	Label *labels, **lp;
 	size_t nlabels;
+	uint64_t cut; /* samples whose stack was cut (PC_MAX_STACK) */
 };
 
 struct cell {
@@ -193,13 +194,18 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 	Sample *s = &w->smp[w->nsmp];
 	perftools__profiles__sample__init(s);
 	size_t first = w->nids;
-	/* the innermost frame first, then each caller's call site */
+	/* the innermost frame first, then each caller's call site (the
+	 * innermost PC_MAX_STACK of a deeper stack) */
 	for (pc_id at = c;;) {
 		PC_GROW(w->ids, w->nids, w->capids);
 		w->ids[w->nids++] = loc_of(x, w, at);
 		pc_id f = x->fr.frame[at];
 		if (!f || !db->contexts[f].parent)
 			break;
+		if (w->nids - first == PC_MAX_STACK) {
+			w->cut++;
+			break;
+		}
 		at = db->contexts[f].parent;
 	}
 	s->n_location_id = w->nids - first;
@@ -536,6 +542,11 @@ static int write_file(struct px *x, const char *path,
 	pc_progress_done(x->db->diag);
 	free(iv);
 	end_samples(w);
+	if (w->cut)
+		pc_warn(x->db->diag, "%llu sample(s) with stacks deeper than "
+			"%u frames: their outermost frames are left out (flat "
+			"values are exact, cum values of those callers are not)",
+			(unsigned long long)w->cut, (unsigned)PC_MAX_STACK);
 	free(lab);
 	free(lp);
 	put_tables(x, w);

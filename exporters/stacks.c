@@ -66,6 +66,7 @@ void pc_frames_update(struct pc_frames *f, const struct pc_db *db)
 	f->file = pc_xrealloc(f->file, n, sizeof(pc_id));
 	f->line = pc_xrealloc(f->line, n, sizeof(uint32_t));
 	f->addr = pc_xrealloc(f->addr, n, sizeof(uint64_t));
+	f->depth = pc_xrealloc(f->depth, n, sizeof(uint32_t));
 	f->n = n;
 	for (size_t c = from; c < n; c++) {
 		const struct pc_context *k = &db->contexts[c];
@@ -73,6 +74,7 @@ void pc_frames_update(struct pc_frames *f, const struct pc_db *db)
 			const struct pc_function *fn = frame_fn(db, (pc_id)c);
 			int at = !fn && at_own(db, (pc_id)c);
 			f->frame[c] = (pc_id)c;
+			f->depth[c] = c ? f->depth[k->parent] + 1 : 0;
 			f->file[c] = fn ? fn->file : at ? k->file : PC_NONE;
 			f->line[c] = fn ? fn->line : at ? k->line : 0;
 			f->addr[c] = fn ? fn->offset : at ? k->offset : 0;
@@ -80,6 +82,7 @@ void pc_frames_update(struct pc_frames *f, const struct pc_db *db)
 		}
 		pc_id p = k->parent;
 		f->frame[c] = f->frame[p];
+		f->depth[c] = f->depth[p];
 		f->file[c] = f->file[p];
 		f->line[c] = f->line[p];
 		f->addr[c] = f->addr[p];
@@ -98,6 +101,7 @@ void pc_frames_free(struct pc_frames *f)
 	free(f->file);
 	free(f->line);
 	free(f->addr);
+	free(f->depth);
 	memset(f, 0, sizeof(*f));
 }
 

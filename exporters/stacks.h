@@ -18,7 +18,15 @@ struct pc_frames {
 	pc_id *file;
 	uint32_t *line;
 	uint64_t *addr;
+	uint32_t *depth; /* frames from the root to the context's, its own included */
 };
+
+/* The deepest stack the stack-shaped outputs write: a tree (a crafted
+ * one) of a million nested calls would otherwise give a file of a
+ * million frames per sample. Deeper stacks are cut, with a warning:
+ * pprof keeps the innermost frames, folded stacks and Chrome traces
+ * the outermost. */
+#define PC_MAX_STACK 4096
 
 /* Does context c start a frame of its own? */
 int pc_starts_frame(const struct pc_db *db, size_t c);

@@ -136,6 +136,19 @@ if have_go; then
 		ok "pprof: the name as valid UTF-8, \\xFF as text" || not_ok "pprof names"
 fi
 
+# a call chain 5,000 deep: stacks are cut at 4,096 frames, with a
+# warning, and the costs are all there
+perl -e 'print "events: Ir\nfl=a.c\n"; for $i (0..4999) { print "fn=f$i\n1 1\n";
+	if ($i < 4999) { print "cfn=f", $i + 1, "\ncalls=1 1\n2 ", 4999 - $i, "\n" } }' >"$tmp/deep.out"
+"$PROFCONV" convert -o "$tmp/deep.folded" "$tmp/deep.out" 2>"$tmp/err"
+check "folded: a stack deeper than 4,096 frames is cut, with a warning" \
+	grep -q "frame(s) deeper than 4096: their costs are their callers'" "$tmp/err"
+check "folded: the cut stacks keep every cost (5000)" \
+	test "$(awk '{ s += $NF } END { print s }' "$tmp/deep.folded")" = 5000
+"$PROFCONV" convert -o "$tmp/deep.pb.gz" "$tmp/deep.out" 2>"$tmp/err"
+check "pprof: stacks deeper than 4,096 frames keep their innermost frames, with a warning" \
+	grep -q "sample(s) with stacks deeper than 4096 frames" "$tmp/err"
+
 # --split: a file per profile, labelled with its ids, summing to the one
 tiny="$TD/hpctoolkit-legacy/tiny-4.0"
 "$PROFCONV" convert -q --split -o "$tmp/split.pb.gz" "$tiny" 2>"$tmp/err"
