@@ -123,7 +123,7 @@ static void put_frame(FILE *f, const char *name)
 	free(esc);
 }
 
-static int write_lines(struct fx *x, struct pc_err *err)
+static void write_lines(struct fx *x)
 {
 	const struct pc_db *db = x->db;
 	struct pc_db *mdb = (struct pc_db *)db; /* frame names interned */
@@ -206,8 +206,6 @@ static int write_lines(struct fx *x, struct pc_err *err)
 	free(node);
 	free(t.n);
 	pc_keymap_free(t.map);
-	(void)err;
-	return 0;
 }
 
 static struct pc_sink *fo_begin(const char *out,
@@ -253,7 +251,7 @@ static int fo_end(struct pc_sink *s, const struct pc_db *db,
 		rc = pc_outfile_open(&x->of, x->out, err);
 	}
 	if (!rc)
-		rc = write_lines(x, err);
+		write_lines(x);
 	if (!rc)
 		rc = pc_outfile_commit(&x->of, db->diag, err);
 	fo_free(x);

@@ -76,8 +76,6 @@ struct out {
 	uint64_t *ids;
 	size_t nids, capids;
 	int64_t *vals;
-	Label *labels, **lp;
-	size_t nlabels;
 	uint64_t cut; /* samples whose stack was cut (PC_MAX_STACK) */
 };
 
@@ -375,8 +373,6 @@ static void out_free(struct out *w)
 	free(w->limit);
 	free(w->ids);
 	free(w->vals);
-	free(w->labels);
-	free(w->lp);
 	free(w);
 }
 
