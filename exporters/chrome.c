@@ -280,26 +280,29 @@ static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 		else if (!pc_trace_next(&it, &s))
 			break;
 		last = s.time;
-		/* the frames of the sample's context, innermost first (the
-		 * outermost PC_MAX_STACK of a deeper stack) */
-		size_t d = 0;
+		/* the frames of the sample's context (the outermost
+		 * PC_MAX_STACK of a deeper stack) not open yet, innermost
+		 * first: open frame j is at depth j + 1, so the walk up
+		 * stops at the first frame that is open where it stands */
+		size_t d = 0, k = 0; /* new frames; frames still open */
 		pc_id c0 = s.ctx < db->ncontexts ? x->fr.frame[s.ctx] : 0;
 		if (x->fr.depth[c0] > PC_MAX_STACK) {
 			c0 = cut_frame(x, c0);
 			x->cut++;
 		}
 		for (pc_id c = c0; c; c = x->fr.frame[db->contexts[c].parent]) {
+			uint32_t dc = x->fr.depth[c];
+			if (dc <= x->nst && x->st[dc - 1].frame == c) {
+				k = dc;
+				break;
+			}
 			PC_GROW(x->path, d, x->cappath);
 			x->path[d++] = c;
 		}
-		size_t k = 0; /* frames still open */
-		while (k < x->nst && k < d && x->st[k].frame == x->path[d - 1 - k])
-			k++;
 		close_to(x, k, s.time, pid, tid);
-		for (; k < d; k++) {
+		while (d--) {
 			PC_GROW(x->st, x->nst, x->capst);
-			x->st[x->nst++] = (struct open){ x->path[d - 1 - k],
-							 s.time };
+			x->st[x->nst++] = (struct open){ x->path[d], s.time };
 		}
 	}
 	close_to(x, 0, last, pid, tid);

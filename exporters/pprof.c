@@ -72,6 +72,7 @@ struct out {
 	uint64_t *limit; /* per module: highest address + 1 */
 	/* the samples of the piece being made */
 	Sample smp[BATCH], *sp[BATCH];
+	size_t first[BATCH]; /* each sample's ids in ids (which may move) */
 	size_t nsmp;
 	uint64_t *ids;
 	size_t nids, capids;
@@ -177,6 +178,8 @@ static void flush_samples(struct out *w)
 {
 	if (!w->nsmp)
 		return;
+	for (size_t i = 0; i < w->nsmp; i++)
+		w->smp[i].location_id = w->ids + w->first[i];
 	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	p.n_sample = w->nsmp;
 	p.sample = w->sp;
@@ -207,27 +210,15 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 		at = db->contexts[f].parent;
 	}
 	s->n_location_id = w->nids - first;
-	s->location_id = (uint64_t *)(uintptr_t)first; /* an index, for now */
+	w->first[w->nsmp] = first;
 	memcpy(w->vals + w->nsmp * x->nm, v, x->nm * sizeof(int64_t));
 	s->n_value = x->nm;
 	s->value = w->vals + w->nsmp * x->nm;
 	s->n_label = nlab;
 	s->label = lab;
 	w->sp[w->nsmp] = s;
-	if (++w->nsmp == BATCH) {
-		/* the id array has stopped growing: point into it */
-		for (size_t i = 0; i < w->nsmp; i++)
-			w->smp[i].location_id =
-				w->ids + (uintptr_t)w->smp[i].location_id;
+	if (++w->nsmp == BATCH)
 		flush_samples(w);
-	}
-}
-
-static void end_samples(struct out *w)
-{
-	for (size_t i = 0; i < w->nsmp; i++)
-		w->smp[i].location_id = w->ids + (uintptr_t)w->smp[i].location_id;
-	flush_samples(w);
 }
 
 /* The tables: locations, functions, mappings, sample types, strings
@@ -537,7 +528,7 @@ static int write_file(struct px *x, const char *path,
 	}
 	pc_progress_done(x->db->diag);
 	free(iv);
-	end_samples(w);
+	flush_samples(w);
 	if (w->cut)
 		pc_warn(x->db->diag, "%llu sample(s) with stacks deeper than "
 			"%u frames: their outermost frames are left out (flat "

@@ -460,7 +460,7 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 		return -1;
 	int rc = -1;
 	uint64_t np, pi;
-	pc_id *mine = NULL; /* MPI: this rank's share of prof_of */
+	pc_id *own = NULL; /* MPI: this rank's share of prof_of */
 	if (prof2_header(r, &b, "HPCPROF-profdb__", 52, "profile info", &np,
 			 &pi))
 		goto out;
@@ -514,16 +514,8 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 		goto out;
 	/* MPI: this rank's share of the profiles; the others are left to
 	 * the other ranks */
-	mine = *prof_of;
-	if (r->db->share_n > 1) {
-		mine = pc_xmalloc((np + 1) * sizeof(pc_id));
-		for (uint64_t i = 0; i < np; i++)
-			mine[i] = (*prof_of)[i] != PC_NONE &&
-				  pc_share_own(r->db, (*prof_of)[i],
-					       r->db->nprofiles) ?
-					  (*prof_of)[i] : PC_NONE;
-		r->db->shared = 1;
-	}
+	own = pc_share_profiles(r->db, *prof_of, np, 0);
+	const pc_id *mine = own ? own : *prof_of;
 	if (pc_reader_threads(r->jobs) > 1 && r->db->async && np > 2) {
 		static const struct pc_profile_reader ops = {
 			share_copy, share_read, share_merge,
@@ -543,8 +535,7 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	}
 	rc = 0;
 out:
-	if (mine && mine != *prof_of)
-		free(mine);
+	free(own);
 	pc_blob_unmap(&b);
 	return rc;
 }

@@ -595,8 +595,9 @@ int pc_v4_read_profiles(struct reader *r)
 	/* stored scopes decide where elided values go; without elided ids
 	 * and for an output of point values, they are not kept (3/4 of a
 	 * database's values) */
-	int elided = (r->point_only || r->db->sink) &&
-		     has_elided(r, b, pp, np, szp);
+	int any = (r->point_only || r->db->sink || r->db->share_n > 1) &&
+		  has_elided(r, b, pp, np, szp);
+	int elided = (r->point_only || r->db->sink) && any;
 	int scopes = !r->point_only || elided;
 	/* a profile is complete once its values and its trace are read,
 	 * unless elided ids are placed over all profiles (place()): then
@@ -623,19 +624,8 @@ int pc_v4_read_profiles(struct reader *r)
 		trace_contexts(r);
 	/* MPI: this rank's share of the profiles; with elided ids (placed
 	 * over all profiles at once) rank 0 reads them all */
-	pc_id *mine = r->prof_id;
-	if (r->db->share_n > 1) {
-		/* the same on every rank, whatever its output */
-		int all0 = has_elided(r, b, pp, np, szp);
-		mine = pc_xmalloc((np + 1) * sizeof(pc_id));
-		for (uint64_t i = 0; i < np; i++)
-			mine[i] = r->prof_id[i] != PC_NONE &&
-				  (all0 ? r->db->share_rank == 0 :
-				   pc_share_own(r->db, r->prof_id[i],
-						r->db->nprofiles)) ?
-					  r->prof_id[i] : PC_NONE;
-		r->db->shared = 1;
-	}
+	pc_id *own = pc_share_profiles(r->db, r->prof_id, np, any);
+	const pc_id *mine = own ? own : r->prof_id;
 	/* -j: on several threads (no profile waits for another) */
 	int threads = stream && pc_reader_threads(r->jobs) > 1 &&
 		      r->db->async && np > 2;
@@ -676,8 +666,7 @@ int pc_v4_read_profiles(struct reader *r)
 	}
 	free(elm);
 	if (rc) {
-		if (mine != r->prof_id)
-			free(mine);
+		free(own);
 		return -1;
 	}
 	if (r->prerelease_elided)
@@ -692,8 +681,7 @@ int pc_v4_read_profiles(struct reader *r)
 			"exclusive (lex_aware) value too, as hpcviewer showed it",
 			r->dir);
 	if (place(r)) {
-		if (mine != r->prof_id)
-			free(mine);
+		free(own);
 		return -1;
 	}
 	if (r->db->sink && !stream) {
@@ -720,8 +708,7 @@ int pc_v4_read_profiles(struct reader *r)
 				trace_samples(r, i);
 	}
 	vague_warning(r);
-	if (mine != r->prof_id)
-		free(mine);
+	free(own);
 	return rc;
 }
 

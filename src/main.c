@@ -390,9 +390,8 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 		     (n > 1 && !o->mpi_files)))
 			continue;
 		if (n > 1 && o->mpi_files &&
-		    !((uint64_t)i >= (uint64_t)n * o->mpi_rank / o->mpi_size &&
-		      (uint64_t)i < (uint64_t)n * (o->mpi_rank + 1) /
-					    o->mpi_size))
+		    !pc_in_share((uint64_t)i, (uint64_t)n, o->mpi_rank,
+				 o->mpi_size))
 			continue;
 		const struct pc_importer *im = detect(inputs[i], o->from, err);
 		if (im && im->is_dir && inputs[i] == pc_stdin_path) {

@@ -771,6 +771,23 @@ int pc_profile_prepare(pc_id p, struct pc_value *v, size_t *n,
 	return 0;
 }
 
+pc_id *pc_share_profiles(struct pc_db *db, const pc_id *prof_of, uint64_t n,
+			 int rank0_all)
+{
+	if (db->share_n < 2)
+		return NULL;
+	db->shared = 1;
+	pc_id *mine = pc_xmalloc((n + 1) * sizeof(pc_id));
+	for (uint64_t i = 0; i < n; i++) {
+		pc_id p = prof_of[i];
+		int own = p != PC_NONE &&
+			  (rank0_all ? db->share_rank == 0 :
+				       pc_share_own(db, p, db->nprofiles));
+		mine[i] = own ? p : PC_NONE;
+	}
+	return mine;
+}
+
 int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 {
 	if (!db->sink)

@@ -546,14 +546,23 @@ static inline unsigned pc_reader_threads(unsigned jobs)
 /* MPI: is unit i of n (a profile, an ovni stream) this rank's? Ranks
  * take contiguous shares in order, so that profiles come to rank 0 in
  * the order one process reads them. Always 1 without MPI. */
+static inline int pc_in_share(uint64_t i, uint64_t n, unsigned rank,
+			      unsigned nranks)
+{
+	return nranks < 2 || (i >= n * rank / nranks &&
+			      i < n * (rank + 1) / nranks);
+}
 static inline int pc_share_own(const struct pc_db *db, uint64_t i,
 			       uint64_t n)
 {
-	if (db->share_n < 2)
-		return 1;
-	return i >= n * db->share_rank / db->share_n &&
-	       i < n * (db->share_rank + 1) / db->share_n;
+	return pc_in_share(i, n, db->share_rank, db->share_n);
 }
+/* MPI: an importer's map of profile units to profiles (prof_of[0..n))
+ * with the profiles of the other ranks' shares PC_NONE (rank0_all:
+ * every profile is rank 0's), and db->shared set; NULL (free it
+ * anyway) without MPI. */
+pc_id *pc_share_profiles(struct pc_db *db, const pc_id *prof_of, uint64_t n,
+			 int rank0_all);
 /* Profile p is complete: every value, stored value and trace sample of
  * it has been added, and no value of another profile is in the model.
  * With a sink, hands it on (profiles in order: p is the next one, or
