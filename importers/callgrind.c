@@ -373,12 +373,15 @@ static void finish_part(struct parser *p)
 	pc_id entry = pc_ctx_entry(p->db, p->thread <= 1 ? PC_ENTRY_MAIN :
 						       PC_ENTRY_APP_THREAD);
 	size_t v0 = p->db->nvalues;
-	pc_cg_expand(p->db, g, prof, entry, p->opts);
+	size_t norder;
+	pc_id *order = pc_cg_expand(p->db, g, prof, entry, p->opts, &norder);
 	/* before the rounding's peak: the graph, and the contexts' lookup
 	 * table (no context is added until the next part) */
 	graph_reset(&p->g);
 	pc_ctx_map_drop(p->db);
-	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC));
+	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC), order,
+		    norder);
+	free(order);
 	for (size_t i = v0; i < p->db->nvalues && p->ndiv; i++) {
 		struct pc_value *v = &p->db->values[i];
 		if (v->metric < p->ndiv && p->div[v->metric] != 1)

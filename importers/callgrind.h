@@ -86,8 +86,13 @@ static inline int cg_instr_ctx(const struct cg_graph *g,
  * inclusive value is its real one rounded (callgrind_round.c); all
  * metrics but skip (the call counts). Returns the number of metrics
  * left as they were (sums not whole numbers). */
-size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip);
-void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
-		  pc_id entry, const struct pc_import_opts *opts);
+size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
+		   const pc_id *order, size_t norder);
+/* ... and returns the contexts it laid out (*norder), in the order it
+ * first did (the caller frees them): pc_cg_round's order, the one they
+ * would have in a model of this part alone. */
+pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
+		    pc_id entry, const struct pc_import_opts *opts,
+		    size_t *norder);
 
 #endif

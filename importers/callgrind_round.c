@@ -413,9 +413,13 @@ static uint32_t pos_group(struct posset *ps, pc_id c)
 /* The part's values are taken metric by metric (in id order, as the
  * output is sorted): a metric's values are summed per context in the
  * order they came, the others moved up to the end of the array, and
- * the sums (a value per context, in context order) rounded in the room
- * freed below them. */
-size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip)
+ * the sums (a value per context, in the part's order of contexts, then
+ * any other in id order) rounded in the room freed below them. The
+ * part's order is the one its contexts would have in a model of this
+ * part alone, so a part rounds the same whatever was read before it
+ * (Callgrind thread files, one process or profconv-mpi's ranks). */
+size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
+		   const pc_id *order, size_t norder)
 {
 	size_t end = db->nvalues;
 	if (end == v0)
@@ -460,8 +464,10 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip)
 		 * that needs them) */
 		struct posset ps = { .db = db, .map = pc_keymap_new() };
 		size_t k = out;
-		for (pc_id c = lo; c <= hi; c++) {
-			if (!(has[c / 8] & (1u << (c % 8))))
+		for (size_t j = 0; j < norder + (size_t)hi + 1 - lo; j++) {
+			pc_id c = j < norder ? order[j] :
+					       lo + (pc_id)(j - norder);
+			if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
 				continue;
 			has[c / 8] &= (uint8_t)~(1u << (c % 8));
 			uint32_t g = pos_group(&ps, c);

@@ -55,7 +55,18 @@ struct expand {
 	int instr_ctx;    /* instruction contexts are laid out (below lines
 			   * with --instructions, or without lines) */
 	size_t start;     /* db->ncontexts before this part */
-	size_t budget;    /* contexts this part may add */
+	/* the contexts made before this part that it lays out too (the
+	 * earlier parts' and files' it shares: a file's tree is the same
+	 * whatever was read before it, and so is the one profconv-mpi's
+	 * rank makes of it alone): one bit each, and their count */
+	unsigned char *shared;
+	size_t nshared;
+	/* the contexts it lays out, in the order it first does (its own in
+	 * the order it makes them): the order they would have in a model
+	 * of this part alone (pc_cg_round's) */
+	pc_id *order;
+	size_t norder, caporder;
+	size_t budget;    /* contexts this part lays out */
 	size_t reserve;   /* of it, kept for the flat fallback */
 	size_t nocost;    /* functions without self cost */
 	int tight;        /* the default bound is 30 times the input */
@@ -318,6 +329,30 @@ static void scc_costs(struct expand *x)
 
 /* The context that positions a cost or a call site inside function
  * context fctx: a line, an instruction under it, or both. */
+/* Context c, the first time this part lays it out: in its order, and
+ * counted where an earlier part made it. */
+static void first_laid(struct expand *x, pc_id c)
+{
+	PC_GROW(x->order, x->norder, x->caporder);
+	x->order[x->norder++] = c;
+}
+
+/* The child of parent with key k, found or made. */
+static pc_id laid_ctx(struct expand *x, pc_id parent,
+		      const struct pc_context *k)
+{
+	size_t made = x->db->ncontexts;
+	pc_id c = pc_ctx_child(x->db, parent, k);
+	if (c >= made) {
+		first_laid(x, c);
+	} else if (c < x->start && !(x->shared[c >> 3] & (1u << (c & 7)))) {
+		x->shared[c >> 3] |= (unsigned char)(1u << (c & 7));
+		x->nshared++;
+		first_laid(x, c);
+	}
+	return c;
+}
+
 static pc_id site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
 		      pc_id module, uint64_t addr)
 {
@@ -326,13 +361,13 @@ static pc_id site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
 		struct pc_context k = { .kind = PC_CTX_LINE,
 					.rel = PC_REL_LEXICAL, .file = file,
 					.line = line };
-		c = pc_ctx_child(x->db, c, &k);
+		c = laid_ctx(x, c, &k);
 	}
 	if (x->instr_ctx) {
 		struct pc_context k = { .kind = PC_CTX_INSTRUCTION,
 					.rel = PC_REL_LEXICAL, .module = module,
 					.offset = addr };
-		c = pc_ctx_child(x->db, c, &k);
+		c = laid_ctx(x, c, &k);
 	}
 	return c;
 }
@@ -342,7 +377,7 @@ static pc_id call_ctx(struct expand *x, pc_id parent, pc_id func)
 	struct pc_context k = { .kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL,
 				.function = func, .file = PC_NONE,
 				.module = PC_NONE };
-	return pc_ctx_child(x->db, parent, &k);
+	return laid_ctx(x, parent, &k);
 }
 
 struct work {
@@ -401,7 +436,7 @@ static double fold_calls(const struct expand *x, uint32_t s, const double *w,
 
 static size_t used(const struct expand *x)
 {
-	return x->db->ncontexts - x->start;
+	return x->db->ncontexts - x->start + x->nshared;
 }
 
 /* Contexts that laying out function f as one member takes (at most). */
@@ -1538,16 +1573,22 @@ static size_t default_cap(struct expand *x, const struct pc_import_opts *opts,
 	return cap;
 }
 
-void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
-		  pc_id entry, const struct pc_import_opts *opts)
+pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
+		    pc_id entry, const struct pc_import_opts *opts,
+		    size_t *norder)
 {
+	*norder = 0;
 	if (!g->nfns)
-		return;
+		return NULL;
 	struct expand x = {
 		.db = db, .g = g, .nev = g->nev, .profile = profile,
 		.start = db->ncontexts,
 		.instr_ctx = cg_instr_ctx(g, opts),
 	};
+	x.shared = pc_xcalloc(x.start / 8 + 1, 1);
+	/* the entry point first (made before, by every reader) */
+	x.shared[entry >> 3] |= (unsigned char)(1u << (entry & 7));
+	first_laid(&x, entry);
 	csr(g->nfns, g->nrecs, g->recs, sizeof(*g->recs),
 	    offsetof(struct cg_rec, fn), &x.rec_start, &x.rec_idx);
 	csr(g->nfns, g->nedges, g->edges, sizeof(*g->edges),
@@ -1809,6 +1850,7 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(ws.items);
 	free(ws.pool);
 	free(x.visit);
+	free(x.shared);
 	free(x.rec_start);
 	free(x.rec_idx);
 	free(x.edge_start);
@@ -1820,4 +1862,6 @@ void pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.efrac);
 	free(x.total);
 	free(x.root);
+	*norder = x.norder;
+	return x.order;
 }
