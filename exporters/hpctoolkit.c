@@ -5,7 +5,7 @@
  * profile.db is written thread by thread; cct.db (context-major) and
  * the summary's statistics come from a merge of those blocks read back
  * from the file, so no copy of all propagated values is ever held. */
-#include "hpctoolkit.h"
+#include "hpctoolkit_writer.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -24,114 +24,8 @@ const struct hpc_partial hpc_partials[5] = {
 	{ "$$", 2, "max" },
 };
 
-#define PROF_HEADER 0x30
-#define SZ_PROFILE 0x30
-#define CCT_HEADER 0x30
-#define TRACE_HEADER 0x20
-#define SZ_TRACE 0x18
 
-/* The propagation accumulators of a context and metric. */
-enum { A_POINT, A_FUNC, A_EXEC, A_LEX };
-
-/* A {PSVB} value block being made: its values (10-byte records, by
- * context, then metric id, ascending) in memory until written, and its
- * context index (context, first value). */
-struct blk {
-	uint64_t pvalues, n;
-	unsigned char *vb;
-	size_t vlen, vcap;
-	/* where the values go once 1 MiB of them are made (NULL: they are
-	 * kept until commit) */
-	struct pc_out *out;
-	struct blk_ctx {
-		uint32_t ctx;
-		uint64_t first;
-	} *idx;
-	size_t nidx, capidx;
-};
-
-/* One thread's propagation scratch and the block it encodes. */
-struct scratch {
-	uint32_t *slot; /* per context: index into touched, or PC_NONE */
-	size_t nslot;
-	uint32_t *touched;
-	size_t ntouched, captouched;
-	double *acc; /* per touched context: nmetrics x stride */
-	size_t capacc;
-	struct blk blk;
-	/* lex_fix's differences for the summary, added at the commit */
-	struct lexd {
-		uint32_t loop, metric;
-		double d;
-	} *lexd;
-	size_t nlexd, caplexd;
-};
-
-struct writer {
-	/* the streaming interface (first: a writer is its sink) */
-	struct pc_sink sink;
-	const struct pc_db *db;
-	struct hpc_layout l;
-	const char *dir;
-	struct pc_err *err;
-	struct pc_dest dest; /* the output, under its temporary name */
-	int stats;           /* --stats */
-	int point;           /* --point */
-	unsigned jobs;       /* -j */
-	/* profile.db is open, the layout fixed (at the first profile) */
-	int begun;
-	struct pc_out po;
-	unsigned char phdr[PROF_HEADER];
-	size_t capblock;
-	/* contexts looked at so far for loops, and whether one is; a
-	 * metric stores lex_aware */
-	size_t ctx_seen;
-	int loops, storedlex;
-	/* trace.db, opened at the first profile with a trace: its profile
-	 * count, section (th, at tsec), the profiles whose entries are
-	 * filled in, the time range */
-	int topen;
-	struct pc_out to;
-	unsigned char thdr[TRACE_HEADER];
-	unsigned char *th;
-	uint64_t tsec, tsec_size, tmin, tmax;
-	size_t tprofiles, tdone;
-	/* progress: the step being written, of nsteps, and its label */
-	unsigned step, nsteps;
-	char label[96];
-
-	/* a profile's accumulators per metric: derived (A_*), then stored
-	 * (stride) */
-	size_t stride, own;
-	/* a propagation scratch per writer thread (-j: scr[worker], each
-	 * profile encoded in one, then committed in profile order); mu
-	 * keeps the layout and the per-context arrays, made or grown as
-	 * profiles come, from being read meanwhile */
-	struct scratch *scr;
-	unsigned nscr;
-	pthread_mutex_t mu;
-	/* the summary's value block (profile 0) */
-	struct blk sblk;
-
-	/* value blocks of profile.db, by profile index (0 = summary) */
-	unsigned char (*block)[0x20];
-
-	/* hpcprof stores a thread's lex_aware value at a loop as its
-	 * function value, but sums the function values without nested
-	 * loops into the summary's. Where a thread's stored lex_aware
-	 * differs so from the one derived, the summary takes the derived:
-	 * loopix (per context: its index among the loops, or PC_NONE;
-	 * NULL if no metric stores lex_aware), lexfix (nloops x nmetrics,
-	 * allocated at the first difference): derived less stored, summed
-	 * over the threads */
-	uint32_t *loopix;
-	size_t nloops;
-	double *lexfix;
-	size_t nlexfix; /* loops lexfix has room for */
-	unsigned char *rec; /* trace.db's records, written in batches */
-};
-
-static int io_error(struct writer *w, const char *file)
+int hpcw_io_error(struct writer *w, const char *file)
 {
 	return pc_err_set(w->err, "%s/%s: cannot write: %s", w->dir, file,
 			  strerror(errno ? errno : EIO));
@@ -161,7 +55,7 @@ static int start_file(struct writer *w, struct pc_out *o, const char *name,
 	char path[4096];
 	pc_path_join(path, sizeof path, w->dir, name);
 	if (pc_out_open(o, path))
-		return io_error(w, name);
+		return hpcw_io_error(w, name);
 	memset(hdr, 0, hdrsize);
 	memcpy(hdr, "HPCTOOLKIT", 10);
 	memcpy(hdr + 10, fmt, 4);
@@ -245,20 +139,29 @@ static void lex_fix(const struct writer *w, struct scratch *s, pc_id c,
 	if (delta == 0 || fabs(d[A_FUNC] - f) > 1e-9 * fabs(f))
 		return;
 	PC_GROW(s->lexd, s->nlexd, s->caplexd);
-	s->lexd[s->nlexd++] = (struct lexd){ w->loopix[c], (uint32_t)m, delta };
+	s->lexd[s->nlexd++] =
+		(struct hpc_lexd){ w->loopix[c], (uint32_t)m, delta };
 }
 
-/* The summed differences, in profile order (the order of the sums). */
-static void lex_commit(struct writer *w, const struct scratch *s)
+/* The summed differences, in profile order (the order of the sums); a
+ * part keeps them for rank 0. */
+void hpcw_lex_commit(struct writer *w, const struct hpc_lexd *d, size_t n)
 {
-	if (s->nlexd && !w->lexfix) {
+	if (w->part) {
+		for (size_t i = 0; i < n; i++) {
+			PC_GROW(w->plexd, w->nplexd, w->capplexd);
+			w->plexd[w->nplexd++] = d[i];
+		}
+		return;
+	}
+	if (n && !w->lexfix) {
 		w->lexfix = pc_xcalloc(w->nloops * w->l.nmetrics,
 				       sizeof(double));
 		w->nlexfix = w->nloops;
 	}
-	for (size_t i = 0; i < s->nlexd; i++)
-		w->lexfix[(size_t)s->lexd[i].loop * w->l.nmetrics +
-			  s->lexd[i].metric] += s->lexd[i].d;
+	for (size_t i = 0; i < n; i++)
+		w->lexfix[(size_t)d[i].loop * w->l.nmetrics + d[i].metric] +=
+			d[i].d;
 }
 
 /* A whole-number metric written without its point scope: reading it
@@ -441,7 +344,7 @@ static int finish_file(struct writer *w, struct pc_out *o, const char *name,
 	pc_out_patch(o, 0, hdr, hdrsize);
 	pc_out_patch(o, sec, secbuf, secsize);
 	if (pc_out_close(o))
-		return io_error(w, name);
+		return hpcw_io_error(w, name);
 	return 0;
 }
 
@@ -477,7 +380,7 @@ static void layout_scopes(struct writer *w, const struct pc_db *db)
 /* The layout is fixed and profile.db opened at the first profile (or at
  * the end, for a model of no profile): the metrics are the importer's
  * by then. */
-static int w_start(struct writer *w, const struct pc_db *db)
+int hpcw_start(struct writer *w, const struct pc_db *db)
 {
 	w->db = db;
 	w->l = (struct hpc_layout){ db->nmetrics,
@@ -532,7 +435,7 @@ static void scr_free(struct scratch *s)
 /* The per-context arrays cover the contexts the model has now (an
  * importer that streams adds contexts as it reads), and the profile's
  * accumulators are laid out for them. */
-static void w_contexts(struct writer *w)
+void hpcw_contexts(struct writer *w)
 {
 	const struct pc_db *db = w->db;
 	size_t nc = db->ncontexts, from = w->ctx_seen;
@@ -572,7 +475,7 @@ static void w_contexts(struct writer *w)
 
 /* trace.db's header and section (its entries filled in as the profiles
  * come), at the first profile with a trace. */
-static int trace_open(struct writer *w, size_t nprofiles)
+int hpcw_trace_open(struct writer *w, size_t nprofiles)
 {
 	if (start_file(w, &w->to, "trace.db", "trce", w->thdr,
 		       sizeof w->thdr))
@@ -596,12 +499,20 @@ static int cmp_sample(const void *a, const void *b)
 
 /* Profile p's trace line in trace.db (an empty one too, once the file
  * is open): its samples by time. */
-static void trace_profile(struct writer *w, pc_id p, const struct pc_trace *t)
+void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 {
 	struct pc_out *o = &w->to;
 	/* records go out in batches of at least the output buffer's size,
 	 * which pc_out_write hands to the file without copying them */
 	enum { NREC = PC_OUT_BUF / 12 + 1 };
+	unsigned char *e = w->th + 0x20 + SZ_TRACE * (size_t)p;
+	if (!o->f && !t->unsorted) { /* sizing: a line's records are known */
+		pc_out_align(o, 4);
+		pc_le64(e + 8, o->pos);
+		o->pos += 12 * (uint64_t)t->nline;
+		pc_le64(e + 0x10, o->pos);
+		return;
+	}
 	unsigned char *rec = w->rec;
 	if (!rec)
 		rec = w->rec = pc_xmalloc(12 * NREC);
@@ -635,7 +546,6 @@ static void trace_profile(struct writer *w, pc_id p, const struct pc_trace *t)
 		w->tmax = x.time > w->tmax ? x.time : w->tmax;
 	}
 	pc_out_write(o, rec, 12 * nrec);
-	unsigned char *e = w->th + 0x20 + SZ_TRACE * (size_t)p;
 	pc_le32(e, (uint32_t)(p + 1));
 	pc_le64(e + 8, start);
 	pc_le64(e + 0x10, o->pos);
@@ -643,7 +553,7 @@ static void trace_profile(struct writer *w, pc_id p, const struct pc_trace *t)
 }
 
 /* Room for the blocks of profiles up to p - 1 and the summary's. */
-static void w_blocks(struct writer *w, size_t p)
+void hpcw_blocks(struct writer *w, size_t p)
 {
 	if (p + 1 <= w->capblock)
 		return;
@@ -665,9 +575,9 @@ static int w_encode(struct pc_sink *sk, unsigned k, const struct pc_db *db,
 	(void)p; /* a profile's block is the same wherever it goes */
 	pthread_mutex_lock(&w->mu);
 	w->err = err;
-	int rc = !w->begun ? w_start(w, db) : 0;
+	int rc = !w->begun ? hpcw_start(w, db) : 0;
 	if (!rc)
-		w_contexts(w);
+		hpcw_contexts(w);
 	pthread_mutex_unlock(&w->mu);
 	if (rc)
 		return -1;
@@ -683,17 +593,25 @@ static int w_commit(struct pc_sink *sk, unsigned k, const struct pc_db *db,
 	struct scratch *s = &w->scr[k];
 	pthread_mutex_lock(&w->mu);
 	w->err = err;
-	w_blocks(w, p + 1);
+	hpcw_blocks(w, p + 1);
 	if (!s->blk.out) /* encoded whole: its place is here */
 		blk_start(&w->po, &s->blk);
 	blk_end(&w->po, &s->blk, w->block[p + 1]);
-	lex_commit(w, s);
+	hpcw_lex_commit(w, s->lexd, s->nlexd);
 	int rc = 0;
+	if (w->part && p != w->pnext)
+		rc = pc_err_set(err, "internal: profile %u of a rank's part "
+				"after %u; please report this bug", p,
+				w->pnext);
+	w->pnext = p + 1;
 	/* trace.db's section needs the number of profiles: the importer's
-	 * plan while it streams, the model's at the end */
-	if (t->n && !w->topen &&
-	    trace_open(w, db->sink && db->nplanned ? db->nplanned :
-						     db->nprofiles))
+	 * plan while it streams, the model's at the end (a part's is open
+	 * where any rank has a trace) */
+	if (!rc && t->n && !w->topen &&
+	    (w->part ? pc_err_set(err, "internal: a rank's trace without "
+				  "trace.db; please report this bug") :
+		       hpcw_trace_open(w, db->sink && db->nplanned ? db->nplanned :
+							      db->nprofiles)))
 		rc = -1;
 	if (!rc && w->topen) {
 		if (p >= w->tprofiles) {
@@ -704,28 +622,28 @@ static int w_commit(struct pc_sink *sk, unsigned k, const struct pc_db *db,
 			/* the profiles before the file was opened: empty
 			 * lines */
 			for (; w->tdone < p; w->tdone++)
-				trace_profile(w, (pc_id)w->tdone,
+				hpcw_trace_line(w, (pc_id)w->tdone,
 					      &(struct pc_trace){ 0 });
-			trace_profile(w, p, t);
+			hpcw_trace_line(w, p, t);
 			w->tdone = p + 1;
 		}
 	}
 	if (!rc && (w->po.failed || (w->topen && w->to.failed)))
-		rc = io_error(w, w->po.failed ? "profile.db" : "trace.db");
+		rc = hpcw_io_error(w, w->po.failed ? "profile.db" : "trace.db");
 	pthread_mutex_unlock(&w->mu);
 	return rc;
 }
 
 /* Both steps at once, on the caller's thread: the block's values go
  * to profile.db as they are made (a profile's block is not held). */
-static int w_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
+int hpcw_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
 		     const struct pc_value *v, size_t n,
 		     const struct pc_value *sv, size_t sn,
 		     const struct pc_trace *t, struct pc_err *err)
 {
 	struct writer *w = (struct writer *)sk;
 	w->err = err;
-	if (!w->begun && w_start(w, db))
+	if (!w->begun && hpcw_start(w, db))
 		return -1;
 	struct blk *b = &w->scr[0].blk;
 	blk_start(&w->po, b);
@@ -757,7 +675,7 @@ static int finish_profile_cct(struct writer *w)
 	/* what the blocks need to be read back */
 	pc_out_flush(o);
 	if (o->failed || fflush(o->f))
-		return io_error(w, "profile.db");
+		return hpcw_io_error(w, "profile.db");
 	step(w, "cct.db");
 	if (start_file(w, &co, "cct.db", "ctxt", chdr, sizeof chdr))
 		return -1;
@@ -841,7 +759,7 @@ static int finish_profile_cct(struct writer *w)
 	free(ptuple);
 	w->begun = 0;
 	if (pc_out_close(o))
-		return io_error(w, "profile.db");
+		return hpcw_io_error(w, "profile.db");
 	return 0;
 }
 
@@ -857,7 +775,7 @@ static int finish_trace_db(struct writer *w)
 				  "%zu read; please report this bug",
 				  w->tprofiles, db->nprofiles);
 	for (; w->tdone < db->nprofiles; w->tdone++)
-		trace_profile(w, (pc_id)w->tdone, &(struct pc_trace){ 0 });
+		hpcw_trace_line(w, (pc_id)w->tdone, &(struct pc_trace){ 0 });
 	unsigned char *th = w->th;
 	pc_le64(th, w->tsec + 0x20);
 	pc_le32(th + 8, (uint32_t)db->nprofiles);
@@ -869,7 +787,7 @@ static int finish_trace_db(struct writer *w)
 			   sizeof w->thdr, w->tsec, th, w->tsec_size);
 }
 
-static void w_free(struct writer *w)
+void hpcw_free(struct writer *w)
 {
 	if (w->begun)
 		pc_out_close(&w->po);
@@ -887,6 +805,10 @@ static void w_free(struct writer *w)
 	free(w->lexfix);
 	free(w->block);
 	free(w->l.scopes);
+	free(w->plexd);
+	for (size_t i = 0; i < w->nptrace; i++)
+		free(w->ptrace[i].b);
+	free(w->ptrace);
 	free(w);
 }
 
@@ -899,7 +821,7 @@ static struct pc_sink *hpc_begin(const char *out,
 	if (pc_dest_check(out, 1, opts->force, NULL, err))
 		return NULL;
 	struct writer *w = pc_xcalloc(1, sizeof(*w));
-	w->sink.profile = w_profile;
+	w->sink.profile = hpcw_profile;
 	w->sink.encode = w_encode;
 	w->sink.commit = w_commit;
 	w->stats = opts->stats;
@@ -921,7 +843,7 @@ static void hpc_abort(struct pc_sink *s)
 {
 	struct writer *w = (struct writer *)s;
 	pc_dest_abort(&w->dest);
-	w_free(w);
+	hpcw_free(w);
 }
 
 /* The profiles the importers did not hand on yet (all of them, without
@@ -935,7 +857,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 	w->db = db;
 	w->nsteps = 5;
 	step(w, "profile.db");
-	int rc = !w->begun ? w_start(w, db) : 0;
+	int rc = !w->begun ? hpcw_start(w, db) : 0;
 	if (!rc && (db->nmetrics != w->l.nmetrics ||
 		    (db->stats && w->l.npartials == 1)))
 		rc = pc_err_set(err, "internal: metrics added after the first "
@@ -952,7 +874,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		while (sj < db->nscoped && db->scoped[sj].profile == p)
 			sj++;
 		/* no offset on a NULL array: a model may hold no values */
-		rc = w_profile(&w->sink, db, p, j > i ? db->values + i : NULL,
+		rc = hpcw_profile(&w->sink, db, p, j > i ? db->values + i : NULL,
 			       j - i, sj > si ? db->scoped + si : NULL, sj - si,
 			       &db->traces[p], err);
 		i = j;
@@ -961,8 +883,8 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 			progress(w, p, db->nprofiles);
 	}
 	if (!rc) {
-		w_contexts(w);
-		w_blocks(w, db->nprofiles);
+		hpcw_contexts(w);
+		hpcw_blocks(w, db->nprofiles);
 		rc = finish_trace_db(w);
 	}
 	if (!rc)
@@ -989,7 +911,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		pc_dest_abort(&w->dest);
 	else
 		rc = pc_dest_commit(&w->dest, db->diag, err);
-	w_free(w);
+	hpcw_free(w);
 	return rc;
 }
 

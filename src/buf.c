@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 size_t pc_buf_add(struct pc_buf *b, size_t n)
 {
@@ -66,18 +67,76 @@ int pc_out_open(struct pc_out *o, const char *path)
 	return 0;
 }
 
+int pc_out_reopen(struct pc_out *o, const char *path, uint64_t at)
+{
+	memset(o, 0, sizeof(*o));
+	o->f = fopen(path, "r+b");
+	if (!o->f || fseeko(o->f, (off_t)at, SEEK_SET) != 0) {
+		if (o->f)
+			fclose(o->f);
+		o->f = NULL;
+		return -1;
+	}
+	o->buf = pc_xmalloc(PC_OUT_BUF);
+	o->pos = at;
+	return 0;
+}
+
+void pc_out_null(struct pc_out *o, uint64_t at)
+{
+	memset(o, 0, sizeof(*o));
+	o->buf = pc_xmalloc(PC_OUT_BUF);
+	o->pos = at;
+}
+
 void pc_out_flush(struct pc_out *o)
 {
-	if (!o->failed && o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
+	if (o->f && !o->failed && o->len &&
+	    fwrite(o->buf, 1, o->len, o->f) != o->len)
 		o->failed = 1;
 	o->len = 0;
+}
+
+int pc_copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t n)
+{
+	/* in the kernel where it can (a reflink on some file systems) */
+	while (n) {
+		loff_t a = (loff_t)from, b = (loff_t)to;
+		ssize_t k = copy_file_range(in, &a, out, &b,
+					    n < (1u << 30) ? n : (1u << 30), 0);
+		if (k <= 0)
+			break;
+		from += (uint64_t)k;
+		to += (uint64_t)k;
+		n -= (uint64_t)k;
+	}
+	unsigned char *buf = n ? pc_xmalloc(PC_OUT_BUF) : NULL;
+	while (n) {
+		ssize_t k = pread(in, buf, n < PC_OUT_BUF ? n : PC_OUT_BUF,
+				  (off_t)from);
+		if (k <= 0 || pwrite(out, buf, (size_t)k, (off_t)to) != k)
+			break;
+		from += (uint64_t)k;
+		to += (uint64_t)k;
+		n -= (uint64_t)k;
+	}
+	free(buf);
+	return n ? -1 : 0;
+}
+
+void pc_out_seek(struct pc_out *o, uint64_t at)
+{
+	pc_out_flush(o);
+	if (o->f && !o->failed && fseeko(o->f, (off_t)at, SEEK_SET) != 0)
+		o->failed = 1;
+	o->pos = at;
 }
 
 void pc_out_write_slow(struct pc_out *o, const void *p, size_t n)
 {
 	pc_out_flush(o);
 	if (n >= PC_OUT_BUF) {
-		if (!o->failed && fwrite(p, 1, n, o->f) != n)
+		if (o->f && !o->failed && fwrite(p, 1, n, o->f) != n)
 			o->failed = 1;
 		o->pos += n;
 		return;
@@ -91,7 +150,7 @@ int pc_out_close(struct pc_out *o)
 {
 	pc_out_flush(o);
 	int bad = o->failed;
-	if (fclose(o->f) != 0)
+	if (o->f && fclose(o->f) != 0)
 		bad = 1;
 	free(o->buf);
 	o->f = NULL;
@@ -109,7 +168,7 @@ void pc_out_align(struct pc_out *o, unsigned a)
 void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n)
 {
 	pc_out_flush(o);
-	if (o->failed)
+	if (o->failed || !o->f)
 		return;
 	if (fseeko(o->f, (off_t)at, SEEK_SET) != 0 ||
 	    fwrite(p, 1, n, o->f) != n ||

@@ -108,6 +108,15 @@ struct pc_out {
 	size_t len;
 };
 int pc_out_open(struct pc_out *o, const char *path);
+/* An existing file, written from at on (profconv-mpi: a rank's part of
+ * a file that other ranks write too). */
+int pc_out_reopen(struct pc_out *o, const char *path, uint64_t at);
+/* No file: only the position moves, from at (what a part would take). */
+void pc_out_null(struct pc_out *o, uint64_t at);
+/* Copies n bytes of file in from offset from into file out at to. */
+int pc_copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t n);
+/* Goes on writing at at (the bytes before it written by others). */
+void pc_out_seek(struct pc_out *o, uint64_t at);
 /* Flushes and closes; -1 if anything failed. */
 int pc_out_close(struct pc_out *o);
 void pc_out_flush(struct pc_out *o);

@@ -109,7 +109,8 @@ static const char *const command_help[][2] = {
 	  "profconv-mpi (built where MPI is found): mpirun -np N profconv-mpi\n"
 	  "convert, the same options, writes the same OUT. Ranks read disjoint\n"
 	  "shares of the profiles: an ovni trace's thread streams, an old or v4\n"
-	  "database's profiles, Callgrind thread files given together. A single\n"
+	  "database's profiles, Callgrind thread files given together; for a v4\n"
+	  "OUT each rank writes its own profiles' blocks and trace lines. A single\n"
 	  "profile (one Callgrind file), a DCPI input, an hpcprof v4 database\n"
 	  "(its elided contexts are placed over all profiles at once) and\n"
 	  "several inputs of other formats stay on rank 0.\n" },
@@ -172,6 +173,9 @@ struct opts {
 	/* several inputs, all Callgrind files: shared out whole (any other
 	 * several inputs are read by rank 0 alone) */
 	int mpi_files;
+	/* the output is a v4 database: each rank writes its own
+	 * profiles' blocks and trace lines */
+	int mpi_parts;
 	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
 };
 
@@ -549,7 +553,10 @@ static int mpi_follow(struct opts *o, char **inputs, int n)
 	int rc = 1;
 	if (!pc_mpi_agree(!db, &err)) {
 		pc_mpi_sum(pc_mpi_kept(keeper));
-		pc_mpi_send(keeper, mine ? db : NULL, tables);
+		if (o->mpi_parts)
+			pc_mpi_part(keeper, mine ? db : NULL, tables, &err);
+		else
+			pc_mpi_send(keeper, mine ? db : NULL, tables);
 		rc = 0;
 	}
 	pc_mpi_bcast_rc(&rc);
@@ -583,8 +590,12 @@ static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
 	    (!st->ex->stream_ok || st->ex->stream_ok(st->opts))) {
 		st->sink = st->ex->begin(st->out, st->opts, err);
 		if (!st->sink) {
-			pc_mpi_gather(g, NULL, tables, o->mpi_files,
-				      o->mpi_size, err);
+			if (o->mpi_parts)
+				pc_mpi_lead(g, NULL, NULL, tables,
+					    o->mpi_files, o->mpi_size, err);
+			else
+				pc_mpi_gather(g, NULL, tables, o->mpi_files,
+					      o->mpi_size, err);
 			pc_db_free(g);
 			return NULL;
 		}
@@ -598,8 +609,10 @@ static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
 	}
 	if (tables && g->nplanned < g->nflushed + pc_mpi_kept(own) + total)
 		g->nplanned = g->nflushed + pc_mpi_kept(own) + total;
-	int rc = pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size,
-			       err);
+	int rc = o->mpi_parts ?
+		pc_mpi_lead(g, own, st->sink, tables, o->mpi_files,
+			    o->mpi_size, err) :
+		pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size, err);
 	pc_mpi_keeper_free(own);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	o->mpi_recv = seconds(&t1, &t2);
@@ -688,6 +701,8 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
 #ifdef PC_MPI
+	extern const struct pc_exporter pc_export_hpctoolkit;
+	o->mpi_parts = ex == &pc_export_hpctoolkit;
 	/* the other ranks read their shares once rank 0 has checked the
 	 * output */
 	if (o->mpi_size > 1 && o->mpi_rank > 0) {

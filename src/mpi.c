@@ -8,6 +8,7 @@
  * profile in order would have given. Large records go in pieces (MPI
  * counts are int). */
 #include "pc_mpi.h"
+#include "../exporters/hpctoolkit.h"
 #include "buf.h"
 #include "internal.h"
 
@@ -300,12 +301,24 @@ static void put_tables(struct rec *r, const struct pc_db *db)
 	}
 }
 
-int pc_mpi_send(struct pc_sink *s, const struct pc_db *db, int with_tables)
+/* Whether a kept profile has trace samples. */
+static int kept_trace(const struct keeper *k)
 {
-	struct keeper *k = (struct keeper *)s;
+	for (size_t i = 0; i < k->nprof; i++)
+		if (pc_getle(k->prof[i].p + 20, 8))
+			return 1;
+	return 0;
+}
+
+/* A rank's first record: its profile count, context count, whether it
+ * has trace samples, and its tables (with_tables). */
+static void send_tables(const struct keeper *k, const struct pc_db *db,
+			int with_tables)
+{
 	struct rec t = { 0 };
 	put64(&t, k->nprof);
 	put64(&t, db ? db->ncontexts : 1);
+	put8(&t, (uint8_t)kept_trace(k));
 	if (with_tables && db) {
 		put_tables(&t, db);
 	} else if (with_tables) { /* none of its own: empty tables */
@@ -318,6 +331,12 @@ int pc_mpi_send(struct pc_sink *s, const struct pc_db *db, int with_tables)
 	}
 	send_rec(&t, 0);
 	free(t.p);
+}
+
+int pc_mpi_send(struct pc_sink *s, const struct pc_db *db, int with_tables)
+{
+	struct keeper *k = (struct keeper *)s;
+	send_tables(k, db, with_tables);
 	for (size_t i = 0; i < k->nprof; i++) {
 		send_rec(&k->prof[i], 0);
 		free(k->prof[i].p);
@@ -537,6 +556,7 @@ int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
 		recv_rec(&r, (int)from);
 		struct rd d = { r.p, r.p + r.n, 0 };
 		uint64_t np = get64(&d), nctx = get64(&d);
+		get8(&d); /* trace samples: rank 0 writes them all */
 		struct maps m = { 0 };
 		if (with_tables) {
 			if (!rc && merge_tables(g, &d, &m, callgrind))
@@ -559,6 +579,394 @@ int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
 		free(m.ctx);
 		free(m.metric);
 	}
+	free(r.p);
+	return rc;
+}
+
+/* ---- the ranks write their own profiles (v4 output) ---- */
+
+static void bcast_rec(struct rec *r)
+{
+	uint64_t n = r->n;
+	MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (r->n != n) { /* a receiver */
+		r->n = 0;
+		room(r, (size_t)n);
+	}
+	for (size_t at = 0; at < n; at += PIECE) {
+		size_t k = n - at < PIECE ? n - at : PIECE;
+		MPI_Bcast(r->p + at, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+	}
+}
+
+/* What rank 0's writer tells every part: the output's directory, the
+ * metrics' layout, where its files end; with tables, what of the model
+ * a part writes with (each context's parent, kind and relation, each
+ * metric, the number of profiles). */
+static void put_lead(struct rec *r, const struct hpc_lead *ld,
+		     const struct pc_db *g, int with_tables)
+{
+	putstr(r, ld->dir);
+	put64(r, ld->l->nmetrics);
+	put32(r, ld->l->npartials);
+	memcpy(room(r, ld->l->nmetrics), ld->l->scopes, ld->l->nmetrics);
+	put64(r, ld->pend);
+	put64(r, ld->tend);
+	if (!with_tables)
+		return;
+	put64(r, g->ncontexts);
+	for (size_t i = 1; i < g->ncontexts; i++) {
+		put32(r, g->contexts[i].parent);
+		put8(r, g->contexts[i].kind);
+		put8(r, g->contexts[i].rel);
+	}
+	put64(r, g->nmetrics);
+	for (size_t i = 0; i < g->nmetrics; i++) {
+		const struct pc_metric *m = &g->metrics[i];
+		putstr(r, m->name);
+		put8(r, m->stored);
+		put8(r, m->scopes);
+		put8(r, m->whole);
+	}
+	put64(r, g->nprofiles);
+}
+
+/* A part's copy of the lead; with tables, the model it writes with
+ * (NULL if the record is bad). */
+static struct pc_db *get_lead(struct rd *d, struct hpc_lead *ld,
+			      struct hpc_layout *l, struct pc_db *db,
+			      int with_tables)
+{
+	struct pc_db *g = with_tables ? pc_db_new(db ? db->diag : NULL) : db;
+	if (!g)
+		return NULL;
+	ld->dir = getstr(d, g);
+	l->nmetrics = (size_t)get64(d);
+	l->npartials = get32(d);
+	l->scopes = (uint8_t *)take(d, l->nmetrics);
+	ld->l = l;
+	ld->pend = get64(d);
+	ld->tend = get64(d);
+	if (with_tables) {
+		size_t n = (size_t)get64(d);
+		for (size_t i = 1; i < n && !d->bad; i++) {
+			PC_GROW(g->contexts, g->ncontexts, g->capcontexts);
+			struct pc_context *c = &g->contexts[g->ncontexts];
+			memset(c, 0, sizeof(*c));
+			c->parent = get32(d);
+			c->kind = get8(d);
+			c->rel = get8(d);
+			c->function = c->file = c->module = PC_NONE;
+			d->bad |= c->parent >= i;
+			g->ncontexts++;
+		}
+		n = (size_t)get64(d);
+		for (size_t i = 0; i < n && !d->bad; i++) {
+			const char *name = getstr(d, g);
+			uint8_t stored = get8(d), scopes = get8(d),
+				whole = get8(d);
+			pc_id id = (whole ? pc_metric_get_whole :
+					    pc_metric_get)(g, name ? name : "",
+							   "", "");
+			d->bad |= id != i;
+			g->metrics[id].stored = stored;
+			g->metrics[id].scopes = scopes;
+		}
+		n = (size_t)get64(d);
+		for (size_t i = 0; i < n && !d->bad; i++)
+			pc_profile_add(g, NULL, 0);
+		g->share_n = 2; /* its profiles come after others' */
+	}
+	g->nplanned = g->nprofiles;
+	d->bad |= l->nmetrics != g->nmetrics;
+	if (d->bad && g != db) {
+		pc_db_free(g);
+		return NULL;
+	}
+	return d->bad ? NULL : g;
+}
+
+/* The kept profiles, handed to the part writer ps through g (their ids
+ * mapped to g's by m, unless NULL), each record freed once taken. */
+static int replay(struct pc_db *g, struct keeper *k, const struct maps *m,
+		  struct pc_sink *ps, struct pc_err *err)
+{
+	int rc = 0;
+	g->sink = ps;
+	g->nflushed = 0;
+	for (size_t i = 0; i < k->nprof; i++) {
+		pc_id p = (pc_id)pc_getle(k->prof[i].p, 4) +
+			  (m ? m->prof0 : 0);
+		if (!rc && p < g->nprofiles)
+			memset(&g->traces[p], 0, sizeof(g->traces[p]));
+		if (!rc)
+			rc = feed(g, &k->prof[i], m, err);
+		free(k->prof[i].p);
+		k->prof[i].p = NULL;
+	}
+	g->sink = NULL;
+	return rc;
+}
+
+/* A part's record for rank 0: whether it failed, what it wrote, and
+ * the counts of its values and samples. */
+static void put_part(struct rec *r, int failed, const struct hpc_part *pt,
+		     const struct pc_db *g, uint64_t nv, uint64_t nsv)
+{
+	put8(r, (uint8_t)failed);
+	if (failed)
+		return;
+	put32(r, pt->p0);
+	put64(r, pt->np);
+	put64(r, pt->pend);
+	put64(r, pt->tend);
+	put64(r, pt->tmin);
+	put64(r, pt->tmax);
+	put64(r, nv);
+	put64(r, nsv);
+	memcpy(room(r, pt->np * 0x20), pt->block, pt->np * 0x20);
+	put8(r, pt->tline != NULL);
+	if (pt->tline)
+		memcpy(room(r, pt->np * 0x18), pt->tline, pt->np * 0x18);
+	for (size_t i = 0; i < pt->np; i++)
+		put64(r, g->traces[pt->p0 + i].n);
+	put64(r, pt->nlexd);
+	for (size_t i = 0; i < pt->nlexd; i++) {
+		put32(r, pt->lexd[i].loop);
+		put32(r, pt->lexd[i].metric);
+		putf(r, pt->lexd[i].d);
+	}
+}
+
+int pc_mpi_part(struct pc_sink *s, struct pc_db *db, int with_tables,
+		struct pc_err *err)
+{
+	struct keeper *k = (struct keeper *)s;
+	send_tables(k, db, with_tables);
+	struct maps m = { 0 };
+	struct rec r = { 0 };
+	if (with_tables) { /* rank 0's ids for this rank's */
+		recv_rec(&r, 0);
+		struct rd d = { r.p, r.p + r.n, 0 };
+		m.prof0 = get32(&d);
+		m.nctx = (size_t)get64(&d);
+		m.ctx = pc_xmalloc((m.nctx + 1) * sizeof(pc_id));
+		for (size_t i = 0; i < m.nctx && !d.bad; i++)
+			m.ctx[i] = get32(&d);
+		m.nmetric = (size_t)get64(&d);
+		m.metric = pc_xmalloc((m.nmetric + 1) * sizeof(pc_id));
+		for (size_t i = 0; i < m.nmetric && !d.bad; i++)
+			m.metric[i] = get32(&d);
+	}
+	int rc = -1;
+	struct pc_db *g = NULL;
+	struct pc_sink *ps = NULL;
+	struct hpc_lead ld;
+	struct hpc_layout l;
+	struct hpc_part pt = { 0 };
+	if (pc_mpi_agree(0, err)) /* rank 0 could not take them */
+		goto out;
+	bcast_rec(&r);
+	struct rd d = { r.p, r.p + r.n, 0 };
+	g = get_lead(&d, &ld, &l, db, with_tables);
+	const struct maps *pm = with_tables ? &m : NULL;
+	/* its profiles' blocks into a spool, their sizes to rank 0 */
+	int bad = 0;
+	uint64_t nv0 = g ? g->flushed_values : 0, ns0 = g ? g->flushed_scoped : 0;
+	if (!g) {
+		bad = pc_err_set(err, "internal: a bad lead record from rank "
+				 "0; please report this bug");
+	} else {
+		int rank;
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		char spool[4096];
+		snprintf(spool, sizeof spool, "%s/.rank-%d", ld.dir, rank);
+		pc_id p0 = k->nprof ? (pc_id)pc_getle(k->prof[0].p, 4) +
+					      (pm ? pm->prof0 : 0) : 0;
+		ps = pc_hpc_part(&ld, g, p0, spool, err);
+		bad = !ps || replay(g, k, pm, ps, err);
+	}
+	uint64_t size[2] = { 0, 0 }, base[2] = { 0, 0 };
+	if (!bad)
+		pc_hpc_part_sizes(ps, &size[0], &size[1]);
+	if (pc_mpi_agree(bad, err))
+		goto out;
+	MPI_Gather(size, 2, MPI_UINT64_T, NULL, 2, MPI_UINT64_T, 0,
+		   MPI_COMM_WORLD);
+	MPI_Scatter(NULL, 2, MPI_UINT64_T, base, 2, MPI_UINT64_T, 0,
+		    MPI_COMM_WORLD);
+	/* then in place */
+	bad = pc_hpc_part_place(ps, base[0], base[1], &pt);
+	struct rec o = { 0 };
+	put_part(&o, bad, &pt, g, g->flushed_values - nv0,
+		 g->flushed_scoped - ns0);
+	send_rec(&o, 0);
+	free(o.p);
+	pc_hpc_part_free(&pt);
+	rc = pc_mpi_agree(bad, err) ? -1 : 0;
+out:
+	if (ps)
+		pc_hpc_part_free_sink(ps);
+	if (g != db)
+		pc_db_free(g);
+	free(m.ctx);
+	free(m.metric);
+	free(r.p);
+	return rc;
+}
+
+int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
+		int with_tables, int callgrind, unsigned size,
+		struct pc_err *err)
+{
+	int rc = writer ? 0 : -1;
+	struct keeper *k = (struct keeper *)own;
+	for (size_t i = 0; k && i < k->nprof; i++) {
+		if (!rc)
+			rc = feed(g, &k->prof[i], NULL, err);
+		free(k->prof[i].p);
+		k->prof[i].p = NULL;
+	}
+	/* every rank's tables, merged in rank order; each rank gets back
+	 * the ids they have in g */
+	int trace = pc_samples_total(g) > 0;
+	struct rec r = { 0 };
+	double merging = 0, t0 = MPI_Wtime();
+	for (unsigned from = 1; from < size; from++) {
+		recv_rec(&r, (int)from);
+		double t1 = MPI_Wtime();
+		struct rd d = { r.p, r.p + r.n, 0 };
+		get64(&d);
+		uint64_t nctx = get64(&d);
+		trace |= get8(&d);
+		struct maps m = { 0 };
+		if (with_tables) {
+			if (!rc && merge_tables(g, &d, &m, callgrind))
+				rc = pc_err_set(err, "internal: bad tables from "
+						"rank %u; please report this "
+						"bug", from);
+			struct rec o = { 0 };
+			put32(&o, m.prof0);
+			put64(&o, m.nctx);
+			for (size_t i = 0; i < m.nctx; i++)
+				put32(&o, m.ctx[i]);
+			put64(&o, m.nmetric);
+			for (size_t i = 0; i < m.nmetric; i++)
+				put32(&o, m.metric[i]);
+			send_rec(&o, (int)from);
+			free(o.p);
+		} else if (!rc && nctx != g->ncontexts) {
+			rc = pc_err_set(err, "internal: rank %u read %llu "
+					"contexts, rank 0 %zu; please report "
+					"this bug", from,
+					(unsigned long long)nctx, g->ncontexts);
+		}
+		free(m.ctx);
+		free(m.metric);
+		merging += MPI_Wtime() - t1;
+	}
+	double waiting = MPI_Wtime() - t0 - merging;
+	struct hpc_lead ld;
+	if (!rc)
+		rc = pc_hpc_lead(writer, g, trace, &ld, err);
+	if (pc_mpi_agree(rc != 0, err))
+		goto out;
+	r.n = 0;
+	put_lead(&r, &ld, g, with_tables);
+	bcast_rec(&r);
+	/* where each part goes: the ranks' sizes in turn, each part's
+	 * profile.db bytes from a multiple of 8 (as every block starts) */
+	uint64_t *size2 = pc_xcalloc(2 * (size_t)size, sizeof(uint64_t));
+	uint64_t *base = pc_xcalloc(2 * (size_t)size, sizeof(uint64_t));
+	uint64_t none[2] = { 0, 0 }, mine[2];
+	if (pc_mpi_agree(0, err)) {
+		rc = -1;
+		goto out2;
+	}
+	MPI_Gather(none, 2, MPI_UINT64_T, size2, 2, MPI_UINT64_T, 0,
+		   MPI_COMM_WORLD);
+	uint64_t pat = (ld.pend + 7) & ~(uint64_t)7, tat = ld.tend;
+	for (unsigned i = 1; i < size; i++) {
+		base[2 * i] = pat;
+		base[2 * i + 1] = tat;
+		pat += (size2[2 * i] + 7) & ~(uint64_t)7;
+		tat += size2[2 * i + 1];
+	}
+	MPI_Scatter(base, 2, MPI_UINT64_T, mine, 2, MPI_UINT64_T, 0,
+		    MPI_COMM_WORLD);
+	/* what each wrote, in profile order (none after a rank that
+	 * failed: its own message says why) */
+	int bad = 0, failed = 0;
+	pc_id next = (pc_id)g->nflushed;
+	uint64_t pbytes = 0, tbytes = 0;
+	for (unsigned from = 1; from < size; from++) {
+		recv_rec(&r, (int)from);
+		struct rd d = { r.p, r.p + r.n, 0 };
+		failed |= get8(&d);
+		if (failed || bad)
+			continue;
+		struct hpc_part pt = { 0 };
+		pt.p0 = get32(&d);
+		pt.np = (size_t)get64(&d);
+		pt.pend = get64(&d);
+		pt.tend = get64(&d);
+		pt.tmin = get64(&d);
+		pt.tmax = get64(&d);
+		g->flushed_values += get64(&d);
+		g->flushed_scoped += get64(&d);
+		if (pt.np > g->nprofiles || (pt.np && pt.p0 != next)) {
+			bad = pc_err_set(err, "internal: rank %u wrote "
+					 "profiles %u on, %u expected; please "
+					 "report this bug", from, pt.p0, next);
+			continue;
+		}
+		pt.block = (unsigned char(*)[0x20])take(&d, pt.np * 0x20);
+		if (get8(&d))
+			pt.tline = (unsigned char *)take(&d, pt.np * 0x18);
+		for (size_t i = 0; i < pt.np && !d.bad; i++)
+			g->traces[pt.p0 + i].n = (size_t)get64(&d);
+		pt.nlexd = (size_t)get64(&d);
+		if (pt.nlexd > r.n)
+			d.bad = 1;
+		else
+			pt.lexd = pc_xmalloc((pt.nlexd + 1) * sizeof(*pt.lexd));
+		for (size_t i = 0; i < pt.nlexd && !d.bad; i++) {
+			pt.lexd[i].loop = get32(&d);
+			pt.lexd[i].metric = get32(&d);
+			pt.lexd[i].d = getf(&d);
+		}
+		if (d.bad)
+			bad = pc_err_set(err, "internal: a bad part record "
+					 "from rank %u; please report this "
+					 "bug", from);
+		else
+			bad = pc_hpc_lead_add(writer, &pt) != 0;
+		if (pt.np) {
+			pbytes += pt.pend - base[2 * from];
+			tbytes += pt.tline ? pt.tend - base[2 * from + 1] : 0;
+		}
+		free(pt.lexd);
+		next += (pc_id)pt.np;
+	}
+	if (pc_mpi_agree(bad, err) || failed) {
+		rc = -1;
+	} else {
+		const struct pc_diag *dg = g->diag;
+		if (dg && dg->verbose && !dg->quiet)
+			fprintf(stderr, "profconv: ranks 1 to %u: their tables "
+				"merged in %.3f s (%.2f s waiting for them); "
+				"they wrote %llu profiles: %llu bytes of "
+				"profile.db, %llu of trace.db\n", size - 1,
+				merging, waiting,
+				(unsigned long long)(next - g->nflushed),
+				(unsigned long long)pbytes,
+				(unsigned long long)tbytes);
+		g->nflushed = next;
+	}
+out2:
+	free(size2);
+	free(base);
+out:
 	free(r.p);
 	return rc;
 }

@@ -265,6 +265,10 @@ struct pc_trace {
 	size_t len, cap;  /* bytes */
 	uint64_t last;    /* time of the last sample */
 	int unsorted;     /* some sample is earlier than the one before */
+	/* the samples a trace line keeps (in order: not a "not running"
+	 * after another), and the last one's context */
+	size_t nline;
+	pc_id lastctx;
 };
 struct pc_trace_it {
 	const unsigned char *p, *end;

@@ -44,4 +44,18 @@ int pc_mpi_send(struct pc_sink *k, const struct pc_db *db, int with_tables);
 int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
 		  int callgrind, unsigned size, struct pc_err *err);
 
+/* The v4 output: each rank writes its own profiles' blocks and trace
+ * lines (exporters/hpctoolkit.h, "profconv-mpi"). Ranks > 0: sends its
+ * tables, gets back their ids in rank 0's model, writes its kept
+ * profiles where rank 0 says. */
+int pc_mpi_part(struct pc_sink *k, struct pc_db *db, int with_tables,
+		struct pc_err *err);
+/* Rank 0: its own kept profiles written first; the other ranks' tables
+ * merged into g in rank order (as pc_mpi_gather); each rank told where
+ * to write; what they wrote taken into writer (NULL: it could not be
+ * begun, err says why, and every rank stops). */
+int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
+		int with_tables, int callgrind, unsigned size,
+		struct pc_err *err);
+
 #endif

@@ -65,6 +65,11 @@ same "ovni multi: Chrome trace" "3" .json "$TD/ovni/multi/ovni"
 same "Callgrind thread files (3)" "$ALL" .d "$TD"/callgrind/threads.out-0*
 same "Callgrind thread files (3)" "$ALL" .callgrind "$TD"/callgrind/threads.out-0*
 same "Callgrind thread files of small (3)" "2 3" .d "$TD"/callgrind/small.threads.out-0*
+# thread files whose trees are cut (cc1plus's, three times): each rank
+# lays out and rounds its files' trees alone, as one process does
+for i in 1 2 3; do gzip -dc "$TD/callgrind/cc1plus.out.gz" >"$tmp/cc.out-0$i"; done
+same "Callgrind thread files with cut trees (cc1plus x 3)" "2 3" .d "$tmp"/cc.out-0*
+rm -f "$tmp"/cc.out-0*
 same "one Callgrind file (rank 0 reads it)" "2" .d "$TD/callgrind/small.main.out"
 same "DCPI database (rank 0 reads it)" "2" .d "$TD/dcpi/db"
 if have_shared; then
@@ -76,6 +81,19 @@ else
 	skip "the real databases and traces: $NO_SHARED"
 fi
 
+# the ranks write their own profiles' blocks and trace lines: -np 3
+# gives profiles 8-23 of the old database to ranks 1 and 2
+rm -rf "$tmp/out.d"
+run_mpi 3 convert --verbose -o "$tmp/out.d" "$tmp/old" >"$tmp/errm" 2>&1
+line=$(grep 'ranks 1 to 2:.* wrote' "$tmp/errm")
+set -- $(echo "$line" | sed -n 's/.*they wrote \([0-9]*\) profiles: \([0-9]*\) bytes of profile.db, \([0-9]*\) of trace.db/\1 \2 \3/p')
+if [ "${1:-}" = 16 ] && [ "$2" -gt 100000 ] && [ "$3" -gt 0 ] &&
+	"$PROFCONV" check -q "$tmp/out.d"; then
+	ok "old database at -np 3: ranks 1 and 2 write 16 profiles' blocks ($2 bytes) and trace lines ($3 bytes)"
+else
+	not_ok "old database at -np 3: the ranks' parts: ${line:-no line}"; sed 's/^/# /' "$tmp/errm" | head
+fi
+rm -rf "$tmp/out.d"
 # profile 20 of the old database made bad (its context index, as
 # tests/jobs.sh does): -np 3 gives profiles 16-23 to rank 2
 cp -r "$tmp/old" "$tmp/cutold"
