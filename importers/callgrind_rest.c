@@ -1,0 +1,709 @@
+/* The parts of the call-graph-to-tree expansion that lay out what the
+ * budget left out (see callgrind_tree.c's opening comment): the flat
+ * profile of an instance cut below its call site, the rests passed up
+ * to anchors and laid out there heaviest first, and the budget itself
+ * (the flat floor, the default cap from the input's size). */
+#include "callgrind_tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Passes function f's shares su (f a member of SCC u) on to the SCCs it
+ * calls (sh, per SCC x metric), in proportion to each call edge's
+ * inclusive cost; with on, each SCC reached the first time goes on the
+ * max-heap of indices. */
+static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
+		      const double *su, double *sh, uint8_t *on,
+		      uint32_t *heap, size_t *nh)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j];
+		uint32_t v = x->scc_of[g->edges[e].to];
+		if (v == u)
+			continue;
+		for (size_t m = 0; m < nev; m++)
+			sh[(size_t)v * nev + m] +=
+				su[m] * x->efrac[e * nev + m];
+		if (!on || on[v])
+			continue;
+		on[v] = 1; /* sift up */
+		size_t q = (*nh)++;
+		while (q && heap[(q - 1) / 2] < v) {
+			heap[q] = heap[(q - 1) / 2];
+			q = (q - 1) / 2;
+		}
+		heap[q] = v;
+	}
+}
+
+/* The same for all of SCC u's members. */
+static void spread(const struct expand *x, uint32_t u, const double *su,
+		   double *sh, uint8_t *on, uint32_t *heap, size_t *nh)
+{
+	const struct scc *c = &x->sccs[u];
+	for (uint32_t k = 0; k < c->n; k++)
+		spread_fn(x, u, x->members[c->first + k], su, sh, on, heap, nh);
+}
+
+/* Fills flat profile fl from the SCCs on the heap (their shares in sh):
+ * callee SCCs have smaller indices than their callers, so the shares
+ * are final when taken in decreasing index order. Returns 0 (fl and the
+ * scratch emptied) as soon as fl lays out more than limit contexts. */
+static int flat_run(struct expand *x, struct flat *fl, double *sh,
+		    uint8_t *on, uint32_t *heap, size_t nh, size_t limit)
+{
+	size_t nev = x->nev, cap = fl->n;
+	while (nh) {
+		uint32_t u = heap[0], last = heap[--nh];
+		size_t i = 0;
+		for (;;) { /* sift down */
+			size_t c = 2 * i + 1;
+			if (c >= nh)
+				break;
+			if (c + 1 < nh && heap[c + 1] > heap[c])
+				c++;
+			if (heap[c] <= last)
+				break;
+			heap[i] = heap[c];
+			i = c;
+		}
+		if (nh)
+			heap[i] = last;
+		double *su = sh + (size_t)u * nev;
+		if (cg_any_positive(su, nev)) {
+			PC_GROW(fl->scc, fl->n, cap);
+			fl->share = pc_xrealloc(fl->share, cap * nev,
+						sizeof(double));
+			fl->scc[fl->n] = u;
+			memcpy(fl->share + fl->n * nev, su, nev * sizeof(double));
+			fl->n++;
+			const struct scc *c = &x->sccs[u];
+			for (uint32_t k = 0; k < c->n; k++)
+				fl->size += 1 + x->npos[x->members[c->first + k]];
+		}
+		if (fl->size > limit) {
+			/* too big to lay out now or later: stop early */
+			memset(su, 0, nev * sizeof(double));
+			on[u] = 0;
+			for (size_t q = 0; q < nh; q++) {
+				memset(sh + (size_t)heap[q] * nev, 0,
+				       nev * sizeof(double));
+				on[heap[q]] = 0;
+			}
+			free(fl->scc);
+			free(fl->share);
+			*fl = (struct flat){ .done = 2 };
+			return 0;
+		}
+		spread(x, u, su, sh, on, heap, &nh);
+		memset(su, 0, nev * sizeof(double));
+		on[u] = 0;
+	}
+	return 1;
+}
+
+/* The flat profile of one full instance of SCC t: the share of each SCC
+ * it reaches (t itself 1), per metric. Cached per SCC. */
+struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
+			uint8_t *on, uint32_t *heap, size_t limit)
+{
+	struct flat *fl = &x->flats[t];
+	if (fl->done == 1)
+		return fl->size <= limit ? fl : NULL;
+	if (fl->done == 2)
+		return NULL; /* limits only shrink */
+	fl->done = 1;
+	heap[0] = t;
+	on[t] = 1;
+	for (size_t m = 0; m < x->nev; m++)
+		sh[(size_t)t * x->nev + m] = 1;
+	return flat_run(x, fl, sh, on, heap, 1, limit) ? fl : NULL;
+}
+
+/* The calls that function f of SCC u makes inside a cut below parent
+ * (u's weights: sh times w), to its callees' flat contexts; the calls
+ * inside u only with insc. */
+static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
+		       const double *sh, const double *w, pc_id parent,
+		       int insc)
+{
+	if (x->calls == PC_NONE)
+		return;
+	const struct cg_graph *g = x->g;
+	for (size_t m = 0; m < x->nev; m++)
+		x->uw[m] = sh[m] * w[m];
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j];
+		if (!insc && x->scc_of[g->edges[e].to] == u)
+			continue;
+		double n = cg_edge_calls(x, u, x->uw, e);
+		if (n != 0)
+			cg_add_calls(x, cg_call_ctx(x, parent,
+					      g->fns[g->edges[e].to].func), n);
+	}
+}
+
+/* Function f's self cost per position below parent, weighted by sh
+ * times w. */
+static void lay_fn_flat(struct expand *x, uint32_t f, const double *sh,
+			const double *w, pc_id parent)
+{
+	if (x->rec_start[f] == x->rec_start[f + 1])
+		return;
+	cg_lay_records(x, f, cg_call_ctx(x, parent, x->g->fns[f].func), sh, w);
+}
+
+/* Lays out a cut below `parent`: each function of the flat profile once,
+ * with its self cost per position, weighted by w. */
+void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
+		 const double *w)
+{
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct scc *c = &x->sccs[fl->scc[i]];
+		const double *sh = fl->share + i * x->nev;
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			flat_calls(x, fl->scc[i], f, sh, w, parent, 1);
+			lay_fn_flat(x, f, sh, w, parent);
+		}
+	}
+}
+
+/* A member node of an opened instance that did not fit, as a cut below
+ * its call site: the members of its subtree once each (with all the
+ * instance's calls into them: fold_calls; a cut node is never the
+ * entry, whose node is laid out when the instance is opened), then the
+ * flat profile of the SCCs they call. Returns 0 if it is larger than
+ * limit. */
+int cg_cut_member(struct expand *x, const struct work *it,
+		  const double *w, double *sh, uint8_t *on,
+		  uint32_t *heap, size_t limit)
+{
+	const struct onode *nd = x->nodes + x->obase[it->inst];
+	struct flat fl = { 0 };
+	size_t nh = 0;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++)
+		fl.size += 1 + x->npos[nd[k].fn];
+	if (fl.size > limit)
+		return 0;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++)
+		spread_fn(x, it->scc, nd[k].fn, x->ones, sh, on, heap, &nh);
+	if (!flat_run(x, &fl, sh, on, heap, nh, limit))
+		return 0;
+	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
+		uint32_t f = nd[k].fn;
+		flat_calls(x, it->scc, f, x->ones, w, it->parent, 0);
+		lay_fn_flat(x, f, x->ones, w, it->parent);
+		cg_add_calls(x, cg_call_ctx(x, it->parent, x->g->fns[f].func),
+			  cg_fold_calls(x, it->scc, w, f));
+	}
+	cg_lay_flat(x, &fl, it->parent, w);
+	free(fl.scc);
+	free(fl.share);
+	return 1;
+}
+
+/* Scratch for the anchors' rests: per function the weight reached and
+ * the calls into it, the functions touched, the SCC shares. */
+struct restwalk {
+	double *wf;   /* nfns x nev */
+	double *cin;  /* nfns */
+	uint32_t *list;
+	size_t n;
+	double *sh;   /* nsccs x nev, zeroed */
+};
+
+static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
+{
+	if (x->visit[f] != x->stamp) {
+		x->visit[f] = x->stamp;
+		rw->list[rw->n++] = f;
+	}
+}
+
+/* The rest of anchor an: its cuts' flat profiles in one pass over the
+ * SCCs (callers before callees, shares passed on as for a cut below its
+ * call site), giving each function reached its weight and the calls
+ * into it (rw's lists). */
+static void walk_rest(struct expand *x, const struct anchor *an,
+		      struct restwalk *rw)
+{
+	size_t nev = x->nev;
+	const struct cg_graph *g = x->g;
+	double *rest = rw->sh;
+	memcpy(rest, an->rest, x->nsccs * nev * sizeof(double));
+	x->stamp++;
+	rw->n = 0;
+	for (size_t u = x->nsccs; u-- > 0;) {
+		double *su = rest + u * nev;
+		int whole = cg_any_positive(su, nev);
+		const struct scc *c = &x->sccs[u];
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = x->members[c->first + k];
+			const double *fw = an->frest ? an->frest +
+						(size_t)f * nev : NULL;
+			int part = fw && cg_any_positive(fw, nev);
+			if (!whole && !part)
+				continue;
+			for (size_t m = 0; m < nev; m++)
+				x->rw[m] = su[m] + (part ? fw[m] : 0);
+			spread_fn(x, (uint32_t)u, f, x->rw, rest, NULL, NULL,
+				  NULL);
+			touch(x, rw, f);
+			for (size_t m = 0; m < nev; m++)
+				rw->wf[(size_t)f * nev + m] += x->rw[m];
+			if (x->calls == PC_NONE)
+				continue;
+			/* its calls: all of a whole SCC's, those out of
+			 * the SCC for a member node's */
+			for (uint32_t j = x->edge_start[f];
+			     j < x->edge_start[f + 1]; j++) {
+				uint32_t e = x->edge_idx[j];
+				uint32_t t = g->edges[e].to;
+				double n = whole ? cg_edge_calls(x, (uint32_t)u,
+							      su, e) : 0;
+				if (part && x->scc_of[t] != u)
+					n += cg_edge_calls(x, (uint32_t)u, fw, e);
+				if (n != 0) {
+					touch(x, rw, t);
+					rw->cin[t] += n;
+				}
+			}
+		}
+		memset(su, 0, nev * sizeof(double));
+	}
+	for (uint32_t f = 0; f < g->nfns; f++)
+		if (an->calls[f] != 0) {
+			touch(x, rw, f);
+			rw->cin[f] += an->calls[f];
+		}
+}
+
+static void free_rest(struct anchor *an)
+{
+	free(an->rest);
+	free(an->frest);
+	free(an->calls);
+	an->rest = an->frest = an->calls = NULL;
+}
+
+/* Shares are put in buckets of a quarter power of two. */
+#define CG_NBUCKETS 256
+static unsigned bucket_of(double share)
+{
+	/* floor(-4 log2(share)): share = f 2^e, f in [0.5, 1) */
+	int e;
+	double f = frexp(share, &e);
+	int b = -4 * e + (f == 0.5 ? 4 : f <= 0.59460355750136051 ? 3 :
+			  f <= 0.70710678118654757 ? 2 :
+			  f <= 0.84089641525371450 ? 1 : 0);
+	return b >= CG_NBUCKETS - 1 ? CG_NBUCKETS - 1 : b < 0 ? 0 : (unsigned)b;
+}
+
+/* Function f's self cost with weights w laid out below ctx, with the
+ * calls into it. */
+static void lay_settled(struct expand *x, uint32_t f, const double *w,
+			double calls, pc_id ctx)
+{
+	pc_id fctx = PC_NONE;
+	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev)) {
+		fctx = cg_call_ctx(x, ctx, x->g->fns[f].func);
+		cg_lay_records(x, f, fctx, NULL, w);
+	}
+	if (calls != 0)
+		cg_add_calls(x, fctx != PC_NONE ? fctx :
+			  cg_call_ctx(x, ctx, x->g->fns[f].func), calls);
+}
+
+/* Per anchor: the functions its descendants passed up to it, with
+ * their weights (nev each), the calls into them and the lowest anchor
+ * above all the rests they came from. */
+struct carry {
+	uint32_t *f, *src;
+	double *w, *c;
+	size_t n, cap;
+};
+
+static void carry_add(struct carry *cr, size_t nev, uint32_t f,
+		      const double *w, double calls, uint32_t src)
+{
+	if (cr->n == cr->cap) {
+		cr->cap = cr->cap ? 2 * cr->cap : 64;
+		cr->f = pc_xrealloc(cr->f, cr->cap, sizeof(uint32_t));
+		cr->src = pc_xrealloc(cr->src, cr->cap, sizeof(uint32_t));
+		cr->w = pc_xrealloc(cr->w, cr->cap * nev, sizeof(double));
+		cr->c = pc_xrealloc(cr->c, cr->cap, sizeof(double));
+	}
+	cr->f[cr->n] = f;
+	cr->src[cr->n] = src;
+	memcpy(cr->w + cr->n * nev, w, nev * sizeof(double));
+	cr->c[cr->n++] = calls;
+}
+
+/* The lowest anchor above both a and b (an anchor's index is larger
+ * than those of the anchors above it). */
+static uint32_t anchor_lca(const struct expand *x, uint32_t a, uint32_t b)
+{
+	while (a != b)
+		if (a > b)
+			a = x->anchors[a].up;
+		else
+			b = x->anchors[b].up;
+	return a;
+}
+
+/* Anchor a's rest (with rest) and what its descendants passed up to it,
+ * summed per function in rw (its touched list), with in src the lowest
+ * anchor above the rests each function's weight came from. */
+static void gather(struct expand *x, uint32_t a, struct carry *cr,
+		   int rest, struct restwalk *rw, uint32_t *src)
+{
+	size_t nev = x->nev;
+	if (rest && x->anchors[a].rest) {
+		walk_rest(x, &x->anchors[a], rw);
+		free_rest(&x->anchors[a]);
+		for (size_t i = 0; i < rw->n; i++)
+			src[rw->list[i]] = a;
+	} else {
+		x->stamp++;
+		rw->n = 0;
+	}
+	struct carry *c = &cr[a];
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t f = c->f[i];
+		size_t n = rw->n;
+		touch(x, rw, f);
+		src[f] = rw->n > n ? c->src[i] : anchor_lca(x, src[f], c->src[i]);
+		for (size_t m = 0; m < nev; m++)
+			rw->wf[(size_t)f * nev + m] += c->w[i * nev + m];
+		rw->cin[f] += c->c[i];
+	}
+	free(c->f);
+	free(c->src);
+	free(c->w);
+	free(c->c);
+	*c = (struct carry){ 0 };
+}
+
+/* Contexts laying out function f with weights w (and calls) takes at
+ * most. */
+static size_t settled_size(const struct expand *x, uint32_t f,
+			   const double *w, double calls)
+{
+	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev))
+		return 1 + x->npos[f];
+	return calls != 0;
+}
+
+struct ranked {
+	double share;
+	uint32_t f;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	return x->f < y->f ? -1 : x->f > y->f;
+}
+
+/* Lays out the anchors' rests within `avail` contexts (with rootroom:
+ * and the entry point's own part), anchors below their
+ * ancestors. Each function an anchor's cuts reach is laid out below the
+ * anchor if its cost there is heavy enough and room is left; else it is
+ * passed up to the anchor above, where it is summed with what that
+ * anchor has of the same function, and so on. What reaches the entry
+ * point is laid out once per function (room for that flat profile is
+ * kept throughout), below the lowest anchor above all the rests its
+ * weight came from; the roots' own cuts are the entry point's. A
+ * function in both goes there whole, unless room is left to lay it out
+ * in both places (the heaviest first). */
+void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev, nf = g->nfns, na = x->nanchors;
+	struct restwalk rw = {
+		.wf = pc_xcalloc(nf * nev + 1, sizeof(double)),
+		.cin = pc_xcalloc(nf + 1, sizeof(double)),
+		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
+		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
+	};
+	const double *self = x->fself;
+	/* room kept for the last flat profile: the flat profile and the
+	 * functions without cost */
+	size_t keep = x->reserve + x->nocost;
+	size_t end = cg_used(x) + avail; /* nothing beyond */
+	/* the sizes of the functions below anchors per share bucket; the
+	 * buckets that fit are laid out below their anchors */
+	size_t hist[CG_NBUCKETS] = { 0 };
+	for (size_t a = 1; a < na; a++) {
+		struct anchor *an = &x->anchors[a];
+		if (!an->rest)
+			continue;
+		walk_rest(x, an, &rw);
+		for (size_t i = 0; i < rw.n; i++) {
+			uint32_t f = rw.list[i];
+			double *w = rw.wf + (size_t)f * nev;
+			double sh = cg_share_of(x, w, self + (size_t)f * nev);
+			if (sh > 0)
+				hist[bucket_of(sh)] += 1 + x->npos[f];
+			memset(w, 0, nev * sizeof(double));
+			rw.cin[f] = 0;
+		}
+	}
+	unsigned last = 0; /* buckets [0, last) fit */
+	size_t room = avail > keep ? avail - keep : 0, sum = 0;
+	while (last < CG_NBUCKETS && sum + hist[last] <= room)
+		sum += hist[last++];
+	struct carry *cr = pc_xcalloc(na + 1, sizeof(*cr));
+	uint32_t *src = pc_xmalloc((nf + 1) * sizeof(uint32_t));
+	/* the roots' own cuts: the entry point's, aside (w0, c0) */
+	double *w0 = pc_xcalloc(nf * nev + 1, sizeof(double));
+	double *c0 = pc_xcalloc(nf + 1, sizeof(double));
+	uint8_t *in0 = pc_xcalloc(nf + 1, 1);
+	size_t size0 = 0;
+	gather(x, 0, cr, 1, &rw, src);
+	for (size_t i = 0; i < rw.n; i++) {
+		uint32_t f = rw.list[i];
+		double *w = rw.wf + (size_t)f * nev;
+		size0 += settled_size(x, f, w, rw.cin[f]);
+		in0[f] = 1;
+		memcpy(w0 + (size_t)f * nev, w, nev * sizeof(double));
+		c0[f] = rw.cin[f];
+		memset(w, 0, nev * sizeof(double));
+		rw.cin[f] = 0;
+	}
+	if (x->rootroom)
+		end += size0;
+	for (size_t a = na; a-- > 1;) {
+		if (!x->anchors[a].rest && !cr[a].n)
+			continue;
+		gather(x, (uint32_t)a, cr, 1, &rw, src);
+		for (size_t i = 0; i < rw.n; i++) {
+			uint32_t f = rw.list[i];
+			double *w = rw.wf + (size_t)f * nev;
+			double sh = cg_share_of(x, w, self + (size_t)f * nev);
+			size_t sz = settled_size(x, f, w, rw.cin[f]);
+			if (sh > 0 && bucket_of(sh) < last &&
+			    cg_used(x) + sz + keep <= end)
+				lay_settled(x, f, w, rw.cin[f],
+					    x->anchors[a].ctx);
+			else
+				carry_add(&cr[x->anchors[a].up], nev, f, w,
+					  rw.cin[f], src[f]);
+			memset(w, 0, nev * sizeof(double));
+			rw.cin[f] = 0;
+		}
+	}
+	/* what reached the entry point: each function below the lowest
+	 * anchor above its rests; with the roots' part too if room is
+	 * left for both (the heaviest first), else whole at the entry
+	 * point */
+	gather(x, 0, cr, 0, &rw, src);
+	size_t need = size0, n = 0;
+	struct ranked *both = pc_xmalloc((rw.n + 1) * sizeof(*both));
+	for (size_t i = 0; i < rw.n; i++) {
+		uint32_t f = rw.list[i];
+		const double *w = rw.wf + (size_t)f * nev;
+		if (!in0[f])
+			need += settled_size(x, f, w, rw.cin[f]);
+		else if (src[f] != 0)
+			both[n++] = (struct ranked){
+				cg_share_of(x, w, self + (size_t)f * nev), f };
+	}
+	qsort(both, n, sizeof(*both), cmp_ranked);
+	size_t spare = cg_used(x) + need <= end ? end - cg_used(x) - need : 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = both[i].f;
+		size_t sz = settled_size(x, f, rw.wf + (size_t)f * nev,
+					 rw.cin[f]);
+		if (sz > spare)
+			src[f] = 0;
+		else
+			spare -= sz;
+	}
+	free(both);
+	double *flat = pc_xcalloc(nev, sizeof(double)); /* at the entry */
+	double *below = pc_xcalloc(nev, sizeof(double)); /* at anchors */
+	for (uint32_t f = 0; f < nf; f++) {
+		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
+		const double *sf = self + (size_t)f * nev;
+		if (x->visit[f] == x->stamp && src[f] != 0) {
+			for (size_t m = 0; m < nev; m++)
+				below[m] += w[m] * sf[m];
+			lay_settled(x, f, w, rw.cin[f],
+				    x->anchors[src[f]].ctx);
+		} else if (x->visit[f] == x->stamp) {
+			for (size_t m = 0; m < nev; m++)
+				v[m] += w[m];
+			c0[f] += rw.cin[f];
+		}
+		for (size_t m = 0; m < nev; m++)
+			flat[m] += v[m] * sf[m];
+		lay_settled(x, f, v, c0[f], entry);
+	}
+	x->flat_share = cg_share_of(x, x->ones, flat);
+	x->top_share = cg_share_of(x, x->ones, below);
+	free(flat);
+	free(below);
+	free(w0);
+	free(c0);
+	free(in0);
+	free(src);
+	free(cr);
+	free(rw.wf);
+	free(rw.cin);
+	free(rw.list);
+	free(rw.sh);
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	for (int i = 0; i < 2; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* Contexts of the flat profile: each function with self cost, and its
+ * distinct positions (lines; instructions too when they are laid out),
+ * also counted per function in x->npos. Function by function, so the
+ * scratch is one function's records (a whole file's keys and qsort's
+ * copy of them were a third of the peak memory of an instruction-level
+ * input). */
+size_t cg_flat_floor(struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	int instr = x->instr_ctx;
+	unsigned add = 1 + (instr && g->has_line);
+	size_t most = 0, n = 0;
+	for (uint32_t f = 0; f < g->nfns; f++)
+		if (x->rec_start[f + 1] - x->rec_start[f] > most)
+			most = x->rec_start[f + 1] - x->rec_start[f];
+	uint64_t *k = pc_xmalloc((most + 1) * 2 * sizeof(uint64_t));
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		size_t m = x->rec_start[f + 1] - x->rec_start[f];
+		if (!m)
+			continue;
+		for (size_t i = 0; i < m; i++) {
+			const struct cg_rec *rec =
+				&g->recs[x->rec_idx[x->rec_start[f] + i]];
+			k[2 * i] = g->has_line ?
+				((uint64_t)rec->file << 32 | rec->line) : 0;
+			k[2 * i + 1] = instr ? (rec->addr ^
+						(uint64_t)rec->module << 48) : 0;
+		}
+		qsort(k, m, 2 * sizeof(uint64_t), cmp_pos);
+		for (size_t i = 0; i < m; i++)
+			if (!i || cmp_pos(k + 2 * i, k + 2 * i - 2))
+				x->npos[f] += add;
+		n += 1 + x->npos[f]; /* the function once */
+	}
+	free(k);
+	return n;
+}
+
+/* The input's size as valgrind writes it (names once, positions and
+ * costs in decimal), from the graph and its count of cost and calls=
+ * lines: the same whatever form the file itself has (gzip, names
+ * compressed or not, CRLF). */
+static double input_bytes(const struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = g->nev;
+	double b = g->cost_bytes, pos = g->has_instr ? 4 : 0; /* "+N " */
+	double c = 0; /* a call: cfn=(id), calls=N target, its cost line */
+	for (size_t e = 0; e < g->nedges; e++) {
+		c += 10 + 8 + cg_digits(g->edges[e].count) + 2 * (1 + pos) +
+		     2 * cg_digits(g->edges[e].line);
+		for (size_t m = 0; m < nev; m++)
+			if (g->ecost[e * nev + m])
+				c += 1 + cg_digits(g->ecost[e * nev + m]);
+	}
+	if (g->nedges) /* the same call may be written several times */
+		b += c * (double)g->ncalls / (double)g->nedges;
+	/* per function fn=(id) name and fl=(id), the names of its file
+	 * and module once */
+	const struct pc_db *db = x->db;
+	uint8_t *seen = pc_xcalloc(db->nfiles + db->nmodules + 1, 1);
+	for (size_t f = 0; f < g->nfns; f++) {
+		const struct pc_function *fn = &db->functions[g->fns[f].func];
+		b += 20 + (double)strlen(fn->name);
+		if (fn->file != PC_NONE && !seen[fn->file]++)
+			b += (double)strlen(db->files[fn->file].path);
+		if (fn->module != PC_NONE && !seen[db->nfiles + fn->module]++)
+			b += (double)strlen(db->modules[fn->module].path);
+	}
+	free(seen);
+	return b;
+}
+
+/* By default, work that carries CG_MIN_SHARE or more of a metric's
+ * total is laid out beyond the budget, so that every calling context
+ * above that share is in the tree, as long as the tree stays within
+ * four times the budget and its v4 database within some 30 times the
+ * input (5 times for an instruction-level input laid out by lines,
+ * whose contexts each stand for several of its lines: issue 7's
+ * targets). The input's size is estimated from its cost and call lines
+ * (11 bytes each, what a line with compressed names takes at least),
+ * not measured, so that the tree does not depend on how the file is
+ * written; a context costs some 62 + 137 bytes per metric in a v4
+ * database (measured). --max-contexts is a bound: nothing beyond it. */
+size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
+		      size_t *limit)
+{
+	if (opts && opts->max_contexts)
+		return *limit = x->budget;
+	/* a context's bytes: some 62 + 137 per metric it has a value of
+	 * (measured); as many as a cost line has on average, and calls */
+	const struct cg_graph *g = x->g;
+	double metrics = g->nonzero / (double)(g->ncost ? g->ncost : 1) +
+			 (x->calls != PC_NONE);
+	double ctxbytes = 62.0 + 137.0 * metrics;
+	double per = 11.0 * (double)(g->ncost + g->nedges) / ctxbytes;
+	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
+	double est = times * per;
+	double most = 4.0 * (double)x->budget;
+	size_t cap = est > most ? (size_t)most :
+		     est > (double)x->budget ? (size_t)est : x->budget;
+	/* the rests of cuts may take one flat profile more (the estimate
+	 * is low: 12 times cc1plus's line-level input at the cap), except
+	 * where the target is 5 times */
+	double more = (double)cap + (double)x->reserve;
+	*limit = times > 5.0 || more < est ? (size_t)more :
+		 est > (double)cap ? (size_t)est : cap;
+	/* where even that passes 30 times the input (a small input, whose
+	 * budget is large against its size, or one whose cost lines are
+	 * long): the whole tree within 28 times the input estimated more
+	 * closely (a margin for the estimate: within 8% on real files), the
+	 * flat profile and its rests kept and at least 1024 contexts of
+	 * calling context */
+	double tight = 28.0 * input_bytes(x) / ctxbytes;
+	if ((double)*limit > tight) {
+		size_t least = x->reserve + x->nocost + 1024;
+		*limit = tight > (double)least ? (size_t)tight : least;
+		x->budget = *limit - x->nocost;
+		x->tight = 1;
+		cap = x->budget;
+	}
+	/* hpcviewer reads a meta.db of at most 2 GiB, where a context
+	 * takes at most 72 bytes (its record, and function, file and
+	 * module): the whole tree, the contexts the model holds already
+	 * and the rests included, stays within it, less 64 MiB for the
+	 * other sections */
+	size_t viewer = (size_t)((((uint64_t)2048 - 64) << 20) / 72);
+	viewer = viewer > x->start ? viewer - x->start : 0;
+	if (*limit > viewer) {
+		size_t least = x->reserve + x->nocost + 1024;
+		*limit = viewer > least ? viewer : least;
+		x->budget = *limit > x->nocost ? *limit - x->nocost : 0;
+		x->tight = x->viewer = 1;
+		cap = cap < x->budget ? cap : x->budget;
+	}
+	return cap;
+}

@@ -1,0 +1,170 @@
+/* The call-graph-to-tree expansion's own state, shared by
+ * importers/callgrind_tree.c (the expansion: SCCs, costs, the best-first
+ * layout of instances and members) and importers/callgrind_rest.c (flat
+ * profiles below cuts, the rests laid out below anchors, the budget):
+ * not for other files. See callgrind_tree.c's opening comment. */
+#ifndef PC_CALLGRIND_TREE_H
+#define PC_CALLGRIND_TREE_H
+
+#include "callgrind.h"
+
+/* Work above this share of a metric's total is laid out beyond the
+ * default budget (see pc_cg_expand). */
+#define CG_MIN_SHARE 1e-4
+/* Work laid out with this share of a metric's total or more is an
+ * anchor: the cuts below it that do not fit below their call sites go
+ * flat below it (see lay_rests). */
+#define CG_ANCHOR_SHARE 1e-2
+/* room for the warning's account of where the rests went */
+#define CG_WHERE 512
+
+struct scc {
+	uint32_t first, n; /* members in scc_members[first..first+n) */
+};
+
+struct expand {
+	struct pc_db *db;
+	const struct cg_graph *g;
+	size_t nev;
+	pc_id profile;
+	int instr_ctx;    /* instruction contexts are laid out (below lines
+			   * with --instructions, or without lines) */
+	size_t start;     /* db->ncontexts before this part */
+	/* the contexts made before this part that it lays out too (the
+	 * earlier parts' and files' it shares: a file's tree is the same
+	 * whatever was read before it, and so is the one profconv-mpi's
+	 * rank makes of it alone): one bit each, and their count */
+	unsigned char *shared;
+	size_t nshared;
+	/* the contexts it lays out, in the order it first does (its own in
+	 * the order it makes them): the order they would have in a model
+	 * of this part alone (pc_cg_round's) */
+	pc_id *order;
+	size_t norder, caporder;
+	size_t budget;    /* contexts this part lays out */
+	size_t reserve;   /* of it, kept for the flat fallback */
+	size_t nocost;    /* functions without self cost */
+	int tight;        /* the default bound is 30 times the input */
+	int viewer;       /* ... or hpcviewer's bound on meta.db */
+	int rootroom;     /* the roots' own rest may pass the bound (a
+			   * default bound, not a tight one) */
+	double *grand;    /* per metric: the part's total */
+	double *ones;     /* nev weights of 1 */
+	uint32_t *npos;   /* per function: distinct positions laid out */
+	size_t *isize;    /* per SCC: contexts an instance lays out */
+	/* cut below: per SCC, its flat profile (cached): SCC shares */
+	struct flat {
+		uint32_t *scc;
+		double *share; /* n x nev */
+		size_t n;
+		size_t size;  /* contexts it lays out */
+		int done;     /* 1 computed, 2 larger than a limit seen */
+	} *flats;
+
+	/* CSR of records and out-edges per function */
+	uint32_t *rec_start, *rec_idx;
+	uint32_t *edge_start, *edge_idx;
+
+	uint32_t *scc_of;
+	struct scc *sccs;
+	size_t nsccs;
+	uint32_t *members;
+
+	double *incl;  /* per SCC x nev: max(self + out, in) */
+	double *efrac; /* per edge x nev: its cost / its callee SCC's incl */
+	double *total; /* per SCC x nev: cost of one full expansion */
+	double *root;  /* per SCC x nev: share not covered by callers */
+
+	uint32_t *visit; /* per function: stamp of the last instance */
+	uint32_t stamp;
+
+	/* calls= counts: the metric (PC_NONE without counts), per function
+	 * the calls into it in the instance being laid out and its
+	 * context there */
+	pc_id calls;
+	double *fcalls;
+	pc_id *fctx;
+	/* cuts: their count and largest share, and the largest share of a
+	 * metric's total laid out flat below the entry point */
+	size_t ncut;
+	double flat_share, heaviest;
+	/* per function x nev: its self cost; per metric: the self cost
+	 * laid out in the tree (not below cuts) */
+	double *fself, *laid;
+	/* the share of a metric's total the rests left to the end put
+	 * below anchors (the entry point's part is flat_share) */
+	double top_share;
+	/* where the cuts that do not fit below their call sites go: below
+	 * the nearest anchor laid out above them (work of CG_ANCHOR_SHARE
+	 * or more; the entry point is anchor 0). Their weights are summed
+	 * per SCC (rest) and, for members of opened instances, per
+	 * function (frest), with the calls into each function (calls).
+	 * At most maxstore anchors hold rests (they are dense); past
+	 * that, the nearest anchor above that holds one takes it. */
+	struct anchor {
+		pc_id ctx;     /* its function context */
+		uint32_t up;   /* the anchor above */
+		double *rest, *frest, *calls;
+	} *anchors;
+	size_t nanchors, capanchors, nstore, maxstore;
+	uint32_t cur;  /* the anchor of the work being laid out */
+	size_t room, caproom; /* budget - floor; the cap - floor */
+	double *uw, *rw, *acc; /* scratch, nev each */
+
+	/* instances that did not fit whole, opened member by member: their
+	 * spanning trees (the one a whole instance follows) in preorder */
+	size_t *obase; /* per opened instance: its first node */
+	size_t nopened, capopened;
+	struct onode {
+		uint32_t fn, edge; /* the spanning edge; UINT32_MAX at the entry */
+		uint32_t end;      /* the subtree is nodes [this, end) */
+		double share;      /* largest share of a metric's total below */
+	} *nodes;
+	size_t nnodes, capnodes, maxnodes;
+	double *own;   /* per function x nev: self + its calls out of its SCC */
+	double *fold;  /* per function: calls= counts of the costed calls into
+			* it from its own SCC */
+	uint32_t *par; /* scratch: a node's parent */
+	double *sub;   /* scratch: a node's subtree cost, nev */
+	size_t capscratch;
+};
+
+struct work {
+	uint32_t scc, entry;
+	pc_id parent;
+	size_t w;      /* offset of the weights in the pool */
+	double share;  /* largest share of a metric's total it carries */
+	double calls;  /* calls into the entry it stands for */
+	uint32_t inst; /* a whole instance (UINT32_MAX), or a member node of */
+	uint32_t node; /* opened instance inst: its node */
+	uint32_t anchor; /* where it goes if it becomes a rest */
+};
+
+/* callgrind_tree.c: contexts, shares and calls */
+pc_id cg_call_ctx(struct expand *x, pc_id parent, pc_id func);
+double cg_share_of(const struct expand *x, const double *w,
+		   const double *c);
+double cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
+		     uint32_t f);
+size_t cg_used(const struct expand *x);
+double cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
+		     uint32_t e);
+void cg_add_calls(struct expand *x, pc_id ctx, double calls);
+int cg_any_positive(const double *w, size_t n);
+void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
+		    const double *sh, const double *w);
+
+/* callgrind_rest.c: cuts, rests and the budget */
+struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
+			uint8_t *on, uint32_t *heap, size_t limit);
+void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
+		 const double *w);
+int cg_cut_member(struct expand *x, const struct work *it,
+		  const double *w, double *sh, uint8_t *on,
+		  uint32_t *heap, size_t limit);
+void cg_lay_rests(struct expand *x, size_t avail, pc_id entry);
+size_t cg_flat_floor(struct expand *x);
+size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
+		      size_t *limit);
+
+#endif
