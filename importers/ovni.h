@@ -78,6 +78,7 @@ struct rd {
 	size_t cap, pos, end;
 	uint64_t base; /* file offset of buf[0] */
 	uint64_t size;
+	int mapped; /* buf maps the whole file (read in place, not copied) */
 };
 
 struct mark_type {
