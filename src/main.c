@@ -535,7 +535,7 @@ static uint64_t inputs_size(char **inputs, int n)
 static int mpi_follow(struct opts *o, char **inputs, int n)
 {
 	struct pc_err err = { 0 };
-	struct pc_sink *keeper = pc_mpi_keeper();
+	struct pc_sink *keeper = pc_keeper();
 	struct stream st = { NULL, o->out, &o->exp, keeper };
 	o->diag.progress = 0;
 	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
@@ -545,14 +545,14 @@ static int mpi_follow(struct opts *o, char **inputs, int n)
 	int tables = !(n == 1 && o->mpi_tree && db && db->shared);
 	int mine = db && (n > 1 || db->shared);
 	if (mine && tables)
-		pc_mpi_keep_rest(keeper, db);
+		pc_keep_rest(keeper, db);
 	else if (!mine) { /* rank 0 reads this input alone */
-		pc_mpi_keeper_free(keeper);
-		keeper = pc_mpi_keeper();
+		pc_keeper_free(keeper);
+		keeper = pc_keeper();
 	}
 	int rc = 1;
 	if (!pc_mpi_agree(!db, &err)) {
-		pc_mpi_sum(pc_mpi_kept(keeper));
+		pc_mpi_sum(pc_kept(keeper));
 		if (o->mpi_parts)
 			pc_mpi_part(keeper, mine ? db : NULL, tables, &err);
 		else
@@ -560,7 +560,7 @@ static int mpi_follow(struct opts *o, char **inputs, int n)
 		rc = 0;
 	}
 	pc_mpi_bcast_rc(&rc);
-	pc_mpi_keeper_free(keeper);
+	pc_keeper_free(keeper);
 	pc_db_free(db);
 	return rc;
 }
@@ -604,16 +604,16 @@ static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
 	/* profiles rank 0 read that are not handed on yet: before the
 	 * other ranks' */
 	if (tables && g->sink) {
-		own = pc_mpi_keeper();
-		pc_mpi_keep_rest(own, g);
+		own = pc_keeper();
+		pc_keep_rest(own, g);
 	}
-	if (tables && g->nplanned < g->nflushed + pc_mpi_kept(own) + total)
-		g->nplanned = g->nflushed + pc_mpi_kept(own) + total;
+	if (tables && g->nplanned < g->nflushed + pc_kept(own) + total)
+		g->nplanned = g->nflushed + pc_kept(own) + total;
 	int rc = o->mpi_parts ?
 		pc_mpi_lead(g, own, st->sink, tables, o->mpi_files,
 			    o->mpi_size, err) :
 		pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size, err);
-	pc_mpi_keeper_free(own);
+	pc_keeper_free(own);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	o->mpi_recv = seconds(&t1, &t2);
 	if (!rc && !pc_values_total(g) && !pc_scoped_total(g) &&

@@ -6,20 +6,10 @@
 #ifndef PC_MPI_H
 #define PC_MPI_H
 
-#include "pc.h"
+#include "share.h"
 
 void pc_mpi_init(int *argc, char ***argv, unsigned *rank, unsigned *size);
 void pc_mpi_finalize(void);
-
-/* A sink that keeps each profile handed to it (its values sorted and
- * coalesced, as a writer gets them), for rank 0. */
-struct pc_sink *pc_mpi_keeper(void);
-void pc_mpi_keeper_free(struct pc_sink *k);
-/* Moves the profiles db still holds (from db->nflushed on; values
- * sorted by pc_values_finish) into the keeper, and out of db. */
-void pc_mpi_keep_rest(struct pc_sink *k, struct pc_db *db);
-/* How many profiles the keeper holds. */
-uint64_t pc_mpi_kept(const struct pc_sink *k);
 
 /* Every rank says whether it failed: 0 if none did; else 1, with err
  * the message of the lowest failing rank (the first error in the
