@@ -70,6 +70,8 @@ static uint32_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
 	return k;
 }
 
+/* The levels of the nodes up to t's: the nodes further away are on no
+ * shortest path to t, and flow_path would only find them dead ends. */
 static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 {
 	for (size_t i = 0; i < f->nn; i++)
@@ -79,6 +81,8 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 	f->queue[qt++] = s;
 	while (qh < qt) {
 		uint32_t u = f->queue[qh++];
+		if (f->level[u] >= f->level[t])
+			break;
 		for (uint32_t k = f->head[u]; k != UINT32_MAX; k = f->e[k].next)
 			if (f->e[k].cap > 0 && f->level[f->e[k].to] == UINT32_MAX) {
 				f->level[f->e[k].to] = f->level[u] + 1;
