@@ -530,6 +530,8 @@ static uint64_t inputs_size(char **inputs, int n)
 #ifdef PC_MPI
 #include "pc_mpi.h"
 
+extern const struct pc_exporter pc_export_hpctoolkit;
+
 /* Ranks > 0: read this rank's share, then send it to rank 0 (whose
  * exit status every rank takes). */
 static int mpi_follow(struct opts *o, char **inputs, int n)
@@ -701,7 +703,6 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
 #ifdef PC_MPI
-	extern const struct pc_exporter pc_export_hpctoolkit;
 	o->mpi_parts = ex == &pc_export_hpctoolkit;
 	/* the other ranks read their shares once rank 0 has checked the
 	 * output */

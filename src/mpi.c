@@ -115,36 +115,57 @@ int pc_mpi_send(struct pc_sink *s, const struct pc_db *db, int with_tables)
 	return 0;
 }
 
-int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
-		  int callgrind, unsigned size, struct pc_err *err)
+/* Rank 0's own kept profiles, handed on first (their ids are g's); the
+ * records freed. rc: a failure before (nothing is handed on). */
+static int feed_own(struct pc_db *g, struct pc_sink *own, int rc,
+		    struct pc_err *err)
 {
-	int rc = 0;
 	struct keeper *k = (struct keeper *)own;
-	/* rank 0's own first: its ids are g's */
 	for (size_t i = 0; k && i < k->nprof; i++) {
 		if (!rc)
 			rc = pc_feed(g, &k->prof[i], NULL, err);
 		free(k->prof[i].p);
 		k->prof[i].p = NULL;
 	}
+	return rc;
+}
+
+/* Rank from's first record r into g: its tables merged (with_tables:
+ * its id maps into m), else its context count checked against g's; its
+ * profile count in *np, whether it has trace samples in *trace. rc: a
+ * failure before (nothing is merged). */
+static int take_tables(struct pc_db *g, const struct rec *r, int with_tables,
+		       int callgrind, unsigned from, struct maps *m,
+		       uint64_t *np, int *trace, int rc, struct pc_err *err)
+{
+	struct rd d = { r->p, r->p + r->n, 0 };
+	*np = get64(&d);
+	uint64_t nctx = get64(&d);
+	*trace = get8(&d);
+	if (with_tables) {
+		if (!rc && pc_merge_tables(g, &d, m, callgrind))
+			rc = pc_err_set(err, "internal: bad tables from rank "
+					"%u; please report this bug", from);
+	} else if (!rc && nctx != g->ncontexts) {
+		rc = pc_err_set(err, "internal: rank %u read %llu contexts, "
+				"rank 0 %zu; please report this bug", from,
+				(unsigned long long)nctx, g->ncontexts);
+	}
+	return rc;
+}
+
+int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
+		  int callgrind, unsigned size, struct pc_err *err)
+{
+	int rc = feed_own(g, own, 0, err);
 	struct rec r = { 0 };
 	for (unsigned from = 1; from < size; from++) {
 		recv_rec(&r, (int)from);
-		struct rd d = { r.p, r.p + r.n, 0 };
-		uint64_t np = get64(&d), nctx = get64(&d);
-		get8(&d); /* trace samples: rank 0 writes them all */
 		struct maps m = { 0 };
-		if (with_tables) {
-			if (!rc && pc_merge_tables(g, &d, &m, callgrind))
-				rc = pc_err_set(err, "internal: bad tables from "
-						"rank %u; please report this "
-						"bug", from);
-		} else if (!rc && nctx != g->ncontexts) {
-			rc = pc_err_set(err, "internal: rank %u read %llu "
-					"contexts, rank 0 %zu; please report "
-					"this bug", from,
-					(unsigned long long)nctx, g->ncontexts);
-		}
+		uint64_t np;
+		int trace; /* rank 0 writes them all */
+		rc = take_tables(g, &r, with_tables, callgrind, from, &m, &np,
+				 &trace, rc, err);
 		/* every record is received, even after a failure: the
 		 * rank waits for it */
 		for (uint64_t i = 0; i < np; i++) {
@@ -286,14 +307,7 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 		int with_tables, int callgrind, unsigned size,
 		struct pc_err *err)
 {
-	int rc = writer ? 0 : -1;
-	struct keeper *k = (struct keeper *)own;
-	for (size_t i = 0; k && i < k->nprof; i++) {
-		if (!rc)
-			rc = pc_feed(g, &k->prof[i], NULL, err);
-		free(k->prof[i].p);
-		k->prof[i].p = NULL;
-	}
+	int rc = feed_own(g, own, writer ? 0 : -1, err);
 	/* every rank's tables, merged in rank order; each rank gets back
 	 * the ids they have in g */
 	int trace = pc_samples_total(g) > 0;
@@ -302,16 +316,13 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 	for (unsigned from = 1; from < size; from++) {
 		recv_rec(&r, (int)from);
 		double t1 = MPI_Wtime();
-		struct rd d = { r.p, r.p + r.n, 0 };
-		get64(&d);
-		uint64_t nctx = get64(&d);
-		trace |= get8(&d);
 		struct maps m = { 0 };
+		uint64_t np;
+		int has;
+		rc = take_tables(g, &r, with_tables, callgrind, from, &m, &np,
+				 &has, rc, err);
+		trace |= has;
 		if (with_tables) {
-			if (!rc && pc_merge_tables(g, &d, &m, callgrind))
-				rc = pc_err_set(err, "internal: bad tables from "
-						"rank %u; please report this "
-						"bug", from);
 			struct rec o = { 0 };
 			put32(&o, m.prof0);
 			put64(&o, m.nctx);
@@ -322,11 +333,6 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 				put32(&o, m.metric[i]);
 			send_rec(&o, (int)from);
 			free(o.p);
-		} else if (!rc && nctx != g->ncontexts) {
-			rc = pc_err_set(err, "internal: rank %u read %llu "
-					"contexts, rank 0 %zu; please report "
-					"this bug", from,
-					(unsigned long long)nctx, g->ncontexts);
 		}
 		free(m.ctx);
 		free(m.metric);
