@@ -98,13 +98,13 @@ int pc_hpc_lead(struct pc_sink *s, const struct pc_db *db, int trace,
 /* Rank 0: a part written, taken in profile order. */
 int pc_hpc_lead_add(struct pc_sink *s, const struct hpc_part *pt);
 /* Another rank: a sink for profiles p0 on (db: the whole tree and
- * metrics) that writes their blocks into a spool file (made at path
- * spool, unlinked at once) and keeps their traces; then the sizes of
+ * metrics) that writes their blocks into a spool file (unlinked, in
+ * ld's directory) and keeps their traces; then the sizes of
  * its profile.db and trace.db bytes; then, given where they go, puts
  * them in ld's files and says what it wrote (pt, freed with
  * pc_hpc_part_free). The sink is freed with pc_hpc_part_free_sink. */
 struct pc_sink *pc_hpc_part(const struct hpc_lead *ld, const struct pc_db *db,
-			    pc_id p0, const char *spool, struct pc_err *err);
+			    pc_id p0, struct pc_err *err);
 void pc_hpc_part_sizes(const struct pc_sink *s, uint64_t *psize,
 		       uint64_t *tsize);
 int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,

@@ -6,7 +6,6 @@
 #include "hpctoolkit.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,57 +373,6 @@ static void *merge_range(void *arg)
 	return NULL;
 }
 
-/* An unlinked file in dir, for a range's output. */
-static int open_part(struct pc_out *o, const char *dir)
-{
-	memset(o, 0, sizeof(*o));
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/.part-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
-	if (fd < 0 || !(o->f = fdopen(fd, "w+b"))) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	o->buf = pc_xmalloc(PC_OUT_BUF);
-	return 0;
-}
-
-/* Appends part's n bytes to o (in the kernel where it can). */
-static int append_part(struct pc_out *o, struct pc_out *part)
-{
-	pc_out_flush(o);
-	pc_out_flush(part);
-	if (o->failed || part->failed || fflush(o->f) || fflush(part->f))
-		return -1;
-	int in = fileno(part->f), out = fileno(o->f);
-	uint64_t n = part->pos;
-	loff_t a = 0, b = (loff_t)o->pos;
-	while ((uint64_t)a < n) {
-		ssize_t k = copy_file_range(in, &a, out, &b, (size_t)(n - a), 0);
-		if (k > 0)
-			continue;
-		if (k < 0 && errno == EINTR)
-			continue;
-		/* no copy in the kernel here: by hand */
-		char buf[1 << 16];
-		size_t want = n - (uint64_t)a > sizeof buf ? sizeof buf :
-							     (size_t)(n - (uint64_t)a);
-		ssize_t got = pread(in, buf, want, a);
-		if (got <= 0 || pwrite(out, buf, (size_t)got, b) != got)
-			return -1;
-		a += got;
-		b += got;
-	}
-	o->pos += n;
-	return fseeko(o->f, (off_t)o->pos, SEEK_SET) ? -1 : 0;
-}
-
 /* Range r's summary values, read back, in order. */
 static int summary_back(const struct hpc_cct *in, struct range *r)
 {
@@ -468,7 +416,7 @@ int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 			r[i].co = *co; /* straight into cct.db */
 			continue;
 		}
-		if (open_part(&r[i].co, in->dir) || open_part(&r[i].so, in->dir) ||
+		if (pc_out_tmp(&r[i].co, in->dir) || pc_out_tmp(&r[i].so, in->dir) ||
 		    pthread_create(&r[i].thread, NULL, merge_range, &r[i])) {
 			rc = pc_err_set(err, "%s: cannot start the merge of "
 					"contexts %u..: %s", in->dir, r[i].lo,
@@ -502,7 +450,7 @@ int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 			pc_le64(e + 8, pc_getle(e + 8, 8) + base);
 			pc_le64(e + 0x18, pc_getle(e + 0x18, 8) + base);
 		}
-		if (append_part(co, &r[i].co) || summary_back(in, &r[i]))
+		if (pc_out_append(co, &r[i].co) || summary_back(in, &r[i]))
 			rc = pc_err_set(err, "%s/cct.db: cannot write: %s",
 					in->dir, strerror(errno ? errno : EIO));
 	}

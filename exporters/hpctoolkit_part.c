@@ -86,7 +86,7 @@ static int part_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
 }
 
 struct pc_sink *pc_hpc_part(const struct hpc_lead *ld, const struct pc_db *db,
-			    pc_id p0, const char *spool, struct pc_err *err)
+			    pc_id p0, struct pc_err *err)
 {
 	struct writer *w = pc_xcalloc(1, sizeof(*w));
 	w->sink.profile = part_profile;
@@ -103,12 +103,11 @@ struct pc_sink *pc_hpc_part(const struct hpc_lead *ld, const struct pc_db *db,
 	memcpy(w->l.scopes, ld->l->scopes, w->l.nmetrics);
 	for (size_t m = 0; m < db->nmetrics; m++)
 		w->storedlex |= (db->metrics[m].stored >> HPC_LEXAWARE) & 1;
-	/* the blocks go to a spool of its own, from 0 (a multiple of 8, as
-	 * where they go), gone once closed */
-	if (pc_out_open(&w->po, spool) || unlink(spool)) {
-		pc_err_set(err, "%s: %s", spool, strerror(errno));
-		if (w->po.f)
-			pc_out_close(&w->po);
+	/* the blocks go to a spool of its own beside the output, from 0 (a
+	 * multiple of 8, as where they go), gone once closed */
+	if (pc_out_tmp(&w->po, w->dir)) {
+		pc_err_set(err, "%s: cannot make a temporary file: %s",
+			   w->dir, strerror(errno));
 		hpcw_free(w);
 		return NULL;
 	}

@@ -2,6 +2,8 @@
 #include "buf.h"
 #include "pc.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,6 +84,37 @@ int pc_out_reopen(struct pc_out *o, const char *path, uint64_t at)
 	return 0;
 }
 
+int pc_out_tmp(struct pc_out *o, const char *dir)
+{
+	memset(o, 0, sizeof(*o));
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/.part-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0 || !(o->f = fdopen(fd, "w+b"))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	o->buf = pc_xmalloc(PC_OUT_BUF);
+	return 0;
+}
+
+int pc_out_append(struct pc_out *o, struct pc_out *part)
+{
+	pc_out_flush(o);
+	pc_out_flush(part);
+	if (o->failed || part->failed || fflush(o->f) || fflush(part->f) ||
+	    pc_copy_range(fileno(part->f), 0, fileno(o->f), o->pos, part->pos))
+		return -1;
+	o->pos += part->pos;
+	return fseeko(o->f, (off_t)o->pos, SEEK_SET) ? -1 : 0;
+}
+
 void pc_out_null(struct pc_out *o, uint64_t at)
 {
 	memset(o, 0, sizeof(*o));
@@ -104,6 +137,8 @@ int pc_copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t n)
 		loff_t a = (loff_t)from, b = (loff_t)to;
 		ssize_t k = copy_file_range(in, &a, out, &b,
 					    n < (1u << 30) ? n : (1u << 30), 0);
+		if (k < 0 && errno == EINTR)
+			continue;
 		if (k <= 0)
 			break;
 		from += (uint64_t)k;
@@ -114,6 +149,8 @@ int pc_copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t n)
 	while (n) {
 		ssize_t k = pread(in, buf, n < PC_OUT_BUF ? n : PC_OUT_BUF,
 				  (off_t)from);
+		if (k < 0 && errno == EINTR)
+			continue;
 		if (k <= 0 || pwrite(out, buf, (size_t)k, (off_t)to) != k)
 			break;
 		from += (uint64_t)k;

@@ -111,6 +111,10 @@ int pc_out_open(struct pc_out *o, const char *path);
 /* An existing file, written from at on (profconv-mpi: a rank's part of
  * a file that other ranks write too). */
 int pc_out_reopen(struct pc_out *o, const char *path, uint64_t at);
+/* An unlinked file in dir (nothing is left of it once closed). */
+int pc_out_tmp(struct pc_out *o, const char *dir);
+/* Appends what part holds (its bytes from 0) at o's end. */
+int pc_out_append(struct pc_out *o, struct pc_out *part);
 /* No file: only the position moves, from at (what a part would take). */
 void pc_out_null(struct pc_out *o, uint64_t at);
 /* Copies n bytes of file in from offset from into file out at to. */

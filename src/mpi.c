@@ -265,13 +265,9 @@ int pc_mpi_part(struct pc_sink *s, struct pc_db *db, int with_tables,
 		bad = pc_err_set(err, "internal: a bad lead record from rank "
 				 "0; please report this bug");
 	} else {
-		int rank;
-		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-		char spool[4096];
-		snprintf(spool, sizeof spool, "%s/.rank-%d", ld.dir, rank);
 		pc_id p0 = k->nprof ? (pc_id)pc_getle(k->prof[0].p, 4) +
 					      (pm ? pm->prof0 : 0) : 0;
-		ps = pc_hpc_part(&ld, g, p0, spool, err);
+		ps = pc_hpc_part(&ld, g, p0, err);
 		bad = !ps || pc_replay(g, k, pm, ps, err);
 	}
 	uint64_t size[2] = { 0, 0 }, base[2] = { 0, 0 };
