@@ -543,8 +543,6 @@ void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx)
 	p = put_varint(p, ctx);
 	t->len = (size_t)(p - t->b);
 	t->last = time;
-	t->nline += ctx != 0 || !t->n || t->lastctx != 0;
-	t->lastctx = ctx;
 	t->n++;
 }
 

@@ -265,10 +265,10 @@ struct pc_trace {
 	size_t len, cap;  /* bytes */
 	uint64_t last;    /* time of the last sample */
 	int unsorted;     /* some sample is earlier than the one before */
-	/* the samples a trace line keeps (in order: not a "not running"
-	 * after another), and the last one's context */
+	/* the samples a trace.db line keeps (in order: not a "not running"
+	 * sample after another), where pc_feed (src/share.c) counted them
+	 * for a rank's part; else 0 */
 	size_t nline;
-	pc_id lastctx;
 };
 struct pc_trace_it {
 	const unsigned char *p, *end;

@@ -344,10 +344,17 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		struct pc_sample s;
 		pc_trace_reserve(g, p, (size_t)ns);
 		pc_trace_begin(&t, &it);
-		while (!d.bad && pc_trace_next(&it, &s))
-			pc_trace_add(g, p, s.time,
-				     m ? at_or_none(m->ctx, m->nctx, s.ctx) :
-					 s.ctx);
+		/* the records its trace.db line keeps, counted here for a
+		 * part (struct pc_trace, nline), not in every conversion */
+		size_t nline = 0;
+		pc_id last = PC_NONE;
+		while (!d.bad && pc_trace_next(&it, &s)) {
+			pc_id c = m ? at_or_none(m->ctx, m->nctx, s.ctx) : s.ctx;
+			nline += c != 0 || last != 0;
+			last = c;
+			pc_trace_add(g, p, s.time, c);
+		}
+		g->traces[p].nline = nline;
 	}
 	if (d.bad)
 		return pc_err_set(err, "internal: a bad profile record from "
