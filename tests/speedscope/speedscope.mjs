@@ -207,36 +207,41 @@ for (;;) {
   await page.waitForTimeout(100)
 }
 
-// Let the flamechart render a few frames so the screenshot and the
-// viewport state are settled.
-await page.evaluate(
-  () =>
-    new Promise(r => {
-      let n = 0
-      const f = () => (++n >= 10 ? r() : requestAnimationFrame(f))
-      requestAnimationFrame(f)
-    }),
-)
-await page.waitForTimeout(300)
-
-const facts = await page.evaluate(
-  ({DETAIL, MAX_LINES}) => {
+// Two helpers in the page, for the reads below: speedscope's application
+// component (its props hold the profile group and its setters), found
+// through Preact's tree of vnodes, and a wait of n animation frames.
+await page.evaluate(() => {
+  window.__ssApp = () => {
     const roots = [document.body, ...document.body.children].map(e => e.__k).filter(Boolean)
-    let app = null
     const seen = new Set()
     const stack = roots.slice()
     while (stack.length) {
       const v = stack.pop()
       if (!v || typeof v !== 'object' || seen.has(v)) continue
       seen.add(v)
-      if (v.props && 'profileGroup' in v.props && 'setProfileGroup' in v.props) {
-        app = v.props
-        break
-      }
+      if (v.props && 'profileGroup' in v.props && 'setProfileGroup' in v.props) return v.props
       const kids = v.__k
       if (Array.isArray(kids)) for (const k of kids) stack.push(k)
       else if (kids && typeof kids === 'object') stack.push(kids)
     }
+    return null
+  }
+  window.__ssFrames = n =>
+    new Promise(r => {
+      let k = 0
+      const f = () => (++k >= n ? r() : requestAnimationFrame(f))
+      requestAnimationFrame(f)
+    })
+})
+
+// Let the flamechart render a few frames so the screenshot and the
+// viewport state are settled.
+await page.evaluate(() => window.__ssFrames(10))
+await page.waitForTimeout(300)
+
+const facts = await page.evaluate(
+  ({DETAIL, MAX_LINES}) => {
+    const app = window.__ssApp()
     const g = app.profileGroup
     const active = app.activeProfileState
     const res = {
@@ -332,28 +337,9 @@ if (nProf > 1 && nProf <= MAX_VISIT && facts.viewMode <= 1) {
     const idx = i === nProf ? facts.indexToView : i
     const v = await page.evaluate(
       async ({idx, key}) => {
-        const roots = [document.body, ...document.body.children].map(e => e.__k).filter(Boolean)
-        const find = () => {
-          const seen = new Set()
-          const stack = roots.slice()
-          while (stack.length) {
-            const v = stack.pop()
-            if (!v || typeof v !== 'object' || seen.has(v)) continue
-            seen.add(v)
-            if (v.props && 'profileGroup' in v.props && 'setProfileGroup' in v.props) return v.props
-            const kids = v.__k
-            if (Array.isArray(kids)) for (const k of kids) stack.push(k)
-            else if (kids && typeof kids === 'object') stack.push(kids)
-          }
-          return null
-        }
-        find().setProfileIndexToView(idx)
-        await new Promise(r => {
-          let n = 0
-          const f = () => (++n >= 6 ? r() : requestAnimationFrame(f))
-          requestAnimationFrame(f)
-        })
-        const a = find().activeProfileState
+        window.__ssApp().setProfileIndexToView(idx)
+        await window.__ssFrames(6)
+        const a = window.__ssApp().activeProfileState
         const R = a && a.index === idx && a[key].configSpaceViewportRect
         return R && R.size.x > 0 ? {start: R.origin.x, end: R.origin.x + R.size.x} : null
       },
