@@ -160,8 +160,10 @@ int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 		if (pc_getle(h + 0x10, 4))
 			pc_le64(h + 0x18, pc_getle(h + 0x18, 8) + pbase);
 	}
-	/* the trace lines, at tbase */
+	/* the trace lines, at tbase: the bytes sized (a part that wrote
+	 * more would overwrite the next one's) */
 	if (w->topen) {
+		uint64_t sized = w->to.pos;
 		pc_out_close(&w->to);
 		pc_path_join(path, sizeof path, w->dir, "trace.db");
 		if (pc_out_reopen(&w->to, path, tbase)) {
@@ -180,6 +182,12 @@ int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 		w->topen = 0;
 		if (pc_out_close(&w->to))
 			return hpcw_io_error(w, "trace.db");
+		if (pt->tend - tbase != sized)
+			return pc_err_set(w->err, "internal: a rank's trace "
+					  "lines took %llu bytes, %llu sized; "
+					  "please report this bug",
+					  (unsigned long long)(pt->tend - tbase),
+					  (unsigned long long)sized);
 		pt->tmin = w->tmin;
 		pt->tmax = w->tmax;
 		pt->tline = pc_xmalloc(SZ_TRACE * pt->np + 1);
