@@ -25,49 +25,73 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a maximum flow (Dinic) over small integer capacities ---- */
+/* ---- a maximum flow (Dinic) over small integer capacities ----
+ * The edges are laid out per node (compressed rows): a node's edges lie
+ * side by side, so the level search and the path search read them in
+ * order instead of chasing a list through the whole array. The edges
+ * are made twice by the same code (struct flow's pass): once to count
+ * each node's edges, once to put them in place. A node's edges are in
+ * the reverse of the order they were made in (the order a list with
+ * the newest edge first would have), which is what the flow found
+ * depends on. */
 
 /* 12 bytes an edge: capacities are 0 or 1 but for the source and sink
  * edges, which stay below the number of shares (see round_metric) */
 struct fedge {
-	uint32_t to, next;
+	uint32_t to, rev;
 	int32_t cap;
 };
 struct flow {
 	struct fedge *e;
-	size_t ne, cape;
-	uint32_t *head, *level, *it, *queue;
+	size_t ne;
+	/* a node's edges: e[first[u]] to e[first[u + 1] - 1] */
+	uint32_t *first, *level, *it, *queue;
 	size_t nn;
+	int pass; /* 0: counting the edges, 1: putting them in place */
 };
 
 static void flow_init(struct flow *f, size_t nn)
 {
 	f->nn = nn;
 	f->ne = 0;
-	f->head = pc_xrealloc(f->head, nn, sizeof(uint32_t));
-	f->level = pc_xrealloc(f->level, nn, sizeof(uint32_t));
-	f->it = pc_xrealloc(f->it, nn, sizeof(uint32_t));
-	f->queue = pc_xrealloc(f->queue, nn, sizeof(uint32_t));
-	for (size_t i = 0; i < nn; i++)
-		f->head[i] = UINT32_MAX;
+	f->pass = 0;
+	f->first = pc_xcalloc(nn + 1, sizeof(uint32_t));
+	f->level = pc_xmalloc(nn * sizeof(uint32_t));
+	f->it = pc_xmalloc(nn * sizeof(uint32_t));
+	f->queue = pc_xmalloc(nn * sizeof(uint32_t));
+}
+
+/* After the counting pass: each node's room, it[] its next free slot
+ * from the top (the first edge made goes last). */
+static void flow_place(struct flow *f)
+{
+	uint32_t sum = 0;
+	for (size_t u = 0; u < f->nn; u++) {
+		sum += f->first[u];
+		f->first[u] = sum - f->first[u];
+		f->it[u] = sum;
+	}
+	f->first[f->nn] = sum;
+	f->e = pc_xmalloc((size_t)sum * sizeof(*f->e) + 1);
+	f->ne = sum;
+	f->pass = 1;
 }
 
 /* Adds a->b with residual capacities cap forward and back (the flow it
- * already carries above its lower bound); returns the edge's index. */
+ * already carries above its lower bound); returns the forward edge's
+ * index (in the placing pass). */
 static uint32_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
 			  int64_t back)
 {
-	if (f->ne + 2 > f->cape) {
-		f->cape = f->cape ? 2 * f->cape : 1024;
-		f->e = pc_xrealloc(f->e, f->cape, sizeof(*f->e));
+	if (!f->pass) {
+		f->first[a]++;
+		f->first[b]++;
+		return 0;
 	}
-	uint32_t k = (uint32_t)f->ne;
-	f->e[k] = (struct fedge){ b, f->head[a], (int32_t)cap };
-	f->head[a] = k;
-	f->e[k + 1] = (struct fedge){ a, f->head[b], (int32_t)back };
-	f->head[b] = k + 1;
-	f->ne += 2;
-	return k;
+	uint32_t ka = --f->it[a], kb = --f->it[b];
+	f->e[ka] = (struct fedge){ b, kb, (int32_t)cap };
+	f->e[kb] = (struct fedge){ a, ka, (int32_t)back };
+	return ka;
 }
 
 /* The levels of the nodes up to t's: the nodes further away are on no
@@ -81,11 +105,12 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 	f->queue[qt++] = s;
 	while (qh < qt) {
 		uint32_t u = f->queue[qh++];
-		if (f->level[u] >= f->level[t])
+		uint32_t lu = f->level[u];
+		if (lu >= f->level[t])
 			break;
-		for (uint32_t k = f->head[u]; k != UINT32_MAX; k = f->e[k].next)
+		for (uint32_t k = f->first[u]; k < f->first[u + 1]; k++)
 			if (f->e[k].cap > 0 && f->level[f->e[k].to] == UINT32_MAX) {
-				f->level[f->e[k].to] = f->level[u] + 1;
+				f->level[f->e[k].to] = lu + 1;
 				f->queue[qt++] = f->e[k].to;
 			}
 	}
@@ -93,7 +118,8 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 }
 
 /* One augmenting path along the levels, iteratively (trees are deep):
- * the path is kept in queue[], the edges taken in level[]-free it[]. */
+ * the path's edges are kept in path[], each node's next edge to try
+ * in it[]. */
 static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 			 uint32_t *path)
 {
@@ -107,24 +133,24 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 					push = f->e[path[d]].cap;
 			for (size_t d = 0; d < depth; d++) {
 				f->e[path[d]].cap -= push;
-				f->e[path[d] ^ 1].cap += push;
+				f->e[f->e[path[d]].rev].cap += push;
 			}
 			return push;
 		}
-		uint32_t k = f->it[u];
-		for (; k != UINT32_MAX; k = f->e[k].next)
+		uint32_t k = f->it[u], end = f->first[u + 1];
+		for (; k < end; k++)
 			if (f->e[k].cap > 0 &&
 			    f->level[f->e[k].to] == f->level[u] + 1)
 				break;
 		f->it[u] = k;
-		if (k == UINT32_MAX) {
+		if (k == end) {
 			/* dead end: drop u, go back one step */
 			f->level[u] = UINT32_MAX;
 			if (!depth)
 				return 0;
 			depth--;
-			u = f->e[path[depth] ^ 1].to;
-			f->it[u] = f->e[f->it[u]].next;
+			u = f->e[f->e[path[depth]].rev].to;
+			f->it[u]++;
 			continue;
 		}
 		path[depth++] = k;
@@ -136,7 +162,7 @@ static int64_t flow_max(struct flow *f, uint32_t s, uint32_t t)
 {
 	int64_t total = 0;
 	while (flow_levels(f, s, t)) {
-		memcpy(f->it, f->head, f->nn * sizeof(uint32_t));
+		memcpy(f->it, f->first, f->nn * sizeof(uint32_t));
 		int64_t p;
 		/* the paths go in the queue, which the levels are done with */
 		while ((p = flow_path(f, s, t, f->queue)) > 0)
@@ -148,7 +174,7 @@ static int64_t flow_max(struct flow *f, uint32_t s, uint32_t t)
 static void flow_free(struct flow *f)
 {
 	free(f->e);
-	free(f->head);
+	free(f->first);
 	free(f->level);
 	free(f->it);
 	free(f->queue);
@@ -296,59 +322,67 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		 * with its flow so far (residual forward and back) */
 		uint32_t SS = 0, TT = 1, s = 2, t = 3, G0 = 4,
 			 N0 = G0 + ngroups;
-		flow_init(f, N0 + nn);
-		/* every edge at once (a share, a tree edge, a source or sink
-		 * edge per node, t -> s; each with its reverse): the array is
-		 * not copied as it grows */
+		/* every edge (a share, a tree edge, a source or sink edge
+		 * per node, t -> s; each with its reverse) has a 32-bit id */
 		size_t want = 2 * (n + 2 * (N0 + nn) + 1);
 		if (want > UINT32_MAX) {
-			/* past the edges' 32-bit ids */
 			rc = -1;
 			goto done;
 		}
-		if (f->cape < want) {
-			f->cape = want;
-			f->e = pc_xrealloc(f->e, f->cape, sizeof(*f->e));
-		}
+		flow_init(f, N0 + nn);
 		int32_t *ex = pc_xcalloc(N0 + nn, sizeof(int32_t));
 		int64_t total = 0;
 		for (uint32_t g = 0; g < ngroups; g++)
 			total += (int64_t)nearbyint(gsum[g]);
 		free(gsum);
 		gsum = NULL;
-		/* the shares' edges come first, in their order: the j-th
-		 * fractional share's is edge 2j */
-		for (size_t i = 0; i < n; i++) {
-			if (!(share_frac(c[i].value) > 0))
-				continue;
-			uint32_t to = N0 + (uint32_t)node_of[c[i].ctx];
-			flow_edge(f, G0 + c[i].profile, to, 1 - y[i], y[i]);
-			ex[to] += y[i];
-		}
-		for (size_t k = 0; k < nn; k++) {
-			int64_t lo = (int64_t)floor(F[k] + 1e-6),
-				hi = (int64_t)ceil(F[k] - 1e-6);
-			if (hi < lo)
-				hi = lo;
-			int64_t phi = Y[k] < lo ? lo : Y[k] > hi ? hi : Y[k];
-			pc_id u = nodes[k];
-			uint32_t up = u ? N0 + (uint32_t)node_of[db->contexts[u].parent] : t;
-			if (hi > lo)
-				flow_edge(f, N0 + (uint32_t)k, up, hi - phi, phi - lo);
-			ex[up] += (int32_t)phi;
-			ex[N0 + k] -= (int32_t)phi;
-		}
-		flow_edge(f, t, s, INT32_MAX / 4, total);
-		ex[t] -= (int32_t)total;
 		int64_t need = 0;
-		for (size_t k = 0; k < N0 + nn; k++) {
-			if (k == SS || k == TT || k == s || (k >= G0 && k < N0))
-				continue;
-			if (ex[k] > 0) {
-				flow_edge(f, SS, (uint32_t)k, ex[k], 0);
-				need += ex[k];
-			} else if (ex[k] < 0) {
-				flow_edge(f, (uint32_t)k, TT, -ex[k], 0);
+		/* the same edges twice: counted, then put in place */
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass)
+				flow_place(f);
+			/* the shares' edges, in their order: a position's
+			 * node has no others */
+			for (size_t i = 0; i < n; i++) {
+				if (!(share_frac(c[i].value) > 0))
+					continue;
+				uint32_t to = N0 + (uint32_t)node_of[c[i].ctx];
+				flow_edge(f, G0 + c[i].profile, to, 1 - y[i],
+					  y[i]);
+				if (!pass)
+					ex[to] += y[i];
+			}
+			for (size_t k = 0; k < nn; k++) {
+				int64_t lo = (int64_t)floor(F[k] + 1e-6),
+					hi = (int64_t)ceil(F[k] - 1e-6);
+				if (hi < lo)
+					hi = lo;
+				int64_t phi = Y[k] < lo ? lo :
+					      Y[k] > hi ? hi :
+							  Y[k];
+				pc_id u = nodes[k];
+				uint32_t up = u ? N0 + (uint32_t)node_of[db->contexts[u].parent] : t;
+				if (hi > lo)
+					flow_edge(f, N0 + (uint32_t)k, up,
+						  hi - phi, phi - lo);
+				if (!pass) {
+					ex[up] += (int32_t)phi;
+					ex[N0 + k] -= (int32_t)phi;
+				}
+			}
+			flow_edge(f, t, s, INT32_MAX / 4, total);
+			if (!pass)
+				ex[t] -= (int32_t)total;
+			for (size_t k = 0; k < N0 + nn; k++) {
+				if (k == SS || k == TT || k == s ||
+				    (k >= G0 && k < N0))
+					continue;
+				if (ex[k] > 0) {
+					flow_edge(f, SS, (uint32_t)k, ex[k], 0);
+					need += pass ? 0 : ex[k];
+				} else if (ex[k] < 0) {
+					flow_edge(f, (uint32_t)k, TT, -ex[k], 0);
+				}
 			}
 		}
 		/* what the flow needs no more goes before its peak */
@@ -362,11 +396,14 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		if (need && flow_max(f, SS, TT) != need) {
 			rc = -1;
 		} else {
-			size_t j = 0;
+			/* a position's shares are its node's edges, the
+			 * first made last */
+			for (uint32_t g = 0; g < ngroups; g++)
+				f->it[G0 + g] = f->first[G0 + g + 1];
 			for (size_t i = 0; i < n; i++)
 				if (share_frac(c[i].value) > 0)
 					c[i].value = floor(c[i].value) +
-						 (f->e[2 * j++].cap == 0 ? 1 : 0);
+						 (f->e[--f->it[G0 + c[i].profile]].cap == 0 ? 1 : 0);
 		}
 	done:
 		free(y);
