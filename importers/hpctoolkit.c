@@ -801,6 +801,7 @@ static int v4_read(struct pc_db *db, const char *path,
 	free(r->el);
 	free(r->derive);
 	free(r->dx);
+	free(r->ord);
 	free(r->vague);
 	free(r->lines);
 	free(r->tfirst);

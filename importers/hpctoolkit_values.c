@@ -381,6 +381,34 @@ static void derive_points(struct reader *r, pc_id prof)
 	r->ndx = 0;
 }
 
+/* Sorts o[0..n) by model context, stably (tmp: n more), in passes of
+ * 11 bits; a pass whose digits are all alike is left out. */
+static void ctxord_sort(struct ctxord *o, struct ctxord *tmp, size_t n)
+{
+	size_t count[2048];
+	struct ctxord *a = o, *b = tmp;
+	for (unsigned shift = 0; shift < 32; shift += 11) {
+		memset(count, 0, sizeof count);
+		for (size_t i = 0; i < n; i++)
+			count[(a[i].mctx >> shift) & 2047]++;
+		if (count[(a[0].mctx >> shift) & 2047] == n)
+			continue;
+		size_t sum = 0;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i].mctx >> shift) & 2047]++] = a[i];
+		struct ctxord *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != o)
+		memcpy(o, a, n * sizeof(*o));
+}
+
 /* The values of profile index i (its info entry at e): point values and
  * (scopes) stored scopes into the model, with room reserved for this
  * profile's (reserve: the model holds one profile at a time); those of
@@ -403,6 +431,20 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 		if (scopes)
 			pc_scoped_reserve(r->db, (size_t)nv);
 	}
+	/* the contexts are taken in the model's order, not the file's:
+	 * the values then come as pc_profile_prepare sorts them (the
+	 * same values, summed in the same order where two ids share a
+	 * context), and are not sorted again there */
+	if (nc > UINT32_MAX)
+		return pc_v4_fail_at(r, b, e + 0x10, "profile %llu: %llu "
+				     "contexts, past 32-bit ids",
+				     (unsigned long long)i,
+				     (unsigned long long)nc);
+	if (2 * nc > r->capord) {
+		free(r->ord);
+		r->capord = 2 * (size_t)nc;
+		r->ord = pc_xmalloc(r->capord * sizeof(*r->ord) + 1);
+	}
 	for (uint64_t k = 0; k < nc; k++) {
 		const unsigned char *x = b->p + pc + 12 * k;
 		uint32_t ctx = (uint32_t)pc_getle(x, 4);
@@ -414,7 +456,19 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 					     "or past nValues %llu",
 					     (unsigned long long)start,
 					     (unsigned long long)nv);
-		pc_id mctx = ctx == 0 ? 0 : pc_v4_ctx_lookup(r, ctx);
+		r->ord[k] = (struct ctxord){
+			ctx == 0 ? 0 : pc_v4_ctx_lookup(r, ctx), (uint32_t)k
+		};
+	}
+	if (nc)
+		ctxord_sort(r->ord, r->ord + nc, (size_t)nc);
+	for (uint64_t j = 0; j < nc; j++) {
+		uint64_t k = r->ord[j].k;
+		const unsigned char *x = b->p + pc + 12 * k;
+		uint32_t ctx = (uint32_t)pc_getle(x, 4);
+		uint64_t start = pc_getle(x + 4, 8);
+		uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
+		pc_id mctx = r->ord[j].mctx;
 		/* the second pass: place() bound the elided ids it placed,
 		 * and gave their values (placed_values) */
 		if (!el && mctx != PC_NONE && ctx && is_elided(r, ctx))
@@ -491,6 +545,8 @@ static void *share_copy(void *ctx, struct pc_db *shadow, struct pc_err *err)
 	c->r.err = err;
 	c->r.dx = NULL;
 	c->r.ndx = c->r.capdx = 0;
+	c->r.ord = NULL;
+	c->r.capord = 0;
 	c->r.prerelease_elided = 0;
 	c->x = x;
 	return c;
@@ -512,6 +568,7 @@ static void share_merge(void *ctx, void *copy)
 	struct share_copy *c = copy;
 	x->r->prerelease_elided += c->r.prerelease_elided;
 	free(c->r.dx);
+	free(c->r.ord);
 	free(c);
 }
 
