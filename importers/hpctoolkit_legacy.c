@@ -44,6 +44,20 @@ int64_t idtab_sort(struct idtab *t)
 {
 	if (t->n)
 		qsort(t->e, t->n, sizeof(*t->e), cmp_idv);
+	/* a direct table where it is at most 4 entries an id: the values
+	 * look a context and a column up per value */
+	free(t->dense);
+	t->dense = NULL;
+	t->ndense = 0;
+	if (t->n && t->e[t->n - 1].id / 4 <= t->n) {
+		t->ndense = (size_t)t->e[t->n - 1].id + 1;
+		t->dense = pc_xmalloc(t->ndense * sizeof(uint32_t));
+		for (size_t i = 0; i < t->ndense; i++)
+			t->dense[i] = UINT32_MAX;
+		/* an id listed twice: the first, as the search finds */
+		for (size_t i = t->n; i-- > 0;)
+			t->dense[t->e[i].id] = t->e[i].v;
+	}
 	for (size_t i = 1; i < t->n; i++)
 		if (t->e[i].id == t->e[i - 1].id)
 			return t->e[i].id;
@@ -52,6 +66,12 @@ int64_t idtab_sort(struct idtab *t)
 
 int idtab_get(const struct idtab *t, uint32_t id, uint32_t *v)
 {
+	if (t->dense) {
+		if (id >= t->ndense || t->dense[id] == UINT32_MAX)
+			return 0;
+		*v = t->dense[id];
+		return 1;
+	}
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -65,6 +85,12 @@ int idtab_get(const struct idtab *t, uint32_t id, uint32_t *v)
 		return 1;
 	}
 	return 0;
+}
+
+void idtab_free(struct idtab *t)
+{
+	free(t->e);
+	free(t->dense);
 }
 
 /* ------------------------------------------------------------------ */
@@ -894,7 +920,7 @@ static int inline_profile(struct legacy *r)
 				  r->inl[i].v);
 	}
 	put_points(r, prof);
-	free(byxm.e);
+	idtab_free(&byxm);
 	pc_warn(r->db->diag, "%s: no per-thread values (metric-db files); "
 		"the values experiment.xml holds (printed with 6 significant "
 		"digits) make one profile", r->xml);
@@ -908,7 +934,7 @@ static void legacy_free(struct legacy *r)
 	struct idtab *t[] = { &r->mod_t, &r->file_t, &r->proc_t, &r->kind_t,
 			      &r->col_t, &r->xm_t, &r->node_t, &r->it_t };
 	for (size_t k = 0; k < sizeof t / sizeof *t; k++)
-		free(t[k]->e);
+		idtab_free(t[k]);
 	free(r->mods);
 	free(r->files);
 	free(r->procs);

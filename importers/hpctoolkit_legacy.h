@@ -19,11 +19,16 @@ struct idv {
 struct idtab {
 	struct idv *e;
 	size_t n, cap;
+	/* once sorted, where the ids are dense (as writers make them):
+	 * the value of each id up to the largest, UINT32_MAX for none */
+	uint32_t *dense;
+	size_t ndense;
 };
 void idtab_add(struct idtab *t, uint32_t id, uint32_t v);
 /* Sorts; returns an id listed twice, or -1. */
 int64_t idtab_sort(struct idtab *t);
 int idtab_get(const struct idtab *t, uint32_t id, uint32_t *v);
+void idtab_free(struct idtab *t);
 
 /* ------------------------------------------------------------------ */
 /* The reader.                                                        */
