@@ -45,7 +45,7 @@ struct flow {
 	struct fedge *e;
 	size_t ne;
 	/* a node's edges: e[first[u]] to e[first[u + 1] - 1] */
-	uint32_t *first, *level, *it, *queue;
+	uint32_t *first, *level, *it, *queue, *back;
 	size_t nn;
 	int pass; /* 0: counting the edges, 1: putting them in place */
 };
@@ -59,6 +59,7 @@ static void flow_init(struct flow *f, size_t nn)
 	f->level = pc_xmalloc(nn * sizeof(uint32_t));
 	f->it = pc_xmalloc(nn * sizeof(uint32_t));
 	f->queue = pc_xmalloc(nn * sizeof(uint32_t));
+	f->back = pc_xmalloc(nn * sizeof(uint32_t));
 }
 
 /* After the counting pass: each node's room, it[] its next free slot
@@ -94,27 +95,74 @@ static uint32_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
 	return ka;
 }
 
-/* The levels of the nodes up to t's: the nodes further away are on no
- * shortest path to t, and flow_path would only find them dead ends. */
+/* The levels of a phase, searched from both ends: from s along edges
+ * with room (ds, in level[]) and back from t along edges with room into
+ * a node (dt, in it[] meanwhile), the side with the smaller frontier a
+ * step at a time, until they meet at distance D. A node on a shortest
+ * path is then known to one side at least: its level is ds, or D - dt.
+ * The others keep no level. flow_path finds the same paths as with
+ * every node's ds (a node it took with D - dt has that ds: no shorter
+ * path reaches it, or it would be known from s), only without going
+ * into the nodes beyond the meeting that lead nowhere: in the last
+ * phases, a few units over a few thousand nodes instead of the whole
+ * graph. */
 static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 {
+	uint32_t *ds = f->level, *dt = f->it, *fq = f->queue, *bq = f->back;
 	for (size_t i = 0; i < f->nn; i++)
-		f->level[i] = UINT32_MAX;
-	size_t qh = 0, qt = 0;
-	f->level[s] = 0;
-	f->queue[qt++] = s;
-	while (qh < qt) {
-		uint32_t u = f->queue[qh++];
-		uint32_t lu = f->level[u];
-		if (lu >= f->level[t])
-			break;
-		for (uint32_t k = f->first[u]; k < f->first[u + 1]; k++)
-			if (f->e[k].cap > 0 && f->level[f->e[k].to] == UINT32_MAX) {
-				f->level[f->e[k].to] = lu + 1;
-				f->queue[qt++] = f->e[k].to;
+		ds[i] = dt[i] = UINT32_MAX;
+	size_t fh = 0, ft = 0, bh = 0, bt = 0;
+	ds[s] = 0;
+	fq[ft++] = s;
+	dt[t] = 0;
+	bq[bt++] = t;
+	uint32_t a = 0, b = 0, D = UINT32_MAX;
+	if (s == t)
+		D = 0;
+	while (D == UINT32_MAX) {
+		if (fh == ft || bh == bt)
+			return 0;
+		if (ft - fh <= bt - bh) {
+			/* the nodes at distance a from s: those at a + 1 */
+			for (size_t end = ft; fh < end && D == UINT32_MAX; fh++) {
+				uint32_t u = fq[fh];
+				for (uint32_t k = f->first[u]; k < f->first[u + 1]; k++) {
+					uint32_t w = f->e[k].to;
+					if (f->e[k].cap <= 0 || ds[w] != UINT32_MAX)
+						continue;
+					ds[w] = a + 1;
+					fq[ft++] = w;
+					if (dt[w] != UINT32_MAX) {
+						D = a + 1 + dt[w];
+						break;
+					}
+				}
 			}
+			a++;
+		} else {
+			/* those at distance b to t: those at b + 1 */
+			for (size_t end = bt; bh < end && D == UINT32_MAX; bh++) {
+				uint32_t v = bq[bh];
+				for (uint32_t k = f->first[v]; k < f->first[v + 1]; k++) {
+					uint32_t w = f->e[k].to;
+					if (dt[w] != UINT32_MAX ||
+					    f->e[f->e[k].rev].cap <= 0)
+						continue;
+					dt[w] = b + 1;
+					bq[bt++] = w;
+					if (ds[w] != UINT32_MAX) {
+						D = ds[w] + b + 1;
+						break;
+					}
+				}
+			}
+			b++;
+		}
 	}
-	return f->level[t] != UINT32_MAX;
+	for (size_t i = 0; i < bt; i++)
+		if (ds[bq[i]] == UINT32_MAX)
+			ds[bq[i]] = D - dt[bq[i]];
+	return 1;
 }
 
 /* One augmenting path along the levels, iteratively (trees are deep):
@@ -178,6 +226,7 @@ static void flow_free(struct flow *f)
 	free(f->level);
 	free(f->it);
 	free(f->queue);
+	free(f->back);
 }
 
 /* ---- the part's values ----
