@@ -47,6 +47,10 @@ struct flow {
 	/* a node's edges: e[first[u]] to e[first[u + 1] - 1] */
 	uint32_t *first, *level, *it, *queue, *back;
 	size_t nn;
+	/* the nodes the last levels reached: queue[0..nq), back[0..nb) */
+	size_t nq, nb;
+	uint32_t *path; /* an augmenting path's edges */
+	size_t cappath;
 	int pass; /* 0: counting the edges, 1: putting them in place */
 };
 
@@ -109,8 +113,12 @@ static uint32_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
 static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 {
 	uint32_t *ds = f->level, *dt = f->it, *fq = f->queue, *bq = f->back;
-	for (size_t i = 0; i < f->nn; i++)
-		ds[i] = dt[i] = UINT32_MAX;
+	/* only the nodes the last phase reached have a level or an edge
+	 * to try (the first phase finds none: flow_max) */
+	for (size_t i = 0; i < f->nq; i++)
+		ds[fq[i]] = dt[fq[i]] = UINT32_MAX;
+	for (size_t i = 0; i < f->nb; i++)
+		ds[bq[i]] = dt[bq[i]] = UINT32_MAX;
 	size_t fh = 0, ft = 0, bh = 0, bt = 0;
 	ds[s] = 0;
 	fq[ft++] = s;
@@ -120,8 +128,11 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 	if (s == t)
 		D = 0;
 	while (D == UINT32_MAX) {
-		if (fh == ft || bh == bt)
+		if (fh == ft || bh == bt) {
+			f->nq = ft;
+			f->nb = bt;
 			return 0;
+		}
 		if (ft - fh <= bt - bh) {
 			/* the nodes at distance a from s: those at a + 1 */
 			for (size_t end = ft; fh < end && D == UINT32_MAX; fh++) {
@@ -162,14 +173,20 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 	for (size_t i = 0; i < bt; i++)
 		if (ds[bq[i]] == UINT32_MAX)
 			ds[bq[i]] = D - dt[bq[i]];
+	/* a node with a level: its first edge to try */
+	for (size_t i = 0; i < ft; i++)
+		f->it[fq[i]] = f->first[fq[i]];
+	for (size_t i = 0; i < bt; i++)
+		f->it[bq[i]] = f->first[bq[i]];
+	f->nq = ft;
+	f->nb = bt;
 	return 1;
 }
 
 /* One augmenting path along the levels, iteratively (trees are deep):
- * the path's edges are kept in path[], each node's next edge to try
+ * the path's edges are kept in f->path, each node's next edge to try
  * in it[]. */
-static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
-			 uint32_t *path)
+static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t)
 {
 	size_t depth = 0;
 	uint32_t u = s;
@@ -177,11 +194,11 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 		if (u == t) {
 			int32_t push = INT32_MAX;
 			for (size_t d = 0; d < depth; d++)
-				if (f->e[path[d]].cap < push)
-					push = f->e[path[d]].cap;
+				if (f->e[f->path[d]].cap < push)
+					push = f->e[f->path[d]].cap;
 			for (size_t d = 0; d < depth; d++) {
-				f->e[path[d]].cap -= push;
-				f->e[f->e[path[d]].rev].cap += push;
+				f->e[f->path[d]].cap -= push;
+				f->e[f->e[f->path[d]].rev].cap += push;
 			}
 			return push;
 		}
@@ -197,11 +214,16 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 			if (!depth)
 				return 0;
 			depth--;
-			u = f->e[f->e[path[depth]].rev].to;
+			u = f->e[f->e[f->path[depth]].rev].to;
 			f->it[u]++;
 			continue;
 		}
-		path[depth++] = k;
+		if (depth == f->cappath) {
+			f->cappath = f->cappath ? 2 * f->cappath : 1024;
+			f->path = pc_xrealloc(f->path, f->cappath,
+					      sizeof(uint32_t));
+		}
+		f->path[depth++] = k;
 		u = f->e[k].to;
 	}
 }
@@ -209,11 +231,12 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t,
 static int64_t flow_max(struct flow *f, uint32_t s, uint32_t t)
 {
 	int64_t total = 0;
+	for (size_t i = 0; i < f->nn; i++)
+		f->level[i] = f->it[i] = UINT32_MAX;
+	f->nq = f->nb = 0;
 	while (flow_levels(f, s, t)) {
-		memcpy(f->it, f->first, f->nn * sizeof(uint32_t));
 		int64_t p;
-		/* the paths go in the queue, which the levels are done with */
-		while ((p = flow_path(f, s, t, f->queue)) > 0)
+		while ((p = flow_path(f, s, t)) > 0)
 			total += p;
 	}
 	return total;
@@ -227,6 +250,7 @@ static void flow_free(struct flow *f)
 	free(f->it);
 	free(f->queue);
 	free(f->back);
+	free(f->path);
 }
 
 /* ---- the part's values ----
@@ -524,6 +548,29 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 	int32_t *node_of = pc_xmalloc(nctx * sizeof(int32_t));
 	for (size_t i = 0; i < nctx; i++)
 		node_of[i] = -1;
+	/* every context's position, numbered once for all metrics (as
+	 * met in the part's order; the map is freed before the flows) */
+	uint32_t *gpos = pc_xmalloc(nctx * sizeof(uint32_t));
+	pc_id glo = PC_NONE, ghi = 0;
+	for (size_t i = v0; i < end; i++) {
+		pc_id c = v[i].ctx;
+		has[c / 8] |= (uint8_t)(1u << (c % 8));
+		glo = c < glo ? c : glo;
+		ghi = c > ghi ? c : ghi;
+	}
+	struct posset ps = { .db = db, .map = pc_keymap_new() };
+	for (size_t j = 0; j < norder + (size_t)ghi + 1 - glo; j++) {
+		pc_id c = j < norder ? order[j] : glo + (pc_id)(j - norder);
+		if (c < glo || c > ghi || !(has[c / 8] & (1u << (c % 8))))
+			continue;
+		has[c / 8] &= (uint8_t)~(1u << (c % 8));
+		gpos[c] = pos_group(&ps, c);
+	}
+	size_t npos = ps.n;
+	pc_keymap_free(ps.map);
+	free(ps.ctx);
+	/* a position's number in the metric at hand */
+	uint32_t *local = pc_xmalloc((npos + 1) * sizeof(uint32_t));
 	size_t failed = 0, out = v0, in = v0;
 	for (pc_id m = 0; m < db->nmetrics; m++) {
 		if (!count[m])
@@ -550,9 +597,11 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 				v[--w] = v[i];
 		in = w;
 		/* [out, in) is free, at least count[m] values; positions
-		 * are numbered per metric (the rounding of one metric is all
-		 * that needs them) */
-		struct posset ps = { .db = db, .map = pc_keymap_new() };
+		 * are numbered per metric, as met (the rounding of one
+		 * metric is all that needs them) */
+		for (size_t g = 0; g < npos; g++)
+			local[g] = UINT32_MAX;
+		uint32_t ng = 0;
 		size_t k = out;
 		for (size_t j = 0; j < norder + (size_t)hi + 1 - lo; j++) {
 			pc_id c = j < norder ? order[j] :
@@ -560,13 +609,12 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 			if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
 				continue;
 			has[c / 8] &= (uint8_t)~(1u << (c % 8));
-			uint32_t g = pos_group(&ps, c);
-			v[k++] = (struct pc_value){ g, c, m, sum[c] };
+			uint32_t *g = &local[gpos[c]];
+			if (*g == UINT32_MAX)
+				*g = ng++;
+			v[k++] = (struct pc_value){ *g, c, m, sum[c] };
 		}
 		free(sum);
-		uint32_t ng = (uint32_t)ps.n;
-		pc_keymap_free(ps.map);
-		free(ps.ctx);
 		/* what is left of the room below the next metric's values
 		 * is not needed until the rounded ones move down */
 		pc_release(v + k, (in - k) * sizeof(*v));
@@ -582,6 +630,8 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 	}
 	db->nvalues = out;
 	db->values_sorted = 0;
+	free(local);
+	free(gpos);
 	free(node_of);
 	free(has);
 	free(count);
