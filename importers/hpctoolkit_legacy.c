@@ -112,6 +112,7 @@ static struct cell *cell_at(struct legacy *r, uint32_t node, uint32_t metric)
 		struct cell *c = &r->cells[h];
 		if (c->node == UINT32_MAX) {
 			*c = (struct cell){ node, metric, 0, 0 };
+			r->taken[h / 64] |= (uint64_t)1 << (h % 64);
 			r->ncells++;
 			return c;
 		}
@@ -131,7 +132,9 @@ static void cells_size(struct legacy *r, uint64_t nv)
 	if (cap == r->capcells)
 		return;
 	free(r->cells);
+	free(r->taken);
 	r->cells = pc_xmalloc(cap * sizeof(*r->cells));
+	r->taken = pc_xcalloc(cap / 64, sizeof(uint64_t));
 	r->capcells = cap;
 	r->ncells = 0;
 	for (size_t i = 0; i < cap; i++)
@@ -144,7 +147,9 @@ static void cells_grow(struct legacy *r)
 	size_t cap = r->capcells ? 2 * r->capcells : 1024;
 	struct cell *old = r->cells;
 	size_t oldcap = r->capcells;
+	free(r->taken);
 	r->cells = pc_xmalloc(cap * sizeof(*r->cells));
+	r->taken = pc_xcalloc(cap / 64, sizeof(uint64_t));
 	r->capcells = cap;
 	r->ncells = 0;
 	for (size_t i = 0; i < cap; i++)
@@ -158,44 +163,52 @@ static void cells_grow(struct legacy *r)
 	free(old);
 }
 
-/* One measured value: node index, column, value. */
+/* What put_value adds: the point values (and the cells they come
+ * from), the stored scopes. */
+enum { PUT_POINTS = 1, PUT_SCOPES = 2, PUT_ALL = 3 };
+
+/* One measured value: node index, column, value; what (PUT_*). */
 static void put_value(struct legacy *r, pc_id prof, uint32_t node,
-		      const struct mcol *col, double v)
+		      const struct mcol *col, double v, int what)
 {
 	if (v == 0)
 		return;
 	const struct node *n = &r->nodes[node];
 	uint8_t has = r->mscopes[col->metric];
 	if (col->scope == SC_NONE) {
-		pc_value_add(r->db, prof, n->ctx, col->metric, v);
+		if (what & PUT_POINTS)
+			pc_value_add(r->db, prof, n->ctx, col->metric, v);
 		return;
 	}
 	/* the stored value, kept for outputs that write scopes */
-	if (!n->folded && !r->point_only)
+	if ((what & PUT_SCOPES) && !n->folded && !r->point_only)
 		pc_scoped_add(r->db, prof, n->ctx, col->metric,
 			      col->scope == SC_INCL ? PC_SCOPE_EXECUTION
 						    : PC_SCOPE_FUNCTION, v);
 	/* points from I; from E only for metrics without I (a child
 	 * frame's E is not part of its parent's) */
-	if (col->scope == SC_INCL || !(has & (1 << SC_INCL))) {
+	if ((what & PUT_POINTS) &&
+	    (col->scope == SC_INCL || !(has & (1 << SC_INCL)))) {
 		cell_at(r, node, col->metric)->own += v;
 		if (node && (col->scope == SC_INCL || !n->frame))
 			cell_at(r, n->parent, col->metric)->kids += v;
 	}
 }
 
-/* The points of the profile just read; clears the cells. */
+/* The points of the profile just read, in the table's order; clears
+ * the cells. */
 static void put_points(struct legacy *r, pc_id prof)
 {
-	for (size_t i = 0; i < r->capcells; i++) {
-		struct cell *c = &r->cells[i];
-		if (c->node == UINT32_MAX)
-			continue;
-		double p = pc_point_of(c->own, c->kids);
-		if (p != 0)
-			pc_value_add(r->db, prof, r->nodes[c->node].ctx,
-				     c->metric, p);
-		c->node = UINT32_MAX;
+	for (size_t w = 0; w < r->capcells / 64; w++) {
+		for (uint64_t b = r->taken[w]; b; b &= b - 1) {
+			struct cell *c = &r->cells[64 * w + (size_t)__builtin_ctzll(b)];
+			double p = pc_point_of(c->own, c->kids);
+			if (p != 0)
+				pc_value_add(r->db, prof, r->nodes[c->node].ctx,
+					     c->metric, p);
+			c->node = UINT32_MAX;
+		}
+		r->taken[w] = 0;
 	}
 	r->ncells = 0;
 }
@@ -379,6 +392,16 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 		return -1;
 	cells_size(r, nv);
 	const unsigned char *cx = b->p + off + nv * 10;
+	if (nc > r->capord / 2) {
+		free(r->ord);
+		r->capord = 2 * (size_t)nc;
+		r->ord = pc_xmalloc(r->capord * sizeof(*r->ord) + 1);
+	}
+	size_t no = 0;
+	/* the points in the file's order (the cells' table gives them its
+	 * own), the stored scopes below in the model's (they come sorted
+	 * as pc_profile_prepare wants them: the same values, summed in the
+	 * same order where two nodes share a context) */
 	for (uint64_t k = 0; k < nc; k++) {
 		uint32_t id = (uint32_t)be(cx + 12 * k, 4);
 		uint64_t s = be(cx + 12 * k + 4, 8);
@@ -421,8 +444,39 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 					      "MetricDBTable", m);
 				return -1;
 			}
-			put_value(r, prof, node, &r->cols[c],
-				  be_f64(y));
+			put_value(r, prof, node, &r->cols[c], be_f64(y),
+				  PUT_POINTS);
+		}
+		r->ord[no++] = (struct pc_keyidx){ r->nodes[node].ctx,
+						   (uint32_t)k };
+	}
+	pc_keyidx_sort(r->ord, r->ord + no, no);
+	size_t g0 = 0; /* the values of the context at hand start there */
+	for (size_t j = 0; j < no && !r->point_only; j++) {
+		uint64_t k = r->ord[j].idx;
+		uint32_t node, c;
+		idtab_get(&r->node_t, (uint32_t)be(cx + 12 * k, 4), &node);
+		uint64_t s = be(cx + 12 * k + 4, 8);
+		uint64_t z = be(cx + 12 * (k + 1) + 4, 8);
+		size_t s0 = r->db->nscoped;
+		if (!j || r->ord[j].key != r->ord[j - 1].key)
+			g0 = s0;
+		for (uint64_t v = s; v < z; v++) {
+			const unsigned char *y = b->p + off + 10 * v;
+			idtab_get(&r->col_t, (uint32_t)be(y + 8, 2), &c);
+			put_value(r, prof, node, &r->cols[c], be_f64(y),
+				  PUT_SCOPES);
+		}
+		/* a context's few values (of its nodes in the file's
+		 * order) in the order of their metric and scope (the
+		 * file has I before E), stably */
+		struct pc_value *sv = r->db->scoped;
+		for (size_t x = s0 > g0 ? s0 : g0 + 1; x < r->db->nscoped; x++) {
+			struct pc_value t = sv[x];
+			size_t y = x;
+			for (; y > g0 && sv[y - 1].metric > t.metric; y--)
+				sv[y] = sv[y - 1];
+			sv[y] = t;
 		}
 	}
 	put_points(r, prof);
@@ -453,7 +507,10 @@ static void *share_copy(void *ctx, struct pc_db *shadow, struct pc_err *err)
 	c->r.db = shadow;
 	c->r.err = err;
 	c->r.cells = NULL;
+	c->r.taken = NULL;
 	c->r.ncells = c->r.capcells = 0;
+	c->r.ord = NULL;
+	c->r.capord = 0;
 	c->r.elided = 0;
 	c->b = *x->b;
 	c->x = x;
@@ -473,6 +530,8 @@ static void share_merge(void *ctx, void *copy)
 	struct share_copy *c = copy;
 	x->r->elided += c->r.elided;
 	free(c->r.cells);
+	free(c->r.taken);
+	free(c->r.ord);
 	free(c);
 }
 
@@ -659,7 +718,7 @@ static int metric_db(struct legacy *r, const struct pc_blob *b, uint64_t off,
 				r->elided++; /* as in profile.db */
 				break;
 			}
-			put_value(r, prof, node, col[c], v);
+			put_value(r, prof, node, col[c], v, PUT_ALL);
 		}
 	}
 	free(col);
@@ -917,7 +976,7 @@ static int inline_profile(struct legacy *r)
 		uint32_t c;
 		if (idtab_get(&byxm, r->inl[i].metric, &c))
 			put_value(r, prof, r->inl[i].node, &r->cols[c],
-				  r->inl[i].v);
+				  r->inl[i].v, PUT_ALL);
 	}
 	put_points(r, prof);
 	idtab_free(&byxm);
@@ -944,6 +1003,8 @@ static void legacy_free(struct legacy *r)
 	free(r->stack);
 	free(r->inl);
 	free(r->cells);
+	free(r->taken);
+	free(r->ord);
 	free(r->mscopes);
 	free(r->thr);
 	pc_blob_unmap(&r->tb);

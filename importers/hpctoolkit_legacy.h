@@ -125,6 +125,12 @@ struct legacy {
 		double own, kids;
 	} *cells;
 	size_t ncells, capcells;
+	/* the cells taken, a bit a cell: put_points visits them in the
+	 * table's order without reading the whole table */
+	uint64_t *taken;
+	/* a profile's contexts, by model context (read_one) */
+	struct pc_keyidx *ord;
+	size_t capord;
 	/* model metric -> which scopes its columns have (bit SC_*) */
 	uint8_t *mscopes;
 	/* 2.x: the profile of each (rank, thread) */

@@ -33,11 +33,9 @@ struct reader {
 	uint8_t *derive;
 	struct pc_value *dx;
 	size_t ndx, capdx;
-	/* a profile's contexts in the model's order (profile_values) */
-	struct ctxord {
-		pc_id mctx;
-		uint32_t k; /* its index in the profile's list */
-	} *ord;
+	/* a profile's contexts in the model's order (profile_values): the
+	 * model context, the index in the profile's list */
+	struct pc_keyidx *ord;
 	size_t capord;
 	/* point values of elided ids: ctx = the raw id */
 	struct pc_value *el;

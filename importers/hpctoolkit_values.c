@@ -381,34 +381,6 @@ static void derive_points(struct reader *r, pc_id prof)
 	r->ndx = 0;
 }
 
-/* Sorts o[0..n) by model context, stably (tmp: n more), in passes of
- * 11 bits; a pass whose digits are all alike is left out. */
-static void ctxord_sort(struct ctxord *o, struct ctxord *tmp, size_t n)
-{
-	size_t count[2048];
-	struct ctxord *a = o, *b = tmp;
-	for (unsigned shift = 0; shift < 32; shift += 11) {
-		memset(count, 0, sizeof count);
-		for (size_t i = 0; i < n; i++)
-			count[(a[i].mctx >> shift) & 2047]++;
-		if (count[(a[0].mctx >> shift) & 2047] == n)
-			continue;
-		size_t sum = 0;
-		for (size_t d = 0; d < 2048; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			b[count[(a[i].mctx >> shift) & 2047]++] = a[i];
-		struct ctxord *t = a;
-		a = b;
-		b = t;
-	}
-	if (a != o)
-		memcpy(o, a, n * sizeof(*o));
-}
-
 /* The values of profile index i (its info entry at e): point values and
  * (scopes) stored scopes into the model, with room reserved for this
  * profile's (reserve: the model holds one profile at a time); those of
@@ -434,12 +406,7 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 	/* the contexts are taken in the model's order, not the file's:
 	 * the values then come as pc_profile_prepare sorts them (the
 	 * same values, summed in the same order where two ids share a
-	 * context), and are not sorted again there */
-	if (nc > UINT32_MAX)
-		return pc_v4_fail_at(r, b, e + 0x10, "profile %llu: %llu "
-				     "contexts, past 32-bit ids",
-				     (unsigned long long)i,
-				     (unsigned long long)nc);
+	 * context), and are not sorted again there (nc: 32 bits) */
 	if (2 * nc > r->capord) {
 		free(r->ord);
 		r->capord = 2 * (size_t)nc;
@@ -456,19 +423,18 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 					     "or past nValues %llu",
 					     (unsigned long long)start,
 					     (unsigned long long)nv);
-		r->ord[k] = (struct ctxord){
+		r->ord[k] = (struct pc_keyidx){
 			ctx == 0 ? 0 : pc_v4_ctx_lookup(r, ctx), (uint32_t)k
 		};
 	}
-	if (nc)
-		ctxord_sort(r->ord, r->ord + nc, (size_t)nc);
+	pc_keyidx_sort(r->ord, r->ord + nc, (size_t)nc);
 	for (uint64_t j = 0; j < nc; j++) {
-		uint64_t k = r->ord[j].k;
+		uint64_t k = r->ord[j].idx;
 		const unsigned char *x = b->p + pc + 12 * k;
 		uint32_t ctx = (uint32_t)pc_getle(x, 4);
 		uint64_t start = pc_getle(x + 4, 8);
 		uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
-		pc_id mctx = r->ord[j].mctx;
+		pc_id mctx = r->ord[j].key;
 		/* the second pass: place() bound the elided ids it placed,
 		 * and gave their values (placed_values) */
 		if (!el && mctx != PC_NONE && ctx && is_elided(r, ctx))

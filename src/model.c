@@ -578,20 +578,26 @@ uint64_t *pc_tlines_group(struct pc_tline *l, size_t n, uint32_t nprof)
 	return first;
 }
 
+/* Digits of 11 bits: 2,048 counters (16 KiB) stay in the cache, and a
+ * pass over a field's digits that are all alike is left out. */
+#define RADIX_BITS 11
+#define RADIX_N (1u << RADIX_BITS)
+
 static int radix_pass(struct pc_value *src, struct pc_value *dst, size_t n,
 		      size_t field, unsigned shift, size_t *count)
 {
-	memset(count, 0, sizeof(size_t) * 65536);
+	memset(count, 0, sizeof(size_t) * RADIX_N);
 	for (size_t i = 0; i < n; i++) {
 		pc_id k;
 		memcpy(&k, (char *)&src[i] + field, sizeof k);
-		count[(k >> shift) & 0xffff]++;
+		count[(k >> shift) & (RADIX_N - 1)]++;
 	}
-	for (size_t d = 0; d < 65536; d++)
-		if (count[d] == n)
-			return 0;
+	pc_id k0;
+	memcpy(&k0, (char *)&src[0] + field, sizeof k0);
+	if (count[(k0 >> shift) & (RADIX_N - 1)] == n)
+		return 0;
 	size_t sum = 0;
-	for (size_t d = 0; d < 65536; d++) {
+	for (size_t d = 0; d < RADIX_N; d++) {
 		size_t c = count[d];
 		count[d] = sum;
 		sum += c;
@@ -599,20 +605,20 @@ static int radix_pass(struct pc_value *src, struct pc_value *dst, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		pc_id k;
 		memcpy(&k, (char *)&src[i] + field, sizeof k);
-		dst[count[(k >> shift) & 0xffff]++] = src[i];
+		dst[count[(k >> shift) & (RADIX_N - 1)]++] = src[i];
 	}
 	return 1;
 }
 
-/* Sorts v[0..n) by the nf key fields in order[], with tmp (n values)
- * and count (65536) as scratch. */
+/* Sorts v[0..n) (n > 0) by the nf key fields in order[], with tmp (n
+ * values) and count (RADIX_N) as scratch. */
 static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
 		       int nf, struct pc_value *tmp, size_t *count)
 {
 	struct pc_value *a = v, *b = tmp;
 	/* least significant field first */
 	for (int f = nf - 1; f >= 0; f--) {
-		for (unsigned shift = 0; shift < 32; shift += 16) {
+		for (unsigned shift = 0; shift < 32; shift += RADIX_BITS) {
 			if (radix_pass(a, b, n, order[f], shift, count)) {
 				struct pc_value *t = a;
 				a = b;
@@ -624,12 +630,40 @@ static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
 		memcpy(v, a, n * sizeof(*v));
 }
 
+void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	size_t count[RADIX_N];
+	struct pc_keyidx *x = a, *y = tmp;
+	for (unsigned shift = 0; shift < 32; shift += RADIX_BITS) {
+		memset(count, 0, sizeof count);
+		for (size_t i = 0; i < n; i++)
+			count[(x[i].key >> shift) & (RADIX_N - 1)]++;
+		if (count[(x[0].key >> shift) & (RADIX_N - 1)] == n)
+			continue;
+		size_t sum = 0;
+		for (size_t d = 0; d < RADIX_N; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			y[count[(x[i].key >> shift) & (RADIX_N - 1)]++] = x[i];
+		struct pc_keyidx *t = x;
+		x = y;
+		y = t;
+	}
+	if (x != a)
+		memcpy(a, x, n * sizeof(*a));
+}
+
 void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
 {
 	if (n < 2)
 		return;
 	struct pc_value *tmp = pc_xmalloc(n * sizeof(*tmp));
-	size_t *count = pc_xmalloc(65536 * sizeof(size_t));
+	size_t *count = pc_xmalloc(RADIX_N * sizeof(size_t));
 	radix_sort(v, n, order, 3, tmp, count);
 	free(count);
 	free(tmp);
@@ -676,15 +710,15 @@ static int sort_by_profile(struct pc_value *v, size_t n, const size_t order[3])
 		s = i;
 	}
 	struct pc_value *tmp = pc_xmalloc(big * sizeof(*tmp));
-	size_t *count = pc_xmalloc(65536 * sizeof(size_t));
+	size_t *count = pc_xmalloc(RADIX_N * sizeof(size_t));
 	for (size_t s = 0, i = 1; i <= n; i++) {
 		if (i < n && v[i].profile == v[s].profile)
 			continue;
 		size_t k = s + 1;
 		while (k < i && !before(&v[k], &v[k - 1]))
 			k++;
-		/* a radix pass clears 64 K counters: small runs are merged */
-		if (k < i && i - s < 65536)
+		/* a radix pass clears its counters: small runs are merged */
+		if (k < i && i - s < 256)
 			merge_sort(v + s, i - s, tmp);
 		else if (k < i)
 			radix_sort(v + s, i - s, order + 1, 2, tmp, count);

@@ -582,6 +582,13 @@ uint64_t pc_samples_total(const struct pc_db *db);
  * pc_id members of struct pc_value, most significant first. Uses one
  * temporary copy of the array. */
 void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3]);
+/* A key and an index: an importer that takes a profile's contexts in the
+ * model's order sorts them by it (its values then need no sort). */
+struct pc_keyidx {
+	uint32_t key, idx;
+};
+/* Stable sort of a[0..n) by key, with tmp (n more) as scratch. */
+void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n);
 
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
 /* Room for n more samples of a profile's trace at once (at 4 bytes each,
