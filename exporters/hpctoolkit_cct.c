@@ -288,7 +288,35 @@ static int cur_seek(int fd, struct cur *k, uint64_t pidx, uint64_t pval,
 	return 0;
 }
 
-/* Merges contexts [r->lo, r->hi) of every profile's block. */
+/* Appends the values of cursor x's current context to m->g and moves x
+ * on: 0, 1 at the end of its block, -1 on error. */
+static int take(int fd, struct cur *x, struct merge *m)
+{
+	uint64_t n = x->next - x->first;
+	while (n) {
+		/* as many as the stream's buffer holds at once */
+		uint64_t k = x->val.cap / 10 < n ? x->val.cap / 10 : n;
+		const unsigned char *y = rd_next(fd, &x->val, (size_t)(10 * k));
+		if (!y)
+			return -1;
+		while (m->ng + k > m->capg) {
+			m->capg = m->capg ? 2 * m->capg : 1024;
+			m->g = pc_xrealloc(m->g, m->capg, sizeof(*m->g));
+		}
+		for (uint64_t i = 0; i < k; i++, y += 10)
+			m->g[m->ng++] = (struct gv){ x->prof,
+						     (uint16_t)pc_getle(y, 2),
+						     pc_getlef64(y + 2) };
+		n -= k;
+	}
+	return cur_step(fd, x);
+}
+
+/* Merges contexts [r->lo, r->hi) of every profile's block: the next
+ * context is the smallest of the cursors', its values those of each
+ * cursor there in profile order. Where most profiles have most
+ * contexts, each context looks at every cursor in turn (a few loads);
+ * where they are sparse, a heap by (context, profile) finds them. */
 static void *merge_range(void *arg)
 {
 	struct range *r = arg;
@@ -299,6 +327,7 @@ static void *merge_range(void *arg)
 	struct cur **h = pc_xcalloc(np ? np : 1, sizeof(*h));
 	unsigned char *bufs = pc_xmalloc(2 * cap * (np ? np : 1));
 	size_t nh = 0;
+	uint64_t entries = 0;
 	int rc = 0;
 	errno = 0;
 	for (size_t p = 0; p < np && !rc; p++) {
@@ -319,45 +348,63 @@ static void *merge_range(void *arg)
 		}
 		if (!x->left)
 			continue;
+		entries += x->left;
 		rc = cur_ahead(fd, x) || cur_step(fd, x);
 		h[nh++] = x;
 	}
-	for (size_t i = nh / 2; i-- > 0;)
-		sift(h, nh, i);
+	/* a profile has a context of the range in 1 of 8 or more */
+	int scan = 8 * entries >= (uint64_t)(r->hi - r->lo) * nh;
+	if (!scan)
+		for (size_t i = nh / 2; i-- > 0;)
+			sift(h, nh, i);
 	struct merge m = { 0 };
 	m.cnt = pc_xcalloc(65536, sizeof(*m.cnt));
 	m.ids = pc_xmalloc(65536 * sizeof(*m.ids));
 	size_t done = 0;
-	while (nh && !rc && h[0]->ctx < r->hi) {
-		pc_id c = h[0]->ctx;
+	pc_id c = PC_NONE;
+	for (size_t i = 0; scan && i < nh; i++)
+		c = h[i]->ctx < c ? h[i]->ctx : c;
+	while (nh && !rc && (scan ? c : h[0]->ctx) < r->hi) {
 		m.ng = 0;
-		while (nh && h[0]->ctx == c && !rc) {
-			struct cur *x = h[0];
-			for (uint64_t i = x->first; i < x->next; i++) {
-				const unsigned char *y =
-					rd_next(fd, &x->val, 10);
-				if (!y) {
+		pc_id at = scan ? c : h[0]->ctx;
+		if (scan) {
+			/* the cursors in profile order, those at c taken and
+			 * the ended ones dropped; the smallest context left
+			 * is the next */
+			pc_id next = PC_NONE;
+			size_t j = 0;
+			for (size_t i = 0; i < nh && !rc; i++) {
+				struct cur *x = h[i];
+				int s = x->ctx == c ? take(fd, x, &m) : 0;
+				if (s < 0)
 					rc = -1;
-					break;
-				}
-				PC_GROW(m.g, m.ng, m.capg);
-				m.g[m.ng++] = (struct gv){
-					x->prof, (uint16_t)pc_getle(y, 2),
-					pc_getlef64(y + 2) };
+				if (s)
+					continue;
+				h[j++] = x;
+				next = x->ctx < next ? x->ctx : next;
 			}
-			int s = rc ? -1 : cur_step(fd, x);
-			if (s < 0)
-				rc = -1;
-			else if (s > 0)
-				h[0] = h[--nh];
-			sift(h, nh, 0);
+			nh = j;
+			if (rc)
+				break;
+			context_out(in, &m, c, r, r->ci);
+			c = next;
+		} else {
+			c = h[0]->ctx;
+			while (nh && h[0]->ctx == c && !rc) {
+				int s = take(fd, h[0], &m);
+				if (s < 0)
+					rc = -1;
+				else if (s > 0)
+					h[0] = h[--nh];
+				sift(h, nh, 0);
+			}
+			if (rc)
+				break;
+			context_out(in, &m, c, r, r->ci);
 		}
-		if (rc)
-			break;
-		context_out(in, &m, c, r, r->ci);
 		/* range 0 speaks for all: they go at about its pace */
 		if (r->first && (++done & 4095) == 0)
-			in->progress(in->ctx, (uint64_t)(c - r->lo) * in->jobs,
+			in->progress(in->ctx, (uint64_t)(at - r->lo) * in->jobs,
 				     in->db->ncontexts);
 	}
 	r->err_no = errno;

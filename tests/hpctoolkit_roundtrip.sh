@@ -36,6 +36,14 @@ for f in small.main.out small.spin-instr.out prog.cachesim.out; do
 done
 "$PROFCONV" convert -q -o "$tmp/thr.d" "$TD"/callgrind/threads.out-0*
 roundtrip "3 threads -> v4" "$tmp/thr.d"
+# ten programs at once: each profile has a tenth of the contexts, so
+# cct.db's merge finds them by a heap, not by looking at every profile
+# (check compares cct.db with profile.db)
+(cd "$TD/callgrind" && "$PROFCONV" convert -q -o "$tmp/ten.d" cc1plus.out.gz \
+	cpp.default.out.gz cpp.instr.out.gz prog.default.out py-json.out.gz \
+	small.main.out small.spin-instr.out prog.cachegrind.out \
+	prog.instr-jumps.out small.main-sepcallers.out)
+roundtrip "10 programs -> v4" "$tmp/ten.d"
 
 # The point scope: left out of whole-number metrics (no reader shows
 # it), derived back from execution exactly; kept for the call counts
