@@ -578,52 +578,60 @@ uint64_t *pc_tlines_group(struct pc_tline *l, size_t n, uint32_t nprof)
 	return first;
 }
 
-/* Digits of 11 bits: 2,048 counters (16 KiB) stay in the cache, and a
- * pass over a field's digits that are all alike is left out. */
+/* Digits of 11 bits: 2,048 counters (16 KiB) a digit stay in the cache,
+ * three a 32-bit field; from a million values on, of 16 bits, two a
+ * field (measured: fewer passes over the large array pay more than the
+ * counters' place in the cache). One pass counts every digit of every
+ * field; a digit whose values are all alike is then left out. */
 #define RADIX_BITS 11
 #define RADIX_N (1u << RADIX_BITS)
+#define RADIX_BIG ((size_t)1 << 20)
+/* counters for nf fields of n values */
+#define RADIX_COUNT(nf, n) ((size_t)(nf) * ((n) >= RADIX_BIG ? 2 << 16 : 3 << RADIX_BITS))
 
-static int radix_pass(struct pc_value *src, struct pc_value *dst, size_t n,
-		      size_t field, unsigned shift, size_t *count)
+static pc_id key_at(const struct pc_value *v, size_t field)
 {
-	memset(count, 0, sizeof(size_t) * RADIX_N);
-	for (size_t i = 0; i < n; i++) {
-		pc_id k;
-		memcpy(&k, (char *)&src[i] + field, sizeof k);
-		count[(k >> shift) & (RADIX_N - 1)]++;
-	}
-	pc_id k0;
-	memcpy(&k0, (char *)&src[0] + field, sizeof k0);
-	if (count[(k0 >> shift) & (RADIX_N - 1)] == n)
-		return 0;
-	size_t sum = 0;
-	for (size_t d = 0; d < RADIX_N; d++) {
-		size_t c = count[d];
-		count[d] = sum;
-		sum += c;
-	}
-	for (size_t i = 0; i < n; i++) {
-		pc_id k;
-		memcpy(&k, (char *)&src[i] + field, sizeof k);
-		dst[count[(k >> shift) & (RADIX_N - 1)]++] = src[i];
-	}
-	return 1;
+	pc_id k;
+	memcpy(&k, (const char *)v + field, sizeof k);
+	return k;
 }
 
-/* Sorts v[0..n) (n > 0) by the nf key fields in order[], with tmp (n
- * values) and count (RADIX_N) as scratch. */
+/* Sorts v[0..n) (n > 0) by the nf (<= 3) key fields in order[], with tmp
+ * (n values) and count (RADIX_COUNT(nf, n)) as scratch. */
 static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
 		       int nf, struct pc_value *tmp, size_t *count)
 {
+	unsigned bits = n >= RADIX_BIG ? 16 : RADIX_BITS,
+		 nd = (32 + bits - 1) / bits;
+	size_t nb = (size_t)1 << bits, mask = nb - 1;
+	memset(count, 0, sizeof(size_t) * (size_t)nf * nd * nb);
+	for (size_t i = 0; i < n; i++)
+		for (int f = 0; f < nf; f++) {
+			pc_id k = key_at(&v[i], order[f]);
+			size_t *c = count + (size_t)f * nd * nb;
+			for (unsigned d = 0; d < nd; d++, c += nb)
+				c[(k >> (d * bits)) & mask]++;
+		}
 	struct pc_value *a = v, *b = tmp;
 	/* least significant field first */
 	for (int f = nf - 1; f >= 0; f--) {
-		for (unsigned shift = 0; shift < 32; shift += RADIX_BITS) {
-			if (radix_pass(a, b, n, order[f], shift, count)) {
-				struct pc_value *t = a;
-				a = b;
-				b = t;
+		for (unsigned d = 0; d < nd; d++) {
+			unsigned shift = d * bits;
+			size_t *c = count + ((size_t)f * nd + d) * nb;
+			if (c[(key_at(&a[0], order[f]) >> shift) & mask] == n)
+				continue;
+			size_t sum = 0;
+			for (size_t x = 0; x < nb; x++) {
+				size_t y = c[x];
+				c[x] = sum;
+				sum += y;
 			}
+			for (size_t i = 0; i < n; i++)
+				b[c[(key_at(&a[i], order[f]) >> shift) & mask]++] =
+					a[i];
+			struct pc_value *t = a;
+			a = b;
+			b = t;
 		}
 	}
 	if (a != v)
@@ -663,7 +671,7 @@ void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3])
 	if (n < 2)
 		return;
 	struct pc_value *tmp = pc_xmalloc(n * sizeof(*tmp));
-	size_t *count = pc_xmalloc(RADIX_N * sizeof(size_t));
+	size_t *count = pc_xmalloc(RADIX_COUNT(3, n) * sizeof(size_t));
 	radix_sort(v, n, order, 3, tmp, count);
 	free(count);
 	free(tmp);
@@ -710,7 +718,7 @@ static int sort_by_profile(struct pc_value *v, size_t n, const size_t order[3])
 		s = i;
 	}
 	struct pc_value *tmp = pc_xmalloc(big * sizeof(*tmp));
-	size_t *count = pc_xmalloc(RADIX_N * sizeof(size_t));
+	size_t *count = pc_xmalloc(RADIX_COUNT(2, big) * sizeof(size_t));
 	for (size_t s = 0, i = 1; i <= n; i++) {
 		if (i < n && v[i].profile == v[s].profile)
 			continue;
@@ -718,7 +726,7 @@ static int sort_by_profile(struct pc_value *v, size_t n, const size_t order[3])
 		while (k < i && !before(&v[k], &v[k - 1]))
 			k++;
 		/* a radix pass clears its counters: small runs are merged */
-		if (k < i && i - s < 256)
+		if (k < i && i - s < 1024)
 			merge_sort(v + s, i - s, tmp);
 		else if (k < i)
 			radix_sort(v + s, i - s, order + 1, 2, tmp, count);
