@@ -110,14 +110,13 @@ static void blk_start(struct pc_out *o, struct blk *b)
  * header (profile info). */
 static void blk_end(struct pc_out *o, struct blk *b, unsigned char hdr[0x20])
 {
-	unsigned char rec[12];
 	blk_flush(o, b);
 	pc_out_align(o, 4);
 	uint64_t pidx = o->pos;
 	for (size_t i = 0; i < b->nidx; i++) {
+		unsigned char *rec = pc_out_put(o, 12);
 		pc_le32(rec, b->idx[i].ctx);
 		pc_le64(rec + 4, b->idx[i].first);
-		pc_out_write(o, rec, 12);
 	}
 	memset(hdr, 0, 0x20);
 	pc_le64(hdr, b->n);

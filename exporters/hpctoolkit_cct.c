@@ -150,11 +150,10 @@ static void summary_out(const struct hpc_cct *in, struct range *r, pc_id c,
 		in->summary(in->ctx, c, metric, v);
 		return;
 	}
-	unsigned char rec[14];
+	unsigned char *rec = pc_out_put(&r->so, 14);
 	pc_le32(rec, c);
 	pc_le16(rec + 4, metric);
 	pc_lef64(rec + 6, v);
-	pc_out_write(&r->so, rec, sizeof rec);
 }
 
 /* State of the pass over all threads' blocks by context. */
@@ -207,13 +206,12 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		m->cnt[m->ids[d]] = 0;
 	const struct gv *v = m->out;
 
-	unsigned char rec[12];
 	pc_out_align(co, 8);
 	uint64_t pv = co->pos;
 	for (size_t i = 0; i < n; i++) {
+		unsigned char *rec = pc_out_put(co, 12);
 		pc_le32(rec, v[i].prof);
 		pc_lef64(rec + 4, v[i].v);
-		pc_out_write(co, rec, 12);
 	}
 	pc_out_align(co, 2);
 	uint64_t pm = co->pos;
@@ -227,9 +225,9 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 			mn = v[j].v < mn ? v[j].v : mn;
 			mx = v[j].v > mx ? v[j].v : mx;
 		}
+		unsigned char *rec = pc_out_put(co, 10);
 		pc_le16(rec, v[i].metric);
 		pc_le64(rec + 2, i);
-		pc_out_write(co, rec, 10);
 		/* the summary: hpc_partials' statistics over the threads */
 		size_t met = v[i].metric / (l->npartials * HPC_NSCOPES);
 		unsigned scope = v[i].metric % HPC_NSCOPES;

@@ -130,6 +130,18 @@ void pc_out_align(struct pc_out *o, unsigned a);
 void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n);
 
 #define PC_OUT_BUF (1u << 20)
+/* Room for n (at most PC_OUT_BUF) bytes at the end of o, to be encoded
+ * in place: a record put together in a small array and then copied is
+ * read back before its stores are done (a stall a record). */
+static inline unsigned char *pc_out_put(struct pc_out *o, size_t n)
+{
+	if (PC_OUT_BUF - o->len < n)
+		pc_out_flush(o);
+	unsigned char *p = o->buf + o->len;
+	o->len += n;
+	o->pos += n;
+	return p;
+}
 void pc_out_write_slow(struct pc_out *o, const void *p, size_t n);
 static inline void pc_out_write(struct pc_out *o, const void *p, size_t n)
 {
