@@ -601,7 +601,7 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	 * the other ranks */
 	own = pc_share_profiles(r->db, *prof_of, np, 0);
 	const pc_id *mine = own ? own : *prof_of;
-	if (pc_reader_threads(r->jobs) > 1 && r->db->async && np > 2) {
+	if (pc_reader_threads(r->db, r->jobs) > 1 && r->db->async && np > 2) {
 		static const struct pc_profile_reader ops = {
 			share_copy, share_read, share_merge,
 		};

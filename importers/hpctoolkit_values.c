@@ -650,7 +650,7 @@ int pc_v4_read_profiles(struct reader *r)
 	pc_id *own = pc_share_profiles(r->db, r->prof_id, np, any);
 	const pc_id *mine = own ? own : r->prof_id;
 	/* -j: on several threads (no profile waits for another) */
-	int threads = stream && pc_reader_threads(r->jobs) > 1 &&
+	int threads = stream && pc_reader_threads(r->db, r->jobs) > 1 &&
 		      r->db->async && np > 2;
 	if (threads) {
 		static const struct pc_profile_reader ops = {

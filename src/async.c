@@ -320,7 +320,7 @@ int pc_read_profiles(struct pc_db *db, unsigned jobs, uint64_t n,
 			.n = n, .err = err };
 	pthread_mutex_init(&x.mu, NULL);
 	pthread_cond_init(&x.cv, NULL);
-	unsigned nt = pc_reader_threads(jobs), started = 0;
+	unsigned nt = pc_reader_threads(db, jobs), started = 0;
 	nt = nt < n ? nt : (unsigned)n;
 	pthread_t *th = pc_xcalloc(nt ? nt : 1, sizeof(*th));
 	/* this thread is one of them; one that does not start leaves its

@@ -540,11 +540,16 @@ struct pc_profile_reader {
 int pc_read_profiles(struct pc_db *db, unsigned jobs, uint64_t n,
 		     const pc_id *prof_of, const struct pc_profile_reader *pr,
 		     void *ctx, struct pc_err *err);
-/* The threads that read profiles at -j jobs: half of them from 3 on
- * (the others write; at -j2 one reads, one writes: a second reader only
- * took CPU from the writer on 2 cores). */
-static inline unsigned pc_reader_threads(unsigned jobs)
+/* The threads that read profiles at -j jobs for db's sink: for one that
+ * encodes (the v4 writer), half of them from 3 on (the others write; at
+ * -j2 one reads, one writes: a second reader only took CPU from the
+ * writer on 2 cores); for one that only takes the values (Callgrind,
+ * pprof, ...), all of them. */
+static inline unsigned pc_reader_threads(const struct pc_db *db,
+					 unsigned jobs)
 {
+	if (db->sink && !db->sink->encode)
+		return jobs;
 	return jobs > 2 ? (jobs + 1) / 2 : 1;
 }
 /* MPI: is unit i of n (a profile, an ovni stream) this rank's? Ranks
