@@ -99,7 +99,11 @@ END {
 	printf "%-32s %9s %9s %8s %8s %8s\n", "conversion", "input MB", "output MB", "CPU s", "floor s", "x floor"
 	for (i = 0; i < n; i++) {
 		k = order[i]; tt = median(t[k]); ff = median(f[k])
-		printf "%-32s %9.1f %9.1f %8.2f %8.3f %8.1f\n", k, in_[k] / 1e6, out[k] / 1e6, tt, ff, (ff > 0 ? tt / ff : 0)
+		# below the timer resolution (10 ms) the floor is a bound, and so is the ratio
+		if (ff < 0.01)
+			printf "%-32s %9.1f %9.1f %8.2f %8s %8s\n", k, in_[k] / 1e6, out[k] / 1e6, tt, "<0.010", sprintf(">%.0f", tt / 0.01)
+		else
+			printf "%-32s %9.1f %9.1f %8.2f %8.3f %8.1f\n", k, in_[k] / 1e6, out[k] / 1e6, tt, ff, tt / ff
 	}
 	for (i = 0; i < np; i++)
 		printf "peer: %-26s %28s %8.2f\n", porder[i], "", median(p[porder[i]])
