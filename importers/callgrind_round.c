@@ -83,20 +83,19 @@ static void flow_place(struct flow *f)
 }
 
 /* Adds a->b with residual capacities cap forward and back (the flow it
- * already carries above its lower bound); returns the forward edge's
- * index (in the placing pass). */
-static uint32_t flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
-			  int64_t back)
+ * already carries above its lower bound): counts it, or puts it in
+ * place. */
+static void flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
+		      int64_t back)
 {
 	if (!f->pass) {
 		f->first[a]++;
 		f->first[b]++;
-		return 0;
+		return;
 	}
 	uint32_t ka = --f->it[a], kb = --f->it[b];
 	f->e[ka] = (struct fedge){ b, kb, (int32_t)cap };
 	f->e[kb] = (struct fedge){ a, ka, (int32_t)back };
-	return ka;
 }
 
 /* The levels of a phase, searched from both ends: from s along edges
@@ -125,8 +124,6 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 	dt[t] = 0;
 	bq[bt++] = t;
 	uint32_t a = 0, b = 0, D = UINT32_MAX;
-	if (s == t)
-		D = 0;
 	while (D == UINT32_MAX) {
 		if (fh == ft || bh == bt) {
 			f->nq = ft;
@@ -524,6 +521,23 @@ static uint32_t pos_group(struct posset *ps, pc_id c)
 	return id;
 }
 
+/* The next context marked in has (its mark cleared) in the part's
+ * order: order[0..norder), then lo..hi by id (contexts the part shares
+ * with earlier ones); PC_NONE after the last. *j: where it goes on. */
+static pc_id next_marked(const pc_id *order, size_t norder, pc_id lo,
+			 pc_id hi, uint8_t *has, size_t *j)
+{
+	for (; *j < norder + (size_t)hi + 1 - lo; (*j)++) {
+		pc_id c = *j < norder ? order[*j] : lo + (pc_id)(*j - norder);
+		if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
+			continue;
+		has[c / 8] &= (uint8_t)~(1u << (c % 8));
+		(*j)++;
+		return c;
+	}
+	return PC_NONE;
+}
+
 /* The part's values are taken metric by metric (in id order, as the
  * output is sorted): a metric's values are summed per context in the
  * order they came, the others moved up to the end of the array, and
@@ -559,11 +573,10 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 		ghi = c > ghi ? c : ghi;
 	}
 	struct posset ps = { .db = db, .map = pc_keymap_new() };
-	for (size_t j = 0; j < norder + (size_t)ghi + 1 - glo; j++) {
-		pc_id c = j < norder ? order[j] : glo + (pc_id)(j - norder);
-		if (c < glo || c > ghi || !(has[c / 8] & (1u << (c % 8))))
-			continue;
-		has[c / 8] &= (uint8_t)~(1u << (c % 8));
+	for (size_t j = 0;;) {
+		pc_id c = next_marked(order, norder, glo, ghi, has, &j);
+		if (c == PC_NONE)
+			break;
 		gpos[c] = pos_group(&ps, c);
 	}
 	size_t npos = ps.n;
@@ -603,12 +616,10 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 			local[g] = UINT32_MAX;
 		uint32_t ng = 0;
 		size_t k = out;
-		for (size_t j = 0; j < norder + (size_t)hi + 1 - lo; j++) {
-			pc_id c = j < norder ? order[j] :
-					       lo + (pc_id)(j - norder);
-			if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
-				continue;
-			has[c / 8] &= (uint8_t)~(1u << (c % 8));
+		for (size_t j = 0;;) {
+			pc_id c = next_marked(order, norder, lo, hi, has, &j);
+			if (c == PC_NONE)
+				break;
 			uint32_t *g = &local[gpos[c]];
 			if (*g == UINT32_MAX)
 				*g = ng++;
