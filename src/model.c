@@ -556,8 +556,7 @@ struct pc_sample *pc_trace_samples(const struct pc_trace *t)
 	return s;
 }
 
-/* One LSD radix pass on a 16-bit digit of one key field. Returns 0 and
- * does nothing when every value has the same digit. */
+/* Trace lines grouped by profile (see src/pc.h). */
 uint64_t *pc_tlines_group(struct pc_tline *l, size_t n, uint32_t nprof)
 {
 	/* a counting sort: stable, so a profile's lines keep their order */
