@@ -450,7 +450,8 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 		r->ord[no++] = (struct pc_keyidx){ r->nodes[node].ctx,
 						   (uint32_t)k };
 	}
-	pc_keyidx_sort(r->ord, r->ord + no, no);
+	if (no) /* (no offset on a NULL array) */
+		pc_keyidx_sort(r->ord, r->ord + no, no);
 	size_t g0 = 0; /* the values of the context at hand start there */
 	for (size_t j = 0; j < no && !r->point_only; j++) {
 		uint64_t k = r->ord[j].idx;
