@@ -588,6 +588,17 @@ uint64_t *pc_tlines_group(struct pc_tline *l, size_t n, uint32_t nprof)
 /* counters for nf fields of n values */
 #define RADIX_COUNT(nf, n) ((size_t)(nf) * ((n) >= RADIX_BIG ? 2 << 16 : 3 << RADIX_BITS))
 
+/* Counts c[0..nb) become where each digit's values start. */
+static void radix_starts(size_t *c, size_t nb)
+{
+	size_t sum = 0;
+	for (size_t x = 0; x < nb; x++) {
+		size_t y = c[x];
+		c[x] = sum;
+		sum += y;
+	}
+}
+
 static pc_id key_at(const struct pc_value *v, size_t field)
 {
 	pc_id k;
@@ -619,12 +630,7 @@ static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
 			size_t *c = count + ((size_t)f * nd + d) * nb;
 			if (c[(key_at(&a[0], order[f]) >> shift) & mask] == n)
 				continue;
-			size_t sum = 0;
-			for (size_t x = 0; x < nb; x++) {
-				size_t y = c[x];
-				c[x] = sum;
-				sum += y;
-			}
+			radix_starts(c, nb);
 			for (size_t i = 0; i < n; i++)
 				b[c[(key_at(&a[i], order[f]) >> shift) & mask]++] =
 					a[i];
@@ -649,12 +655,7 @@ void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n)
 			count[(x[i].key >> shift) & (RADIX_N - 1)]++;
 		if (count[(x[0].key >> shift) & (RADIX_N - 1)] == n)
 			continue;
-		size_t sum = 0;
-		for (size_t d = 0; d < RADIX_N; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
+		radix_starts(count, RADIX_N);
 		for (size_t i = 0; i < n; i++)
 			y[count[(x[i].key >> shift) & (RADIX_N - 1)]++] = x[i];
 		struct pc_keyidx *t = x;
