@@ -645,7 +645,11 @@ static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
 
 void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n)
 {
-	if (n < 2)
+	/* in order already (an old database's nodes, mostly): one look */
+	size_t run = 1;
+	while (run < n && a[run - 1].key <= a[run].key)
+		run++;
+	if (run >= n)
 		return;
 	size_t count[RADIX_N];
 	struct pc_keyidx *x = a, *y = tmp;
