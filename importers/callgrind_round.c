@@ -45,9 +45,12 @@ struct flow {
 	struct fedge *e;
 	size_t ne;
 	/* a node's edges: e[first[u]] to e[first[u + 1] - 1] */
-	uint32_t *first, *level, *it, *queue, *back;
+	/* queue: the nodes the search from the source reached, from the
+	 * start; those the search back from the sink did, from the end */
+	uint32_t *first, *level, *it, *queue;
 	size_t nn;
-	/* the nodes the last levels reached: queue[0..nq), back[0..nb) */
+	/* the nodes the last levels reached: queue[0..nq), and
+	 * queue[nn - i] for i in [0, nb) */
 	size_t nq, nb;
 	uint32_t *path; /* an augmenting path's edges */
 	size_t cappath;
@@ -62,8 +65,7 @@ static void flow_init(struct flow *f, size_t nn)
 	f->first = pc_xcalloc(nn + 1, sizeof(uint32_t));
 	f->level = pc_xmalloc(nn * sizeof(uint32_t));
 	f->it = pc_xmalloc(nn * sizeof(uint32_t));
-	f->queue = pc_xmalloc(nn * sizeof(uint32_t));
-	f->back = pc_xmalloc(nn * sizeof(uint32_t));
+	f->queue = pc_xmalloc((nn + 1) * sizeof(uint32_t));
 }
 
 /* After the counting pass: each node's room, it[] its next free slot
@@ -111,18 +113,22 @@ static void flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
  * graph. */
 static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 {
-	uint32_t *ds = f->level, *dt = f->it, *fq = f->queue, *bq = f->back;
+	/* the two searches share one array: a node both reached is where
+	 * they meet, and they stop there, so they fill nn + 1 at most */
+	uint32_t *ds = f->level, *dt = f->it, *fq = f->queue;
+#define BQ(i) f->queue[f->nn - (i)]
 	/* only the nodes the last phase reached have a level or an edge
 	 * to try (the first phase finds none: flow_max) */
 	for (size_t i = 0; i < f->nq; i++)
 		ds[fq[i]] = dt[fq[i]] = UINT32_MAX;
 	for (size_t i = 0; i < f->nb; i++)
-		ds[bq[i]] = dt[bq[i]] = UINT32_MAX;
+		ds[BQ(i)] = dt[BQ(i)] = UINT32_MAX;
 	size_t fh = 0, ft = 0, bh = 0, bt = 0;
 	ds[s] = 0;
 	fq[ft++] = s;
 	dt[t] = 0;
-	bq[bt++] = t;
+	BQ(bt) = t;
+	bt++;
 	uint32_t a = 0, b = 0, D = UINT32_MAX;
 	while (D == UINT32_MAX) {
 		if (fh == ft || bh == bt) {
@@ -150,14 +156,15 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 		} else {
 			/* those at distance b to t: those at b + 1 */
 			for (size_t end = bt; bh < end && D == UINT32_MAX; bh++) {
-				uint32_t v = bq[bh];
+				uint32_t v = BQ(bh);
 				for (uint32_t k = f->first[v]; k < f->first[v + 1]; k++) {
 					uint32_t w = f->e[k].to;
 					if (dt[w] != UINT32_MAX ||
 					    f->e[f->e[k].rev].cap <= 0)
 						continue;
 					dt[w] = b + 1;
-					bq[bt++] = w;
+					BQ(bt) = w;
+					bt++;
 					if (ds[w] != UINT32_MAX) {
 						D = ds[w] + b + 1;
 						break;
@@ -168,17 +175,18 @@ static int flow_levels(struct flow *f, uint32_t s, uint32_t t)
 		}
 	}
 	for (size_t i = 0; i < bt; i++)
-		if (ds[bq[i]] == UINT32_MAX)
-			ds[bq[i]] = D - dt[bq[i]];
+		if (ds[BQ(i)] == UINT32_MAX)
+			ds[BQ(i)] = D - dt[BQ(i)];
 	/* a node with a level: its first edge to try */
 	for (size_t i = 0; i < ft; i++)
 		f->it[fq[i]] = f->first[fq[i]];
 	for (size_t i = 0; i < bt; i++)
-		f->it[bq[i]] = f->first[bq[i]];
+		f->it[BQ(i)] = f->first[BQ(i)];
 	f->nq = ft;
 	f->nb = bt;
 	return 1;
 }
+#undef BQ
 
 /* One augmenting path along the levels, iteratively (trees are deep):
  * the path's edges are kept in f->path, each node's next edge to try
@@ -246,7 +254,6 @@ static void flow_free(struct flow *f)
 	free(f->level);
 	free(f->it);
 	free(f->queue);
-	free(f->back);
 	free(f->path);
 }
 
