@@ -236,11 +236,11 @@ static void same_totals(const struct pc_db *a, const struct pc_db *b,
 	free(tb);
 }
 
+/* (diag: the caller's, as the model keeps it for its warnings) */
 static struct pc_db *read_back(const char *format, const char *path,
-			       const char *step)
+			       const char *step, struct pc_diag *diag)
 {
-	struct pc_diag diag = { .quiet = 1 };
-	struct pc_db *db = pc_db_new(&diag);
+	struct pc_db *db = pc_db_new(diag);
 	struct pc_import_opts opts = { .max_contexts = 1u << 30 };
 	struct pc_err err = { 0 };
 	if (pc_importer_find(format)->read(db, path, &opts, &err)) {
@@ -287,7 +287,7 @@ int pc_fuzz_pipeline(const uint8_t *data, size_t size, int via_v4)
 	if (via_v4) {
 		snprintf(out, sizeof out, "%s/v4.d", dir);
 		write_or_die(db, "hpctoolkit", out, &eo, "callgrind -> v4");
-		back = read_back("hpctoolkit", out, "v4 -> model");
+		back = read_back("hpctoolkit", out, "v4 -> model", &diag);
 		same_totals(db, back, "callgrind -> v4 -> model", 0);
 		cur = back;
 	} else {
