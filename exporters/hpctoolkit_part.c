@@ -6,10 +6,8 @@
 #include "hpctoolkit_writer.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int pc_hpc_lead(struct pc_sink *s, const struct pc_db *db, int trace,
 		struct hpc_lead *ld, struct pc_err *err)
@@ -141,16 +139,16 @@ int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 	/* the blocks: the spool's bytes at pbase, their offsets moved */
 	char path[4096];
 	pc_path_join(path, sizeof path, w->dir, "profile.db");
-	pc_out_flush(&w->po);
-	int fd = w->po.failed || fflush(w->po.f) ? -1 :
-						  open(path, O_WRONLY);
-	int rc = fd < 0 || pc_copy_range(fileno(w->po.f), 0, fd, pbase,
-					 w->po.pos);
-	if ((fd >= 0 && close(fd)) || pc_out_close(&w->po) || rc) {
-		w->begun = 0;
-		return hpcw_io_error(w, "profile.db");
-	}
+	struct pc_out out;
+	int rc = pc_out_reopen(&out, path, pbase) ||
+		 pc_out_append(&out, &w->po);
+	if (out.f && pc_out_close(&out))
+		rc = -1;
+	if (pc_out_close(&w->po))
+		rc = -1;
 	w->begun = 0;
+	if (rc)
+		return hpcw_io_error(w, "profile.db");
 	pt->block = pc_xmalloc(pt->np * sizeof(*w->block) + 1);
 	for (size_t i = 0; i < pt->np; i++) {
 		unsigned char *h = pt->block[i];
