@@ -79,6 +79,7 @@ struct rd {
 	uint64_t base; /* file offset of buf[0] */
 	uint64_t size;
 	int mapped; /* buf maps the whole file (read in place, not copied) */
+	size_t given; /* mapped: the pages before it are given back */
 };
 
 struct mark_type {
