@@ -455,7 +455,7 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 	size_t g0 = 0; /* the values of the context at hand start there */
 	for (size_t j = 0; j < no && !r->point_only; j++) {
 		uint64_t k = r->ord[j].idx;
-		uint32_t node, c;
+		uint32_t node = 0, c = 0; /* (both found in the first pass) */
 		idtab_get(&r->node_t, (uint32_t)be(cx + 12 * k, 4), &node);
 		uint64_t s = be(cx + 12 * k + 4, 8);
 		uint64_t z = be(cx + 12 * (k + 1) + 4, 8);
