@@ -110,7 +110,7 @@ static struct row *load_edges(const char *path, size_t nm, size_t *n)
 		return NULL;
 	}
 	struct row *ae = NULL;
-	size_t nae = 0;
+	size_t nae = 0, capae = 0;
 	char line[8192];
 	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = 0;
@@ -119,7 +119,7 @@ static struct row *load_edges(const char *path, size_t nm, size_t *n)
 		if (!t2)
 			continue;
 		*t2 = 0;
-		ae = realloc(ae, (nae + 1) * sizeof(*ae));
+		PC_GROW(ae, nae, capae);
 		ae[nae].key = strdup(line);
 		ae[nae].v = calloc(nm, sizeof(double));
 		char *s = t2 + 1;
@@ -143,6 +143,7 @@ struct cycles {
 static void find_cycles(struct cycles *c, const struct row *ae, size_t nae)
 {
 	char **fn = NULL;
+	size_t capf = 0;
 	c->nf = 0;
 	c->ed = malloc((nae + 1) * sizeof(*c->ed));
 	for (size_t i = 0; i < nae; i++) {
@@ -154,7 +155,7 @@ static void find_cycles(struct cycles *c, const struct row *ae, size_t nae)
 			for (j = 0; j < c->nf && strcmp(fn[j], names[s]); j++)
 				;
 			if (j == c->nf) {
-				fn = realloc(fn, (c->nf + 1) * sizeof(*fn));
+				PC_GROW(fn, c->nf, capf);
 				fn[c->nf++] = names[s];
 			} else {
 				free(names[s]);
@@ -229,7 +230,7 @@ static struct row *tree_edges(struct pc_db *db, const double *incl,
 			      size_t nm, size_t *nout)
 {
 	struct row *te = NULL;
-	size_t nte = 0;
+	size_t nte = 0, capte = 0;
 	for (pc_id c = 1; c < db->ncontexts; c++) {
 		const struct pc_context *x = &db->contexts[c];
 		if (x->kind != PC_CTX_FUNCTION || x->rel != PC_REL_CALL)
@@ -239,7 +240,7 @@ static struct row *tree_edges(struct pc_db *db, const double *incl,
 			continue;
 		char *a = key_of(db, ctx_file(db, x->parent), caller);
 		char *b = key_of(db, NULL, c);
-		te = realloc(te, (nte + 1) * sizeof(*te));
+		PC_GROW(te, nte, capte);
 		size_t n = strlen(a) + strlen(b) + 2;
 		te[nte].key = malloc(n);
 		snprintf(te[nte].key, n, "%s\t%s", a, b);
@@ -349,7 +350,7 @@ int main(int argc, char **argv)
 	for (size_t m = 0; m < nm; m++)
 		printf("T %s %.0f\n", db->metrics[m].name, incl[m]);
 	struct row *rows = NULL;
-	size_t nrows = 0;
+	size_t nrows = 0, caprows = 0;
 	for (pc_id c = 1; c < db->ncontexts; c++) {
 		int any = 0;
 		for (size_t m = 0; m < nm; m++)
@@ -359,7 +360,7 @@ int main(int argc, char **argv)
 		pc_id fc = func_ctx(db, c);
 		if (!fc)
 			continue;
-		rows = realloc(rows, (nrows + 1) * sizeof(*rows));
+		PC_GROW(rows, nrows, caprows);
 		rows[nrows].key = key_of(db, ctx_file(db, c), fc);
 		rows[nrows].v = malloc(nm * sizeof(double));
 		memcpy(rows[nrows].v, self + (size_t)c * nm, nm * sizeof(double));

@@ -10,8 +10,10 @@ roundtrip() { # name db
 		not_ok "$1: convert"; sed 's/^/# /' "$tmp/err"; return
 	fi
 	check "$1: result passes check" "$PROFCONV" check "$tmp/rt.d"
-	"$PROFCONV" dump -q "$2" >"$tmp/a"
-	"$PROFCONV" dump -q "$tmp/rt.d" >"$tmp/b"
+	# (the dumps compared are made by the plain binary: the v4
+	# reader under test already ran under memcheck in the convert)
+	"$PROFCONV_REF" dump -q "$2" >"$tmp/a"
+	"$PROFCONV_REF" dump -q "$tmp/rt.d" >"$tmp/b"
 	if cmp -s "$tmp/a" "$tmp/b"; then
 		ok "$1: dump identical after v4 -> v4 ($(grep -c '' "$tmp/a") lines)"
 	else

@@ -75,6 +75,9 @@ kc() {
 }
 # PC_VALGRIND=1 (tests/run.sh runs the CLI tests so): every profconv run
 # goes through valgrind's memcheck; an error or a definite leak exits 99
+# PROFCONV_REF stays the plain binary: for the references a test
+# compares with, made by code other tests run under memcheck
+PROFCONV_REF="$PROFCONV"
 if [ -n "${PC_VALGRIND:-}" ]; then
 	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --read-inline-info=no --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite "%s" "$@"\n' \
 		"$PROFCONV" >"$tmp/profconv"

@@ -54,13 +54,13 @@ note_scale() {
 
 for in in "$@"; do
 	l=$(label "$in")
-	"$PROFCONV" convert -q -o "$tmp/$l.d" "$in" 2>/dev/null
-	"$PROFCONV" check --values "$tmp/$l.d" >"$tmp/$l.v"
-	nctx=$("$PROFCONV" info -q "$tmp/$l.d" | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
+	"$PROFCONV_REF" convert -q -o "$tmp/$l.d" "$in" 2>/dev/null
+	"$PROFCONV_REF" check --values "$tmp/$l.d" >"$tmp/$l.v"
+	nctx=$("$PROFCONV_REF" info -q "$tmp/$l.d" | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
 	m1=$(awk -F'\t' '$1 == "total" { print $2; exit }' "$tmp/$l.v")
 	# folded stacks, the first metric
 	if "$PROFCONV" convert -o "$tmp/$l.folded" "$in" >/dev/null 2>"$tmp/$l.ferr"; then
-		first=$("$PROFCONV" info --json "$tmp/$l.d" | sed -n 's/^      "name":"\(.*\)",*$/\1/p' | head -1)
+		first=$("$PROFCONV_REF" info --json "$tmp/$l.d" | sed -n 's/^      "name":"\(.*\)",*$/\1/p' | head -1)
 		if ! grep -q "^function	$first	" "$tmp/$l.v"; then
 			check "$l: folded stacks of '$first', which has no values: none, and a warning" \
 				sh -c "! test -s '$tmp/$l.folded' && grep -q \"metric '$first' has no positive self value\" '$tmp/$l.ferr'"
@@ -82,8 +82,8 @@ for in in "$@"; do
 		not_ok "$l: pprof"; sed 's/^/# /' "$tmp/$l.perr"
 	fi
 	# Chrome trace, where there is a trace
-	if "$PROFCONV" info -q "$in" 2>/dev/null | grep -q '^trace: [0-9]'; then
-		"$PROFCONV" dump -q "$in" >"$tmp/$l.dump" 2>/dev/null
+	if "$PROFCONV_REF" info -q "$in" 2>/dev/null | grep -q '^trace: [0-9]'; then
+		"$PROFCONV_REF" dump -q "$in" >"$tmp/$l.dump" 2>/dev/null
 		if "$PROFCONV" convert -q -o "$tmp/$l.json" "$in" 2>"$tmp/$l.cerr"; then
 			check "$l: Chrome trace: JSON, thread names, busy time and nesting to the ns" \
 				perl "$top_srcdir/tests/chrome_trace.pl" "$tmp/$l.json" "$tmp/$l.dump"
