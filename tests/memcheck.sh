@@ -1,0 +1,48 @@
+#!/bin/sh
+# The command-line tests again, every profconv run under valgrind's
+# memcheck (tests/lib.sh, PC_VALGRIND: an error or a definite leak fails
+# the run): what AddressSanitizer does not see, reads of uninitialized
+# memory (bytes written to an output among them). A plain build in
+# build-memcheck/; one line per test script as it finishes. Ends with
+# "N passed, N failed" (skips counted apart); exit status 0 only if all
+# passed. .ci/run runs it after tests/run.sh.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+start=$(date +%s)
+if ! command -v valgrind >/dev/null; then
+	echo "valgrind is not installed (Debian: apt-get install valgrind)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; echo "0 passed, 1 failed"; exit 1; }
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -ge 2 ] || jobs=2
+. "$top/tests/report.sh"
+
+rm -rf build-memcheck && mkdir build-memcheck || exit 1
+echo "building plain in build-memcheck/ ..."
+cd "$top/build-memcheck" || exit 1
+if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
+	tail -30 build.log
+	echo "plain build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+tests="tests/hpctoolkit_legacy.sh tests/hpctoolkit_roundtrip.sh
+	tests/reliability.sh tests/cli.sh tests/callgrind_bad.sh tests/ovni.sh
+	tests/bounded.sh tests/outputs.sh"
+PC_VALGRIND=1
+export PC_VALGRIND
+run_phase "$top/build-memcheck" memcheck TESTS="$(echo $tests)"
+rc=$?
+passed=0; failed=0; skipped=0
+sum_trs $(find "$top/build-memcheck/tests" -name '*.trs')
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	tail -30 "$top/build-memcheck/check.log"
+	failed=1
+fi
+echo "the memcheck tests took $(($(date +%s) - start)) s"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,61 @@
+# Shared by tests/run.sh and tests/memcheck.sh: a line per test script
+# as it finishes, and the sum of the harness's .trs files.
+
+# watch DIR FLAG: prints a line for each test script of DIR/tests as its
+# .trs appears (its counts, its SKIP reasons, its failures), until FLAG
+# exists and every script seen so far is printed
+watch() {
+	seen=" "
+	while :; do
+		last=0
+		[ -e "$2" ] && last=1
+		for t in $(find "$1/tests" -name '*.trs' 2>/dev/null | sort); do
+			case $seen in *" $t "*) continue ;; esac
+			seen="$seen$t "
+			report_trs "$t"
+		done
+		[ $last = 1 ] && break
+		sleep 1
+	done
+}
+report_trs() {
+	log=${1%.trs}.log
+	name=${1#"$top"/build-*/}
+	p=$(grep -c '^:test-result: PASS' "$1")
+	s=$(grep -c '^:test-result: SKIP' "$1")
+	f=$(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$1")
+	v=PASS
+	[ "$f" -gt 0 ] && v=FAIL
+	printf '%-4s %s (%s): %d passed, %d failed, %d skipped\n' "$v" \
+		"${name%.trs}" "$phase" "$p" "$f" "$s"
+	grep -E '^ok [0-9]+ - # SKIP' "$log" | sed 's/^ok [0-9]* - # SKIP */skip: /' |
+		sort | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, "")
+			print "    " $0 (n > 1 ? " (x" n ")" : "") }'
+	if [ "$f" -gt 0 ]; then
+		grep -E -A6 '^not ok|^ERROR' "$log" | head -40 | sed 's/^/    /'
+	fi
+}
+
+# run_phase DIR PHASE MAKE-ARGS...: `make check` in DIR with a line per
+# script as it finishes; its exit status
+run_phase() {
+	dir=$1 phase=$2
+	shift 2
+	rm -f "$dir/done"
+	watch "$dir" "$dir/done" &
+	wpid=$!
+	(cd "$dir" && make -j"$jobs" check "$@" >check.log 2>&1)
+	prc=$?
+	touch "$dir/done"
+	wait $wpid
+	return $prc
+}
+
+# sum_trs FILES...: sets passed, skipped and failed (added to them)
+sum_trs() {
+	for t in "$@"; do
+		passed=$((passed + $(grep -c '^:test-result: PASS' "$t")))
+		skipped=$((skipped + $(grep -c '^:test-result: SKIP' "$t")))
+		failed=$((failed + $(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$t")))
+	done
+}
