@@ -27,31 +27,31 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 cc=
 command -v clang >/dev/null && cc=clang
-# both builds first: then distcheck (from the plain one) runs beside the
-# sanitizer tests, and the two cores stay busy
+# the plain build first: distcheck (from it) then runs beside the
+# sanitizer build and its tests, and the two cores stay busy
 rm -rf build-check build-plain && mkdir build-check build-plain || exit 1
-echo "building with -Werror, AddressSanitizer and UBSan in build-check/, plain in build-plain/ ..."
+echo "building plain in build-plain/ (then make distcheck beside the rest), with -Werror, AddressSanitizer and UBSan in build-check/ ..."
+cd "$top/build-plain" || exit 1
+plain=1 dist=0 dpid=
+if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
+	tail -30 build.log
+	echo "plain build failed"
+	plain=0
+else
+	(make distcheck >distcheck.log 2>&1; rc=$?; date +%s >distcheck.end; exit $rc) &
+	dpid=$!
+fi
+dstart=$(date +%s)
 cd "$top/build-check" || exit 1
 if ! ../configure -q --enable-werror --enable-sanitizers ${cc:+CC=$cc} ||
 	! make -j"$jobs" >build.log 2>&1; then
 	tail -30 build.log 2>/dev/null
 	echo "build failed"
+	[ -z "$dpid" ] || wait "$dpid"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-cd "$top/build-plain" || exit 1
-plain=1
-if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
-	tail -30 build.log
-	echo "plain build failed"
-	plain=0
-fi
 built=$(date +%s)
-dist=0
-if [ $plain = 1 ]; then
-	(make distcheck >distcheck.log 2>&1; rc=$?; date +%s >distcheck.end; exit $rc) &
-	dpid=$!
-fi
 run_phase "$top/build-check" asan
 rc=$?
 asan_end=$(date +%s)
@@ -83,6 +83,6 @@ fi
 end=$(date +%s)
 # where the time went (distcheck runs beside the tests)
 dend=$(cat "$top/build-plain/distcheck.end" 2>/dev/null || echo "$end")
-echo "the suite took $((end - start)) s: builds $((built - start)) s, sanitizer tests $((asan_end - built)) s, plain-build tests $((end - asan_end)) s, distcheck $((dend - built)) s beside them"
+echo "the suite took $((end - start)) s: builds $((built - start)) s, sanitizer tests $((asan_end - built)) s, plain-build tests $((end - asan_end)) s, distcheck $((dend - dstart)) s beside them"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
