@@ -450,8 +450,7 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 		r->ord[no++] = (struct pc_keyidx){ r->nodes[node].ctx,
 						   (uint32_t)k };
 	}
-	if (no) /* (no offset on a NULL array) */
-		pc_keyidx_sort(r->ord, r->ord + no, no);
+	pc_keyidx_sort(r->ord, no);
 	size_t g0 = 0; /* the values of the context at hand start there */
 	for (size_t j = 0; j < no && !r->point_only; j++) {
 		uint64_t k = r->ord[j].idx;

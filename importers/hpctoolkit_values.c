@@ -427,8 +427,7 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 			ctx == 0 ? 0 : pc_v4_ctx_lookup(r, ctx), (uint32_t)k
 		};
 	}
-	if (nc) /* (no offset on a NULL array) */
-		pc_keyidx_sort(r->ord, r->ord + nc, (size_t)nc);
+	pc_keyidx_sort(r->ord, (size_t)nc);
 	for (uint64_t j = 0; j < nc; j++) {
 		uint64_t k = r->ord[j].idx;
 		const unsigned char *x = b->p + pc + 12 * k;

@@ -643,7 +643,7 @@ static void radix_sort(struct pc_value *v, size_t n, const size_t *order,
 		memcpy(v, a, n * sizeof(*v));
 }
 
-void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n)
+void pc_keyidx_sort(struct pc_keyidx *a, size_t n)
 {
 	/* in order already (an old database's nodes, mostly): one look */
 	size_t run = 1;
@@ -652,7 +652,7 @@ void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n)
 	if (run >= n)
 		return;
 	size_t count[RADIX_N];
-	struct pc_keyidx *x = a, *y = tmp;
+	struct pc_keyidx *x = a, *y = a + n;
 	for (unsigned shift = 0; shift < 32; shift += RADIX_BITS) {
 		memset(count, 0, sizeof count);
 		for (size_t i = 0; i < n; i++)

@@ -592,8 +592,9 @@ void pc_values_sort(struct pc_value *v, size_t n, const size_t order[3]);
 struct pc_keyidx {
 	uint32_t key, idx;
 };
-/* Stable sort of a[0..n) by key, with tmp (n more) as scratch. */
-void pc_keyidx_sort(struct pc_keyidx *a, struct pc_keyidx *tmp, size_t n);
+/* Stable sort of a[0..n) by key; a[n..2n) is its scratch (a may be NULL
+ * when n is 0). */
+void pc_keyidx_sort(struct pc_keyidx *a, size_t n);
 
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
 /* Room for n more samples of a profile's trace at once (at 4 bytes each,

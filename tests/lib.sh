@@ -73,7 +73,7 @@ kc() {
 	wait "$kcpid" 2>/dev/null
 	grep '^Loading ' "$tmp/kc.log" || true
 }
-# PC_VALGRIND=1 (tests/run.sh runs the CLI tests so): every profconv run
+# PC_VALGRIND=1 (tests/memcheck.sh runs the CLI tests so): every profconv run
 # goes through valgrind's memcheck; an error or a definite leak exits 99
 # PROFCONV_REF stays the plain binary: for the references a test
 # compares with, made by code other tests run under memcheck
