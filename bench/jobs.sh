@@ -28,6 +28,7 @@ conversions() {
 	echo "v4 (its output) -> Callgrind|$oldv4|callgrind.out.old"
 	echo "ovni -> v4 + trace.db|$ovni|ovni.d"
 	echo "cc1plus (1 profile) -> v4|$cg|cc1plus.d"
+	echo "Callgrind generated (1 profile, 3 events) -> v4|$gen|gen.d"
 }
 
 # run J IN OUT: "wall read rest" seconds of one conversion at -jJ

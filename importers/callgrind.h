@@ -84,10 +84,11 @@ static inline int cg_instr_ctx(const struct cg_graph *g,
 /* Makes the values from v0 on (one part's, from pc_cg_expand) whole
  * numbers: each position's shares add up to its cost, each context's
  * inclusive value is its real one rounded (callgrind_round.c); all
- * metrics but skip (the call counts). Returns the number of metrics
- * left as they were (sums not whole numbers). */
+ * metrics but skip (the call counts), on up to jobs threads at once.
+ * Returns the number of metrics left as they were (sums not whole
+ * numbers). */
 size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
-		   const pc_id *order, size_t norder);
+		   const pc_id *order, size_t norder, unsigned jobs);
 /* ... and returns the contexts it laid out (*norder), in the order it
  * first did (the caller frees them): pc_cg_round's order, the one they
  * would have in a model of this part alone. */

@@ -545,16 +545,64 @@ static pc_id next_marked(const pc_id *order, size_t norder, pc_id lo,
 	return PC_NONE;
 }
 
+/* A metric's values, summed per context with their groups: v[lo, hi). */
+struct seg {
+	size_t lo, hi;
+	pc_id metric;
+	uint32_t ngroups;
+	int failed;
+};
+
+struct rounding {
+	struct pc_db *db;
+	struct seg *seg;
+	size_t *todo;      /* the segments to round (pc_parallel's i) */
+	int32_t **node_of; /* a thread's own, every entry -1 */
+};
+
+static void round_one(struct rounding *r, struct seg *s, unsigned k)
+{
+	struct pc_db *db = r->db;
+	if (!r->node_of[k]) {
+		r->node_of[k] = pc_xmalloc(db->ncontexts * sizeof(int32_t));
+		for (size_t c = 0; c < db->ncontexts; c++)
+			r->node_of[k][c] = -1;
+	}
+	struct flow f = { 0 };
+	s->failed = round_metric(db, db->values + s->lo, s->hi - s->lo,
+				 s->ngroups, &f, r->node_of[k]) != 0;
+	flow_free(&f);
+}
+
+static void round_seg(void *ctx, size_t i, unsigned k)
+{
+	struct rounding *r = ctx;
+	round_one(r, &r->seg[r->todo[i]], k);
+}
+
+/* Moves a segment's values down to out, but zeros, in profile prof;
+ * returns where the next go. */
+static size_t move_down(struct pc_value *v, const struct seg *s, size_t out,
+			pc_id prof)
+{
+	for (size_t i = s->lo; i < s->hi; i++)
+		if (v[i].value != 0)
+			v[out++] = (struct pc_value){ prof, v[i].ctx, s->metric,
+						      v[i].value };
+	return out;
+}
+
 /* The part's values are taken metric by metric (in id order, as the
  * output is sorted): a metric's values are summed per context in the
  * order they came, the others moved up to the end of the array, and
  * the sums (a value per context, in the part's order of contexts, then
- * any other in id order) rounded in the room freed below them. The
+ * any other in id order) laid out in the room freed below them. The
  * part's order is the one its contexts would have in a model of this
  * part alone, so a part rounds the same whatever was read before it
- * (Callgrind thread files, one process or profconv-mpi's ranks). */
+ * (Callgrind thread files, one process or profconv-mpi's ranks). Each
+ * metric is rounded on its own, and its values move down. */
 size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
-		   const pc_id *order, size_t norder)
+		   const pc_id *order, size_t norder, unsigned jobs)
 {
 	size_t end = db->nvalues;
 	if (end == v0)
@@ -566,9 +614,6 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 		count[v[i].metric]++;
 	size_t nctx = db->ncontexts;
 	uint8_t *has = pc_xcalloc(nctx / 8 + 1, 1);
-	int32_t *node_of = pc_xmalloc(nctx * sizeof(int32_t));
-	for (size_t i = 0; i < nctx; i++)
-		node_of[i] = -1;
 	/* every context's position, numbered once for all metrics (as
 	 * met in the part's order; the map is freed before the flows) */
 	uint32_t *gpos = pc_xmalloc(nctx * sizeof(uint32_t));
@@ -591,7 +636,16 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 	free(ps.ctx);
 	/* a position's number in the metric at hand */
 	uint32_t *local = pc_xmalloc((npos + 1) * sizeof(uint32_t));
-	size_t failed = 0, out = v0, in = v0;
+	/* the metrics' values: rounded as they come on one thread, after
+	 * all of them on several (a flow each, up to jobs at once) */
+	struct seg *seg = pc_xcalloc(db->nmetrics + 1, sizeof(*seg));
+	size_t nseg = 0, ntodo = 0, out = v0, in = v0, nround = 0;
+	for (pc_id m = 0; m < db->nmetrics; m++)
+		nround += count[m] && m != skip;
+	jobs = jobs && nround > 1 ? jobs : 1;
+	struct rounding r = { db, seg,
+			      pc_xcalloc(db->nmetrics + 1, sizeof(size_t)),
+			      pc_xcalloc(jobs, sizeof(int32_t *)) };
 	for (pc_id m = 0; m < db->nmetrics; m++) {
 		if (!count[m])
 			continue;
@@ -634,24 +688,42 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 		}
 		free(sum);
 		/* what is left of the room below the next metric's values
-		 * is not needed until the rounded ones move down */
+		 * is not needed until they move down */
 		pc_release(v + k, (in - k) * sizeof(*v));
-		struct flow f = { 0 };
-		if (m != skip &&
-		    round_metric(db, v + out, k - out, ng, &f, node_of))
-			failed++;
-		flow_free(&f); /* before the next metric's sums */
-		for (size_t i = out; i < k; i++)
-			if (v[i].value != 0)
-				v[out++] = (struct pc_value){ prof, v[i].ctx, m,
-							      v[i].value };
+		struct seg *sg = &seg[nseg];
+		*sg = (struct seg){ out, k, m, ng, 0 };
+		if (m != skip)
+			r.todo[ntodo++] = nseg;
+		nseg++;
+		if (jobs > 1) {
+			out = k;
+		} else {
+			/* one thread: the metric is rounded now, and its
+			 * zeros leave room for the next */
+			if (m != skip)
+				round_one(&r, sg, 0);
+			out = move_down(v, sg, sg->lo, prof);
+		}
 	}
-	db->nvalues = out;
-	db->values_sorted = 0;
 	free(local);
 	free(gpos);
-	free(node_of);
 	free(has);
 	free(count);
+	if (jobs > 1) {
+		pc_parallel(ntodo, jobs, round_seg, &r);
+		out = v0;
+		for (size_t i = 0; i < nseg; i++)
+			out = move_down(v, &seg[i], out, prof);
+	}
+	size_t failed = 0;
+	for (size_t i = 0; i < nseg; i++)
+		failed += (size_t)seg[i].failed;
+	for (unsigned k = 0; k < jobs; k++)
+		free(r.node_of[k]);
+	free(r.node_of);
+	free(r.todo);
+	free(seg);
+	db->nvalues = out;
+	db->values_sorted = 0;
 	return failed;
 }

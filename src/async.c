@@ -336,3 +336,61 @@ int pc_read_profiles(struct pc_db *db, unsigned jobs, uint64_t n,
 	free(th);
 	return x.failed ? -1 : 0;
 }
+
+/* ---- n independent tasks on up to `threads` threads ---- */
+
+struct par {
+	void (*fn)(void *ctx, size_t i, unsigned k);
+	void *ctx;
+	size_t n, next;
+	pthread_mutex_t mu;
+};
+
+struct par_thread {
+	struct par *p;
+	unsigned k;
+	int started;
+	pthread_t thread;
+};
+
+static void *par_run(void *arg)
+{
+	struct par_thread *t = arg;
+	struct par *p = t->p;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		size_t i = p->next < p->n ? p->next++ : p->n;
+		pthread_mutex_unlock(&p->mu);
+		if (i == p->n)
+			return NULL;
+		p->fn(p->ctx, i, t->k);
+	}
+}
+
+void pc_parallel(size_t n, unsigned threads,
+		 void (*fn)(void *ctx, size_t i, unsigned k), void *ctx)
+{
+	if (threads > n)
+		threads = (unsigned)n;
+	if (threads < 2) {
+		for (size_t i = 0; i < n; i++)
+			fn(ctx, i, 0);
+		return;
+	}
+	struct par p = { .fn = fn, .ctx = ctx, .n = n };
+	pthread_mutex_init(&p.mu, NULL);
+	struct par_thread *t = pc_xcalloc(threads, sizeof(*t));
+	/* a thread that cannot start leaves its share to the others */
+	for (unsigned k = 1; k < threads; k++) {
+		t[k] = (struct par_thread){ .p = &p, .k = k };
+		t[k].started = !pthread_create(&t[k].thread, NULL, par_run,
+					       &t[k]);
+	}
+	t[0] = (struct par_thread){ .p = &p, .k = 0 };
+	par_run(&t[0]);
+	for (unsigned k = 1; k < threads; k++)
+		if (t[k].started)
+			pthread_join(t[k].thread, NULL);
+	pthread_mutex_destroy(&p.mu);
+	free(t);
+}

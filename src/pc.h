@@ -521,6 +521,11 @@ int pc_async_put(struct pc_async *a, struct pc_db *db, pc_id p,
 		 struct pc_err *err);
 int pc_async_finish(struct pc_async *a, struct pc_db *db,
 		    struct pc_err *err);
+/* Runs fn(ctx, i, k) for each i of n, on up to threads threads (the
+ * caller's one of them), each taking the next i; k < threads is the
+ * thread's own number (its scratch). Returns when all are done. */
+void pc_parallel(size_t n, unsigned threads,
+		 void (*fn)(void *ctx, size_t i, unsigned k), void *ctx);
 /* An importer's profiles read on several threads (-j; src/async.c), for
  * an importer whose tree and profiles are complete and which streams to
  * writer threads (db->async): copy makes a thread's own reader, which

@@ -60,6 +60,11 @@ perl -e '
 	not_ok "the patched trace sample was not read"
 "$PROFCONV" convert -q -j1 -o "$tmp/thr.d" "$TD"/callgrind/threads.out-0*
 same "3 Callgrind threads' v4 database" "$tmp/thr.d"
+# a Callgrind file's metrics rounded on several threads at once (a flow
+# each): 3 events whose shares the flows move, and 9 (cache simulation)
+"$top_builddir/bench/gen_callgrind" 400 60 >"$tmp/gen.out"
+same "Callgrind, 3 events, 400 functions" "$tmp/gen.out"
+same "Callgrind, 9 events (cache simulation)" "$TD/callgrind/prog.cachesim.out"
 same "tiny old database 4.0" "$TD/hpctoolkit-legacy/tiny-4.0"
 same "tiny old database 2.0" "$TD/hpctoolkit-legacy/tiny-2.0"
 if have_shared; then
