@@ -6,7 +6,6 @@
 #include "hpctoolkit.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -127,7 +126,7 @@ static int cmp_u16(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A range of contexts merged on a thread of its own: its cct.db bytes
+/* A range of contexts merged by a thread (pc_parallel): its cct.db bytes
  * (positions from 0) and summary values go to unlinked files of their
  * own, appended in order once every range is done; range 0 writes
  * straight into cct.db and the summary. */
@@ -140,7 +139,6 @@ struct range {
 	size_t cap; /* stream buffer per profile and stream */
 	struct pc_out co, so;
 	int rc, err_no;
-	pthread_t thread;
 };
 
 static void summary_out(const struct hpc_cct *in, struct range *r, pc_id c,
@@ -315,9 +313,10 @@ static int take(int fd, struct cur *x, struct merge *m)
  * cursor there in profile order. Where most profiles have most
  * contexts, each context looks at every cursor in turn (a few loads);
  * where they are sparse, a heap by (context, profile) finds them. */
-static void *merge_range(void *arg)
+static void merge_range(void *ctx, size_t ri, unsigned thread)
 {
-	struct range *r = arg;
+	(void)thread;
+	struct range *r = (struct range *)ctx + ri;
 	const struct hpc_cct *in = r->in;
 	int fd = r->fd;
 	size_t np = in->db->nprofiles, cap = r->cap;
@@ -415,7 +414,6 @@ static void *merge_range(void *arg)
 	free(bufs);
 	free(h);
 	free(k);
-	return NULL;
 }
 
 /* Range r's summary values, read back, in order. */
@@ -451,31 +449,23 @@ int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 	cap = cap < 64 ? 64 : cap;
 	struct range *r = pc_xcalloc(nr, sizeof(*r));
 	int rc = 0;
-	size_t started = 1;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; i < nr && !rc; i++) {
 		r[i] = (struct range){ .lo = (pc_id)(nctx * i / nr),
 				       .hi = (pc_id)(nctx * (i + 1) / nr),
 				       .first = i == 0, .in = in,
 				       .fd = in->fd, .ci = ci, .cap = cap };
-		if (i == 0) {
+		if (i == 0)
 			r[i].co = *co; /* straight into cct.db */
-			continue;
-		}
-		if (pc_out_tmp(&r[i].co, in->dir) || pc_out_tmp(&r[i].so, in->dir) ||
-		    pthread_create(&r[i].thread, NULL, merge_range, &r[i])) {
+		else if (pc_out_tmp(&r[i].co, in->dir) ||
+			 pc_out_tmp(&r[i].so, in->dir))
 			rc = pc_err_set(err, "%s: cannot start the merge of "
 					"contexts %u..: %s", in->dir, r[i].lo,
-					strerror(errno ? errno : EAGAIN));
-			break;
-		}
-		started++;
+					strerror(errno ? errno : EIO));
 	}
 	if (!rc)
-		merge_range(&r[0]);
+		pc_parallel(nr, (unsigned)nr, merge_range, r);
 	*co = r[0].co;
-	for (size_t i = 1; i < started; i++)
-		pthread_join(r[i].thread, NULL);
-	for (size_t i = 0; i < started && !rc; i++)
+	for (size_t i = 0; i < nr && !rc; i++)
 		if (r[i].rc)
 			rc = pc_err_set(err, "%s/profile.db: cannot read back "
 					"what was written: %s", in->dir,
@@ -483,7 +473,7 @@ int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 						      "short or wrong");
 	/* the ranges after the first, in order: their blocks' positions
 	 * move by where they land (8-aligned, as a block starts) */
-	for (size_t i = 1; i < started && !rc; i++) {
+	for (size_t i = 1; i < nr && !rc; i++) {
 		if (!r[i].co.pos)
 			continue;
 		pc_out_align(co, 8);

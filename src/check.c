@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1027,39 +1026,38 @@ static uint32_t profile_count(const struct checker *c)
 	return np;
 }
 
-struct cct_job {
-	struct checker c; /* a copy: its own error and count */
-	int rc;
+/* check_profile on the checker, check_cct on its copy (its own error
+ * and count: it reads only meta.db's facts) */
+struct checks {
+	struct checker *c, copy;
+	int rc[2];
 };
 
-static void *cct_thread(void *arg)
+static void check_one(void *ctx, size_t i, unsigned thread)
 {
-	struct cct_job *j = arg;
-	j->rc = check_cct(&j->c);
-	return NULL;
+	(void)thread;
+	struct checks *j = ctx;
+	j->rc[i] = i ? check_cct(&j->copy) : check_profile(j->c);
 }
 
-/* check_profile, then check_cct; with jobs, the two at once (cct.db's
- * on a copy of the checker that reads only meta.db's facts), the first
+/* check_profile, then check_cct; with jobs, the two at once, the first
  * error in that order the one said. */
 static int check_values(struct checker *c)
 {
-	struct cct_job j = { *c, 0 };
-	pthread_t t;
-	if (c->jobs < 2 || (j.c.nprofiles = profile_count(c),
-			    pthread_create(&t, NULL, cct_thread, &j))) {
+	if (c->jobs < 2) {
 		int rc = check_profile(c);
 		return rc ? rc : check_cct(c);
 	}
-	int rc = check_profile(c);
-	pthread_join(t, NULL);
-	c->nvalues_cct = j.c.nvalues_cct;
-	if (!rc && j.rc) {
-		c->err = j.c.err;
+	struct checks j = { c, *c, { 0, 0 } };
+	j.copy.nprofiles = profile_count(c);
+	pc_parallel(2, 2, check_one, &j);
+	c->nvalues_cct = j.copy.nvalues_cct;
+	if (!j.rc[0] && j.rc[1]) {
+		c->err = j.copy.err;
 		c->failed = 1;
-		rc = j.rc;
+		return j.rc[1];
 	}
-	return rc;
+	return j.rc[0];
 }
 
 static int check_all(struct checker *c, const char *dir)
