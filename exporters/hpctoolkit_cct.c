@@ -422,14 +422,24 @@ static int summary_back(const struct hpc_cct *in, struct range *r)
 	pc_out_flush(&r->so);
 	if (r->so.failed || fflush(r->so.f) || fseeko(r->so.f, 0, SEEK_SET))
 		return -1;
-	unsigned char rec[14];
-	for (uint64_t i = 0; i < r->so.pos / sizeof rec; i++) {
-		if (fread(rec, sizeof rec, 1, r->so.f) != 1)
-			return -1;
-		in->summary(in->ctx, (pc_id)pc_getle(rec, 4),
-			    (uint16_t)pc_getle(rec + 4, 2), pc_getlef64(rec + 6));
+	/* 14-byte records, read a few thousand at a time */
+	enum { REC = 14, NREC = 4096 };
+	unsigned char *buf = pc_xmalloc(REC * NREC);
+	int rc = 0;
+	for (uint64_t left = r->so.pos / REC; left && !rc;) {
+		size_t n = left < NREC ? (size_t)left : NREC;
+		if (fread(buf, REC, n, r->so.f) != n) {
+			rc = -1;
+			break;
+		}
+		for (const unsigned char *rec = buf; rec < buf + REC * n; rec += REC)
+			in->summary(in->ctx, (pc_id)pc_getle(rec, 4),
+				    (uint16_t)pc_getle(rec + 4, 2),
+				    pc_getlef64(rec + 6));
+		left -= n;
 	}
-	return 0;
+	free(buf);
+	return rc;
 }
 
 int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
