@@ -63,9 +63,9 @@ static void flow_init(struct flow *f, size_t nn)
 	f->ne = 0;
 	f->pass = 0;
 	f->first = pc_xcalloc(nn + 1, sizeof(uint32_t));
-	f->level = pc_xmalloc(nn * sizeof(uint32_t));
 	f->it = pc_xmalloc(nn * sizeof(uint32_t));
-	f->queue = pc_xmalloc((nn + 1) * sizeof(uint32_t));
+	/* level and queue: when the flow runs (flow_max), after what
+	 * only the making of the edges needs is freed */
 }
 
 /* After the counting pass: each node's room, it[] its next free slot
@@ -236,6 +236,8 @@ static int64_t flow_path(struct flow *f, uint32_t s, uint32_t t)
 static int64_t flow_max(struct flow *f, uint32_t s, uint32_t t)
 {
 	int64_t total = 0;
+	f->level = pc_xmalloc(f->nn * sizeof(uint32_t));
+	f->queue = pc_xmalloc((f->nn + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < f->nn; i++)
 		f->level[i] = f->it[i] = UINT32_MAX;
 	f->nq = f->nb = 0;
@@ -317,6 +319,14 @@ static double share_frac(double v)
 	const double eps = 1e-9;
 	double x = v - floor(v);
 	return x < eps || x > 1 - eps ? 0 : x;
+}
+
+/* The flow's node above tree node u (a context): its parent's, or t
+ * above the root. */
+static uint32_t tree_up(const struct pc_db *db, const int32_t *node_of,
+			pc_id u, uint32_t N0, uint32_t t)
+{
+	return u ? N0 + (uint32_t)node_of[db->contexts[u].parent] : t;
 }
 
 /* Rounds one metric's n values (their groups, 0..ngroups-1, in
@@ -406,8 +416,29 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			rc = -1;
 			goto done;
 		}
-		flow_init(f, N0 + nn);
+		/* each tree edge's bounds, so that F and Y go before the
+		 * flow's arrays come: a subtree's fractions are whole (no
+		 * edge) or not, its flow so far (phi) at the bottom or the
+		 * top (hi - lo is 1 at most); ex: each node's excess */
 		int32_t *ex = pc_xcalloc(N0 + nn, sizeof(int32_t));
+		enum { ROOM = 1, AT_TOP = 2 };
+		uint8_t *edge = pc_xmalloc(nn);
+		for (size_t k = 0; k < nn; k++) {
+			int64_t lo = (int64_t)floor(F[k] + 1e-6),
+				hi = (int64_t)ceil(F[k] - 1e-6);
+			if (hi < lo)
+				hi = lo;
+			int64_t phi = Y[k] < lo ? lo : Y[k] > hi ? hi : Y[k];
+			edge[k] = (uint8_t)((hi > lo ? ROOM : 0) |
+					    (phi > lo ? AT_TOP : 0));
+			ex[tree_up(db, node_of, nodes[k], N0, t)] += (int32_t)phi;
+			ex[N0 + k] -= (int32_t)phi;
+		}
+		free(Y);
+		free(F);
+		Y = NULL;
+		F = NULL;
+		flow_init(f, N0 + nn);
 		int64_t total = 0;
 		for (uint32_t g = 0; g < ngroups; g++)
 			total += (int64_t)nearbyint(gsum[g]);
@@ -429,24 +460,13 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 				if (!pass)
 					ex[to] += y[i];
 			}
-			for (size_t k = 0; k < nn; k++) {
-				int64_t lo = (int64_t)floor(F[k] + 1e-6),
-					hi = (int64_t)ceil(F[k] - 1e-6);
-				if (hi < lo)
-					hi = lo;
-				int64_t phi = Y[k] < lo ? lo :
-					      Y[k] > hi ? hi :
-							  Y[k];
-				pc_id u = nodes[k];
-				uint32_t up = u ? N0 + (uint32_t)node_of[db->contexts[u].parent] : t;
-				if (hi > lo)
-					flow_edge(f, N0 + (uint32_t)k, up,
-						  hi - phi, phi - lo);
-				if (!pass) {
-					ex[up] += (int32_t)phi;
-					ex[N0 + k] -= (int32_t)phi;
-				}
-			}
+			for (size_t k = 0; k < nn; k++)
+				if (edge[k] & ROOM)
+					flow_edge(f, N0 + (uint32_t)k,
+						  tree_up(db, node_of, nodes[k],
+							  N0, t),
+						  !(edge[k] & AT_TOP),
+						  !!(edge[k] & AT_TOP));
 			flow_edge(f, t, s, INT32_MAX / 4, total);
 			if (!pass)
 				ex[t] -= (int32_t)total;
@@ -464,12 +484,9 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		}
 		/* what the flow needs no more goes before its peak */
 		free(ex);
+		free(edge);
 		free(y);
-		free(Y);
-		free(F);
 		y = NULL;
-		Y = NULL;
-		F = NULL;
 		if (need && flow_max(f, SS, TT) != need) {
 			rc = -1;
 		} else {
