@@ -21,6 +21,7 @@
 #include "pc.h"
 #include "callgrind.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +590,9 @@ static void round_one(struct rounding *r, struct seg *s, unsigned k)
 	s->failed = round_metric(db, db->values + s->lo, s->hi - s->lo,
 				 s->ngroups, &f, r->node_of[k]) != 0;
 	flow_free(&f);
+	/* the pages of its arrays that the heap kept go back too: the
+	 * next metric's sums and flow then start from what is left */
+	malloc_trim(0);
 }
 
 static void round_seg(void *ctx, size_t i, unsigned k)
