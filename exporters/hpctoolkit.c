@@ -848,6 +848,60 @@ static void hpc_abort(struct pc_sink *s)
 /* The profiles the importers did not hand on yet (all of them, without
  * streaming), then what needs every profile: cct.db and the summary,
  * meta.db, default.yaml; the whole output validated and put in place. */
+/* cct.db with the summary, and meta.db: with threads, the two at once
+ * (meta.db is built from the tree alone; cct.db's merge has the other
+ * threads, and its last, serial part leaves them to meta.db), the
+ * first error in that order the one said. */
+struct cct_meta {
+	struct writer *w;
+	int rc[2];
+	uint64_t meta_bytes;
+	struct pc_err meta_err;
+};
+
+static void cct_meta_one(void *ctx, size_t i, unsigned thread)
+{
+	(void)thread;
+	struct cct_meta *t = ctx;
+	struct writer *w = t->w;
+	if (!i)
+		t->rc[0] = finish_profile_cct(w);
+	else
+		t->rc[1] = pc_hpc_write_meta(w->db, &w->l, w->dir,
+					     &t->meta_bytes, &t->meta_err);
+}
+
+static int end_cct_meta(struct writer *w, struct pc_err *err)
+{
+	struct cct_meta t = { .w = w };
+	if (w->jobs > 1) {
+		pc_parallel(2, 2, cct_meta_one, &t);
+		step(w, "meta.db");
+	} else {
+		cct_meta_one(&t, 0, 0);
+		step(w, "meta.db");
+		if (!t.rc[0])
+			cct_meta_one(&t, 1, 0);
+	}
+	if (t.rc[0])
+		return -1;
+	if (t.rc[1]) {
+		*err = t.meta_err;
+		return -1;
+	}
+	/* hpcviewer cannot read more (the Callgrind importer's default
+	 * tree stays below it; a tree of another input, or one made with
+	 * --max-contexts, may not) */
+	if (t.meta_bytes >= (uint64_t)1 << 31) {
+		char size[32];
+		pc_human_size(size, sizeof size, t.meta_bytes);
+		pc_warn(w->db->diag, "meta.db is %s, more than the 2 GiB "
+			"hpcviewer reads (hatchet and profconv read it); %zu "
+			"contexts", size, w->db->ncontexts - 1);
+	}
+	return 0;
+}
+
 static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		   struct pc_err *err)
 {
@@ -887,10 +941,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		rc = finish_trace_db(w);
 	}
 	if (!rc)
-		rc = finish_profile_cct(w);
-	step(w, "meta.db");
-	if (!rc)
-		rc = pc_hpc_write_meta(db, &w->l, w->dir, err);
+		rc = end_cct_meta(w, err);
 	step(w, "metrics/default.yaml");
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &w->l, w->dir, err);

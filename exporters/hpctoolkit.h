@@ -112,9 +112,11 @@ int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 void pc_hpc_part_free_sink(struct pc_sink *s);
 void pc_hpc_part_free(struct hpc_part *pt);
 
-/* Each writes one file of the database into directory dir. */
+/* Each writes one file of the database into directory dir; meta.db's
+ * size in *bytes (it may run on a thread of its own: it says nothing
+ * but its error). */
 int pc_hpc_write_meta(const struct pc_db *db, const struct hpc_layout *l,
-		      const char *dir, struct pc_err *err);
+		      const char *dir, uint64_t *bytes, struct pc_err *err);
 int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 		      const char *dir, struct pc_err *err);
 

@@ -352,7 +352,7 @@ static void context_tree(struct pc_buf *b, const struct pc_db *db,
 }
 
 int pc_hpc_write_meta(const struct pc_db *db, const struct hpc_layout *l,
-		      const char *dir, struct pc_err *err)
+		      const char *dir, uint64_t *bytes, struct pc_err *err)
 {
 	struct pc_buf b = { 0 };
 	pc_buf_add(&b, META_HEADER);
@@ -368,16 +368,7 @@ int pc_hpc_write_meta(const struct pc_db *db, const struct hpc_layout *l,
 	context_tree(&b, db, &t, entry_name);
 	pc_buf_align(&b, 8);
 	memcpy(b.p + pc_buf_add(&b, 8), "_meta.db", 8);
-	/* hpcviewer cannot read more (the Callgrind importer's default
-	 * tree stays below it; a tree of another input, or one made with
-	 * --max-contexts, may not) */
-	if (b.n >= (size_t)1 << 31) {
-		char size[32];
-		pc_human_size(size, sizeof size, b.n);
-		pc_warn(db->diag, "meta.db is %s, more than the 2 GiB hpcviewer "
-			"reads (hatchet and profconv read it); %zu contexts",
-			size, db->ncontexts - 1);
-	}
+	*bytes = b.n;
 
 	char path[4096];
 	pc_path_join(path, sizeof path, dir, "meta.db");
