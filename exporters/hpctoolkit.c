@@ -848,40 +848,71 @@ static void hpc_abort(struct pc_sink *s)
 /* The profiles the importers did not hand on yet (all of them, without
  * streaming), then what needs every profile: cct.db and the summary,
  * meta.db, default.yaml; the whole output validated and put in place. */
-/* cct.db with the summary, and meta.db: with threads, the two at once
- * (meta.db is built from the tree alone; cct.db's merge has the other
- * threads, and its last, serial part leaves them to meta.db), the
- * first error in that order the one said. */
-struct cct_meta {
+/* The profiles not written yet, trace.db's end, cct.db with the
+ * summary. */
+static int end_profiles(struct writer *w)
+{
+	const struct pc_db *db = w->db;
+	int rc = 0;
+	size_t i = 0, si = 0;
+	for (pc_id p = db->nflushed; !rc && p < db->nprofiles; p++) {
+		size_t j = i, sj = si;
+		while (j < db->nvalues && db->values[j].profile == p)
+			j++;
+		while (sj < db->nscoped && db->scoped[sj].profile == p)
+			sj++;
+		/* no offset on a NULL array: a model may hold no values */
+		rc = hpcw_profile(&w->sink, db, p, j > i ? db->values + i : NULL,
+			       j - i, sj > si ? db->scoped + si : NULL, sj - si,
+			       &db->traces[p], w->err);
+		i = j;
+		si = sj;
+		if ((p & 255) == 255)
+			progress(w, p, db->nprofiles);
+	}
+	if (!rc) {
+		hpcw_contexts(w);
+		hpcw_blocks(w, db->nprofiles);
+		rc = finish_trace_db(w);
+	}
+	return rc ? rc : finish_profile_cct(w);
+}
+
+/* The rest of the database but metrics/default.yaml: end_profiles and
+ * meta.db. With threads, the two at once: meta.db is built from the
+ * tree alone, beside the profiles a model still holds (a Callgrind
+ * file's, written on one thread) and the serial end of cct.db's merge.
+ * The first error in that order is the one said. */
+struct files {
 	struct writer *w;
 	int rc[2];
 	uint64_t meta_bytes;
 	struct pc_err meta_err;
 };
 
-static void cct_meta_one(void *ctx, size_t i, unsigned thread)
+static void files_one(void *ctx, size_t i, unsigned thread)
 {
 	(void)thread;
-	struct cct_meta *t = ctx;
+	struct files *t = ctx;
 	struct writer *w = t->w;
 	if (!i)
-		t->rc[0] = finish_profile_cct(w);
+		t->rc[0] = end_profiles(w);
 	else
 		t->rc[1] = pc_hpc_write_meta(w->db, &w->l, w->dir,
 					     &t->meta_bytes, &t->meta_err);
 }
 
-static int end_cct_meta(struct writer *w, struct pc_err *err)
+static int end_files(struct writer *w, struct pc_err *err)
 {
-	struct cct_meta t = { .w = w };
+	struct files t = { .w = w };
 	if (w->jobs > 1) {
-		pc_parallel(2, 2, cct_meta_one, &t);
+		pc_parallel(2, 2, files_one, &t);
 		step(w, "meta.db");
 	} else {
-		cct_meta_one(&t, 0, 0);
+		files_one(&t, 0, 0);
 		step(w, "meta.db");
 		if (!t.rc[0])
-			cct_meta_one(&t, 1, 0);
+			files_one(&t, 1, 0);
 	}
 	if (t.rc[0])
 		return -1;
@@ -919,29 +950,8 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		if (db->contexts[c].parent >= c)
 			rc = pc_err_set(err, "internal: context %zu before "
 					"its parent", c);
-	size_t i = 0, si = 0;
-	for (pc_id p = db->nflushed; !rc && p < db->nprofiles; p++) {
-		size_t j = i, sj = si;
-		while (j < db->nvalues && db->values[j].profile == p)
-			j++;
-		while (sj < db->nscoped && db->scoped[sj].profile == p)
-			sj++;
-		/* no offset on a NULL array: a model may hold no values */
-		rc = hpcw_profile(&w->sink, db, p, j > i ? db->values + i : NULL,
-			       j - i, sj > si ? db->scoped + si : NULL, sj - si,
-			       &db->traces[p], err);
-		i = j;
-		si = sj;
-		if ((p & 255) == 255)
-			progress(w, p, db->nprofiles);
-	}
-	if (!rc) {
-		hpcw_contexts(w);
-		hpcw_blocks(w, db->nprofiles);
-		rc = finish_trace_db(w);
-	}
 	if (!rc)
-		rc = end_cct_meta(w, err);
+		rc = end_files(w, err);
 	step(w, "metrics/default.yaml");
 	if (!rc)
 		rc = pc_hpc_write_yaml(db, &w->l, w->dir, err);
