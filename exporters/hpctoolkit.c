@@ -845,9 +845,6 @@ static void hpc_abort(struct pc_sink *s)
 	hpcw_free(w);
 }
 
-/* The profiles the importers did not hand on yet (all of them, without
- * streaming), then what needs every profile: cct.db and the summary,
- * meta.db, default.yaml; the whole output validated and put in place. */
 /* The profiles not written yet, trace.db's end, cct.db with the
  * summary. */
 static int end_profiles(struct writer *w)
@@ -933,6 +930,9 @@ static int end_files(struct writer *w, struct pc_err *err)
 	return 0;
 }
 
+/* The profiles the importers did not hand on yet (all of them, without
+ * streaming), then what needs every profile: cct.db and the summary,
+ * meta.db, default.yaml; the whole output validated and put in place. */
 static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		   struct pc_err *err)
 {
