@@ -660,10 +660,23 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 	/* the metrics' values: rounded as they come on one thread, after
 	 * all of them on several (a flow each, up to jobs at once) */
 	struct seg *seg = pc_xcalloc(db->nmetrics + 1, sizeof(*seg));
-	size_t nseg = 0, ntodo = 0, out = v0, in = v0, nround = 0;
+	size_t nseg = 0, ntodo = 0, out = v0, in = v0, nround = 0, most = 0;
 	for (pc_id m = 0; m < db->nmetrics; m++)
-		nround += count[m] && m != skip;
+		if (count[m] && m != skip) {
+			nround++;
+			most = count[m] > most ? count[m] : most;
+		}
+	/* flows at once: a flow takes some 70 bytes a share at its peak
+	 * (the generated 70 MB file's: 230 MB for 3.3 million), and its
+	 * thread a 4-byte table a context; those beyond the first may
+	 * take together as much as the model's contexts and the part's
+	 * values do, so that threads add at most that to the peak (2
+	 * flows there; 13 events of that size, 6) */
+	size_t flow = 70 * most + 4 * nctx + 1;
+	size_t fit = 1 + (nctx * sizeof(*db->contexts) +
+			  (end - v0) * sizeof(*v)) / flow;
 	jobs = jobs && nround > 1 ? jobs : 1;
+	jobs = jobs > fit ? (unsigned)fit : jobs;
 	struct rounding r = { db, seg,
 			      pc_xcalloc(db->nmetrics + 1, sizeof(size_t)),
 			      pc_xcalloc(jobs, sizeof(int32_t *)) };
