@@ -14,19 +14,11 @@ if ! command -v valgrind >/dev/null; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
-	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; echo "0 passed, 1 failed"; exit 1; }
-fi
-jobs=$(nproc 2>/dev/null || echo 2)
-[ "$jobs" -ge 2 ] || jobs=2
 . "$top/tests/report.sh"
+suite_setup
 
-rm -rf build-memcheck && mkdir build-memcheck || exit 1
 echo "building plain in build-memcheck/ ..."
-cd "$top/build-memcheck" || exit 1
-if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
-	tail -30 build.log
-	echo "plain build failed"
+if ! plain_build build-memcheck; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi

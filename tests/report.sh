@@ -1,5 +1,35 @@
-# Shared by tests/run.sh and tests/memcheck.sh: a line per test script
-# as it finishes, and the sum of the harness's .trs files.
+# Shared by tests/run.sh and tests/memcheck.sh (sourced from the top of
+# the source tree, $top): the generated build files and the builds
+# beside the source tree, a line per test script as it finishes, and
+# the sum of the harness's .trs files.
+
+# suite_setup: configure made from configure.ac and Makefile.am if they
+# are newer, a source tree not configured in place (the builds are
+# beside it); sets jobs (the cores, 2 at least). Ends the script with
+# "0 passed, 1 failed" where it cannot go on.
+suite_setup() {
+	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+		autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; echo "0 passed, 1 failed"; exit 1; }
+	fi
+	if [ -f config.status ]; then
+		echo "the source tree is configured in place; run 'make distclean' first"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	jobs=$(nproc 2>/dev/null || echo 2)
+	[ "$jobs" -ge 2 ] || jobs=2
+}
+
+# plain_build DIR: a build without sanitizers in $top/DIR, made anew,
+# and the current directory; 1, with the end of its log, if it fails
+plain_build() {
+	rm -rf "${top:?}/$1" && mkdir "$top/$1" && cd "$top/$1" || return 1
+	if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
+		tail -30 build.log
+		echo "plain build failed"
+		return 1
+	fi
+}
 
 # watch DIR FLAG: prints a line for each test script of DIR/tests as its
 # .trs appears (its counts, its SKIP reasons, its failures), until FLAG

@@ -12,30 +12,17 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 start=$(date +%s)
-if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
-	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; echo "0 passed, 1 failed"; exit 1; }
-fi
-if [ -f config.status ]; then
-	echo "the source tree is configured in place; run 'make distclean' first"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-jobs=$(nproc 2>/dev/null || echo 2)
-[ "$jobs" -ge 2 ] || jobs=2
-
 . "$top/tests/report.sh"
+suite_setup
 
 cc=
 command -v clang >/dev/null && cc=clang
 # the plain build first: distcheck (from it) then runs beside the
 # sanitizer build and its tests, and the two cores stay busy
-rm -rf build-check build-plain && mkdir build-check build-plain || exit 1
+rm -rf build-check && mkdir build-check || exit 1
 echo "building plain in build-plain/ (then make distcheck beside the rest), with -Werror, AddressSanitizer and UBSan in build-check/ ..."
-cd "$top/build-plain" || exit 1
 plain=1 dist=0 dpid=
-if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
-	tail -30 build.log
-	echo "plain build failed"
+if ! plain_build build-plain; then
 	plain=0
 else
 	(make distcheck >distcheck.log 2>&1; rc=$?; date +%s >distcheck.end; exit $rc) &
