@@ -231,5 +231,9 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	printf("totals: %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", tot[0], tot[1], tot[2]);
+	free(cost);
+	free(defobj);
+	free(deffile);
+	free(deffn);
 	return 0;
 }

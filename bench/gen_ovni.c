@@ -27,7 +27,8 @@ static void ev(const char *mcv, uint64_t t, const void *pl, unsigned n)
 	buf[nb] = (unsigned char)(n ? n - 1 : 0);
 	memcpy(buf + nb + 1, mcv, 3);
 	memcpy(buf + nb + 4, &t, 8);
-	memcpy(buf + nb + 12, pl, n);
+	if (n)
+		memcpy(buf + nb + 12, pl, n);
 	nb += 12 + n;
 }
 
