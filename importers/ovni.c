@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,10 +49,8 @@ int ov_model_find(const char *name)
 	return -1;
 }
 
-static void table_init(void)
+static void table_make(void)
 {
-	if (ev_index)
-		return;
 	for (int i = 0; ov_models[i].name && i < OV_NMODELS; i++)
 		model_names[nmodels++] = ov_models[i].name;
 	ev_index = pc_xcalloc((size_t)nmodels, sizeof(*ev_index));
@@ -78,10 +77,21 @@ static void table_init(void)
 	}
 }
 
+/* Once, whichever reader thread comes first (-j). */
+static void table_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, table_make);
+}
+
 /* ---- the pass over task types and task creation ---- */
 
 struct tasks {
 	int full; /* every stream of the process scanned */
+	/* a reader whose share starts at this stream of the process (-j,
+	 * MPI): the streams before it are replayed for their tasks before
+	 * any task is looked up or noted (tasks_catch_up) */
+	size_t behind;
 	struct u64map type_label; /* (model, typeid) -> label id + 1 */
 	struct u64map task_type;  /* (model, taskid) -> typeid */
 	char **labels;
@@ -154,6 +164,74 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 	return 0;
 }
 
+/* Whether type (of model m) has a label, scanning every stream of the
+ * process for one first if it may come later (as task_label does). */
+static int type_known(struct proc *p, struct tasks *t, int m, uint32_t type,
+		      struct pc_err *err)
+{
+	uint64_t v;
+	if (ov_map_get(&t->type_label, tkey(m, type), &v) || t->full)
+		return 0;
+	return prepass(p, t, err);
+}
+
+/* A reader whose share starts inside the process, at stream
+ * t->behind: what one process reading every stream in order knows of
+ * the tasks when it gets there. The streams before are read for what
+ * apply does to the tasks alone: type definitions and task creations
+ * noted, and a scan of every stream where a task or a type is looked up
+ * and not known yet. Task creations overwrite, so the type a task runs
+ * as depends on where the reading is: this makes it the same for every
+ * share (doc/design.md, "ovni streams on threads"). */
+static int tasks_catch_up(struct proc *p, struct tasks *t, struct pc_err *err)
+{
+	size_t n = t->behind;
+	t->behind = 0;
+	for (size_t s = 0; s < n; s++) {
+		struct rd r;
+		int rc = ov_rd_open(&r, p->st[s].obs, err);
+		struct ev e = { 0 };
+		if (rc == 0)
+			rc = 1;
+		while (rc == 1 && (rc = ov_rd_next(&r, &e, err)) == 1) {
+			const struct ov_event *d = lookup(p, &e);
+			if (!d || (d->psize > 0 && (int)e.psize < d->psize))
+				continue; /* skipped, or the reading's error */
+			int m = p->letter_model[e.m];
+			uint64_t type;
+			switch (d->kind) {
+			case OV_TYPE_DEF:
+			case OV_TASK_CREATE:
+				tasks_note(t, m, d, &e, r.swap);
+				break;
+			case OV_TASK_EXEC:
+				if (!ov_map_get(&t->task_type,
+						tkey(m, rd32(e.payload, r.swap)),
+						&type) &&
+				    !t->full && prepass(p, t, err))
+					rc = -1;
+				else if (ov_map_get(&t->task_type,
+						    tkey(m, rd32(e.payload,
+								 r.swap)),
+						    &type))
+					rc = type_known(p, t, m, (uint32_t)type,
+							err) ? -1 : 1;
+				break;
+			case OV_TYPED_ENTER:
+				rc = type_known(p, t, m, rd32(e.payload, r.swap),
+						err) ? -1 : 1;
+				break;
+			default:
+				break;
+			}
+		}
+		ov_rd_close(&r);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void tasks_free(struct tasks *t)
 {
 	ov_map_free(&t->type_label);
@@ -188,6 +266,7 @@ struct frame {
 struct ctx {
 	struct pc_db *db;
 	struct pc_err *err;
+	int *stop; /* pc_import_opts' */
 	/* MPI: streams in reading order, and how many there are */
 	uint64_t unit, nunits;
 	pc_id m_run, m_idle, m_ent;
@@ -200,7 +279,6 @@ struct ctx {
 	} *acc;
 	pc_id *touched;
 	size_t ntouched, capacc, captouched;
-	uint8_t *warned_unknown; /* by (letter, cat, val) */
 	struct frame *stack;
 	size_t depth, capstack;
 	struct memo above_root; /* the last frame pushed on the thread root */
@@ -213,6 +291,7 @@ struct ctx {
 	size_t ncache, capcache;
 	uint64_t nrank; /* processes seen (ordinals for RANK) */
 	uint64_t nloom;
+	char open_name[300]; /* open_name's */
 };
 
 struct ckey {
@@ -355,6 +434,7 @@ struct thr {
 	pc_id cur; /* effective context, PC_NONE when not alive */
 	int64_t clock_off;
 	struct pending q; /* its last trace samples */
+	char title[64]; /* mark_label's */
 };
 
 /* The context keyed (what, a, b) below parent: from the cache, or made
@@ -493,13 +573,13 @@ static const char *open_name(struct ctx *c)
 {
 	if (!c->depth)
 		return "no open frame";
-	static char buf[300];
+	char *buf = c->open_name;
 	const struct frame *f = &c->stack[c->depth - 1];
 	const char *n = "";
 	const struct pc_context *x = &c->db->contexts[f->ctx];
 	if (x->function != PC_NONE)
 		n = c->db->functions[x->function].name;
-	snprintf(buf, sizeof buf, "the open frame is '%s'", n);
+	snprintf(buf, sizeof c->open_name, "the open frame is '%s'", n);
 	return buf;
 }
 
@@ -523,7 +603,6 @@ static const char *task_label(struct ctx *c, struct thr *th, int model,
 static const char *mark_label(struct thr *th, int64_t type, int64_t value,
 			      const char **title, char *buf, size_t n)
 {
-	static char tbuf[64];
 	for (size_t i = 0; i < th->p->nmarks; i++) {
 		const struct mark_type *m = &th->p->marks[i];
 		if (m->type != type)
@@ -538,8 +617,9 @@ static const char *mark_label(struct thr *th, int64_t type, int64_t value,
 		snprintf(buf, n, "%s %lld", *title, (long long)value);
 		return buf;
 	}
-	snprintf(tbuf, sizeof tbuf, "mark type %lld", (long long)type);
-	*title = tbuf;
+	snprintf(th->title, sizeof th->title, "mark type %lld",
+		 (long long)type);
+	*title = th->title;
 	snprintf(buf, n, "mark type %lld value %lld", (long long)type,
 		 (long long)value);
 	return buf;
@@ -558,6 +638,11 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		return pc_err_at_off(c->err, th->path, e->off, "event %s: "
 				     "payload of %u bytes, %d expected",
 				     d->mcv, e->psize, d->psize);
+	if (th->t->behind &&
+	    (d->kind == OV_TYPE_DEF || d->kind == OV_TASK_CREATE ||
+	     d->kind == OV_TASK_EXEC || d->kind == OV_TYPED_ENTER) &&
+	    tasks_catch_up(th->p, th->t, c->err))
+		return -1;
 	switch (d->kind) {
 	case OV_TYPE_DEF:
 	case OV_TASK_CREATE:
@@ -808,22 +893,17 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 		th.last = now;
 		const struct ov_event *d = lookup(p, &e);
 		if (!d) {
-			unsigned k = ((unsigned)e.m << 16) | ((unsigned)e.c << 8) |
-				     e.v;
-			if (!c->warned_unknown)
-				c->warned_unknown = pc_xcalloc(1, 1u << 21);
-			if (!(c->warned_unknown[k >> 3] & (1u << (k & 7)))) {
-				c->warned_unknown[k >> 3] |= (uint8_t)(1u << (k & 7));
-				pc_warn(c->db->diag, "%s@0x%llx: unknown event "
-					"%c%c%c%s skipped (and any later ones)",
-					s->obs, (unsigned long long)e.off, e.m,
-					e.c, e.v,
-					p->layout == 0 && e.m == 'M' ?
-						" (M is libovni 1.0's OpenMP "
-						"model in this layout)" :
-					p->letter_model[e.m] < 0 ?
-						" (unknown model)" : "");
-			}
+			uint32_t k = ((uint32_t)e.m << 16) |
+				     ((uint32_t)e.c << 8) | e.v;
+			pc_warn_once(c->db->diag, k, "%s@0x%llx: unknown event "
+				     "%c%c%c%s skipped (and any later ones)",
+				     s->obs, (unsigned long long)e.off, e.m,
+				     e.c, e.v,
+				     p->layout == 0 && e.m == 'M' ?
+					     " (M is libovni 1.0's OpenMP "
+					     "model in this layout)" :
+				     p->letter_model[e.m] < 0 ?
+					     " (unknown model)" : "");
 			continue;
 		}
 		if (!th.alive && !th.ended && d->kind != OV_TH_EXEC)
@@ -970,10 +1050,20 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 				c->cache[k].parent = PC_NONE;
 			c->ncache = 0;
 			uint64_t rank = p.rank >= 0 ? (uint64_t)p.rank : c->nrank;
-			for (size_t s = 0; s < p.nst && !rc; s++)
-				if (pc_share_own(c->db, c->unit++, c->nunits))
-					rc = read_thread(c, &p, &t, s, rank,
-							 err);
+			int any = 0;
+			for (size_t s = 0; s < p.nst && !rc; s++) {
+				if (!pc_share_own(c->db, c->unit++, c->nunits))
+					continue;
+				if (c->stop &&
+				    __atomic_load_n(c->stop, __ATOMIC_RELAXED))
+					rc = pc_err_set(err, "stopped: a share "
+							"before this one failed");
+				if (rc)
+					break;
+				if (!any++)
+					t.behind = s; /* a share from here */
+				rc = read_thread(c, &p, &t, s, rank, err);
+			}
 			nstreams += p.nst;
 			c->nrank++;
 			tasks_free(&t);
@@ -1028,9 +1118,8 @@ static int trace_looms(const char *path, char **root, char ***looms,
 static int ovni_read(struct pc_db *db, const char *path,
 		     const struct pc_import_opts *opts, struct pc_err *err)
 {
-	(void)opts;
 	table_init();
-	struct ctx c = { .db = db, .err = err };
+	struct ctx c = { .db = db, .err = err, .stop = opts->stop };
 	char *root;
 	char **looms;
 	size_t nl;
@@ -1097,7 +1186,6 @@ static int ovni_read(struct pc_db *db, const char *path,
 	free(c.touched);
 	free(c.stack);
 	free(c.cache);
-	free(c.warned_unknown);
 	if (rc)
 		pc_err_context(err, "reading an ovni trace");
 	return rc;

@@ -1,5 +1,5 @@
 /* profconv command line. */
-#include "pc.h"
+#include "main.h"
 
 #include <getopt.h>
 #include <sched.h>
@@ -9,6 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef PC_MPI
+#include "pc_mpi.h"
+#endif
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0"
@@ -157,29 +161,7 @@ static const char *const command_help[][2] = {
 	  "The manual page (man profconv) has examples.\n" },
 };
 
-struct opts {
-	const char *from, *to, *out;
-	struct pc_import_opts imp;
-	struct pc_export_opts exp;
-	struct pc_diag diag;
-	int values, strict, json;
-	unsigned jobs; /* -j: threads (1: none) */
-	const char *cmd; /* the verb for "nothing to ..." */
-	/* profconv-mpi: this process's rank of mpi_size (1: no MPI); the
-	 * one input's importer has its tree first (every rank reads the
-	 * same tree) */
-	unsigned mpi_rank, mpi_size;
-	int mpi_tree;
-	/* several inputs, all Callgrind files: shared out whole (any other
-	 * several inputs are read by rank 0 alone) */
-	int mpi_files;
-	/* the output is a v4 database: each rank writes its own
-	 * profiles' blocks and trace lines */
-	int mpi_parts;
-	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
-};
-
-static double seconds(const struct timespec *a, const struct timespec *b)
+double seconds(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) +
 	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
@@ -213,8 +195,8 @@ static void report(const struct pc_err *err)
 }
 
 /* Chooses the importer for one input: forced, or the unique best probe. */
-static const struct pc_importer *detect(const char *path, const char *forced,
-					struct pc_err *err)
+const struct pc_importer *detect(const char *path, const char *forced,
+				 struct pc_err *err)
 {
 	if (forced) {
 		const struct pc_importer *im = pc_importer_find(forced);
@@ -307,24 +289,41 @@ static char **thread_files(const char *path, size_t *n)
 	return out;
 }
 
-/* Where a conversion's profiles go while its input is read: the
- * output format and, once begun, its sink (see doc/design.md,
- * "Profiles as the unit of streaming"); or, without an output format
- * (info), a sink of the caller's. */
-struct stream {
-	const struct pc_exporter *ex;
-	const char *out;
-	const struct pc_export_opts *opts;
-	struct pc_sink *sink; /* begun: end or abort it */
-};
+/* The model of every input read (main.h). */
+struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
+		       int tree_only, struct pc_err *err)
+{
+	int none = !pc_values_total(db) && !pc_scoped_total(db) &&
+		   !pc_samples_total(db);
+	if (none && tree_only &&
+	    db->ncontexts > 2) {
+		/* a database with a tree and no values (hpcprof wrote such
+		 * for a run that measured nothing): still a tree to show */
+		pc_warn(&o->diag, "%s: no values, only a tree of %zu contexts "
+			"and %zu metric%s: written as it is", inputs[0],
+			db->ncontexts - 1, db->nmetrics,
+			db->nmetrics == 1 ? "" : "s");
+		if (!db->nprofiles) {
+			struct pc_idelem t = { .kind = PC_ID_THREAD };
+			pc_profile_add(db, &t, 1);
+		}
+	} else if (none) {
+		if (n == 1)
+			pc_err_set(err, "%s: nothing to %s: no costs, values "
+				   "or trace samples", inputs[0], o->cmd);
+		else
+			pc_err_set(err, "nothing to %s: none of the %d inputs "
+				   "holds costs, values or trace samples",
+				   o->cmd, n);
+		pc_db_free(db);
+		return NULL;
+	}
+	return db;
+}
 
-/* Reads every input into one model; formats (if not NULL) gets the
- * name of each input's format ("-" for a skipped empty file). With
- * `to`, a single input whose importer hands on complete profiles
- * streams them to that output as they come. */
-static struct pc_db *load(struct opts *o, char **inputs, int n,
-			  const char **formats, struct stream *to,
-			  struct pc_err *err)
+/* Every input into one model (main.h). */
+struct pc_db *load(struct opts *o, char **inputs, int n,
+		   const char **formats, struct stream *to, struct pc_err *err)
 {
 	struct pc_db *db = pc_db_new(&o->diag);
 	const struct pc_importer *first = NULL;
@@ -454,34 +453,9 @@ static struct pc_db *load(struct opts *o, char **inputs, int n,
 				im->name);
 	}
 	pc_values_finish(db);
-	int none = !pc_values_total(db) && !pc_scoped_total(db) &&
-		   !pc_samples_total(db);
 	if (o->mpi_size > 1)
-		return db; /* a rank's share may be empty: rank 0 checks */
-	if (none && tree_only &&
-	    db->ncontexts > 2) {
-		/* a database with a tree and no values (hpcprof wrote such
-		 * for a run that measured nothing): still a tree to show */
-		pc_warn(&o->diag, "%s: no values, only a tree of %zu contexts "
-			"and %zu metric%s: written as it is", inputs[0],
-			db->ncontexts - 1, db->nmetrics,
-			db->nmetrics == 1 ? "" : "s");
-		if (!db->nprofiles) {
-			struct pc_idelem t = { .kind = PC_ID_THREAD };
-			pc_profile_add(db, &t, 1);
-		}
-	} else if (none) {
-		if (n == 1)
-			pc_err_set(err, "%s: nothing to %s: no costs, values "
-				   "or trace samples", inputs[0], o->cmd);
-		else
-			pc_err_set(err, "nothing to %s: none of the %d inputs "
-				   "holds costs, values or trace samples",
-				   o->cmd, n);
-		pc_db_free(db);
-		return NULL;
-	}
-	return db;
+		return db; /* a share may be empty: the whole is checked */
+	return load_end(o, db, inputs, n, tree_only, err);
 }
 
 /* An output name with the extension of a single file (x.txt, x.json)
@@ -526,114 +500,6 @@ static uint64_t inputs_size(char **inputs, int n)
 	}
 	return sum;
 }
-
-#ifdef PC_MPI
-#include "pc_mpi.h"
-
-extern const struct pc_exporter pc_export_hpctoolkit;
-
-/* Ranks > 0: read this rank's share, then send it to rank 0 (whose
- * exit status every rank takes). */
-static int mpi_follow(struct opts *o, char **inputs, int n)
-{
-	struct pc_err err = { 0 };
-	struct pc_sink *keeper = pc_keeper();
-	struct stream st = { NULL, o->out, &o->exp, keeper };
-	o->diag.progress = 0;
-	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
-	/* the profiles this rank read: its share (handed on as they were
-	 * read); with tables of its own, those still in its model too;
-	 * an input read whole by rank 0 alone: none */
-	int tables = !(n == 1 && o->mpi_tree && db && db->shared);
-	int mine = db && (n > 1 || db->shared);
-	if (mine && tables)
-		pc_keep_rest(keeper, db);
-	else if (!mine) { /* rank 0 reads this input alone */
-		pc_keeper_free(keeper);
-		keeper = pc_keeper();
-	}
-	int rc = 1;
-	if (!pc_mpi_agree(!db, &err)) {
-		pc_mpi_sum(pc_kept(keeper));
-		if (o->mpi_parts)
-			pc_mpi_part(keeper, mine ? db : NULL, tables, &err);
-		else
-			pc_mpi_send(keeper, mine ? db : NULL, tables);
-		rc = 0;
-	}
-	pc_mpi_bcast_rc(&rc);
-	pc_keeper_free(keeper);
-	pc_db_free(db);
-	return rc;
-}
-
-/* Rank 0: read its share (the first profiles) into the output as one
- * process would, then every other rank's in rank order. The model, or
- * NULL with err set (the first error in reading order, whichever rank
- * met it). */
-static struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
-			      struct stream *st, struct pc_err *err)
-{
-	struct timespec t0, t1, t2;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct pc_db *g = load(o, inputs, n, NULL, st, err);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	o->mpi_read = seconds(&t0, &t1);
-	int tables = !(n == 1 && o->mpi_tree && g && g->shared);
-	struct pc_sink *own = NULL;
-	if (pc_mpi_agree(!g, err)) {
-		pc_db_free(g);
-		return NULL;
-	}
-	uint64_t total = pc_mpi_sum(0);
-	/* the output's writer, if reading did not begin it (several
-	 * inputs, or an importer that does not stream) */
-	if (!st->sink && st->ex->begin &&
-	    (!st->ex->stream_ok || st->ex->stream_ok(st->opts))) {
-		st->sink = st->ex->begin(st->out, st->opts, err);
-		if (!st->sink) {
-			if (o->mpi_parts)
-				pc_mpi_lead(g, NULL, NULL, tables,
-					    o->mpi_files, o->mpi_size, err);
-			else
-				pc_mpi_gather(g, NULL, tables, o->mpi_files,
-					      o->mpi_size, err);
-			pc_db_free(g);
-			return NULL;
-		}
-		g->sink = st->sink;
-	}
-	/* profiles rank 0 read that are not handed on yet: before the
-	 * other ranks' */
-	if (tables && g->sink) {
-		own = pc_keeper();
-		pc_keep_rest(own, g);
-	}
-	if (tables && g->nplanned < g->nflushed + pc_kept(own) + total)
-		g->nplanned = g->nflushed + pc_kept(own) + total;
-	int rc = o->mpi_parts ?
-		pc_mpi_lead(g, own, st->sink, tables, o->mpi_files,
-			    o->mpi_size, err) :
-		pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size, err);
-	pc_keeper_free(own);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
-	o->mpi_recv = seconds(&t1, &t2);
-	if (!rc && !pc_values_total(g) && !pc_scoped_total(g) &&
-	    !pc_samples_total(g))
-		rc = n == 1 ? pc_err_set(err, "%s: nothing to %s: no costs, "
-					 "values or trace samples", inputs[0],
-					 o->cmd) :
-			      pc_err_set(err, "nothing to %s: none of the %d "
-					 "inputs holds costs, values or trace "
-					 "samples", o->cmd, n);
-	if (rc) {
-		pc_db_free(g);
-		return NULL;
-	}
-	pc_values_finish(g);
-	return g;
-}
-#endif
 
 /* The output is refused before any input is read (every rank stops). */
 static int refused(struct opts *o, struct pc_err *err)
@@ -742,12 +608,16 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	struct stream st = { ex, o->out, &o->exp, NULL };
 	struct timespec t0, t1, t2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	unsigned readers = apart_readers(o, inputs, n);
 #ifdef PC_MPI
 	struct pc_db *db = o->mpi_size > 1 ?
 		mpi_lead(o, inputs, n, &st, &err) :
+		readers ? load_apart(o, inputs, n, readers, &st, &err) :
 		load(o, inputs, n, NULL, &st, &err);
 #else
-	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
+	struct pc_db *db = readers ? load_apart(o, inputs, n, readers, &st,
+						&err) :
+				     load(o, inputs, n, NULL, &st, &err);
 #endif
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	int rc = 0;
@@ -1129,5 +999,6 @@ int main(int argc, char **argv)
 	if (o.diag.nwarn > o.diag.max_print && !o.diag.quiet)
 		fprintf(stderr, "profconv: %u warnings (first %u shown)\n",
 			o.diag.nwarn, o.diag.max_print);
+	pc_diag_free(&o.diag);
 	return rc;
 }

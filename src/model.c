@@ -546,6 +546,60 @@ void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx)
 	t->n++;
 }
 
+void pc_trace_append(struct pc_db *db, pc_id profile,
+		     const struct pc_trace *from, const pc_id *map, size_t nmap)
+{
+	struct pc_trace *t = &db->traces[profile];
+	size_t nline = 0;
+	pc_id last = PC_NONE;
+	struct pc_trace_it it;
+	struct pc_sample s;
+	if (t->n || !from->n) { /* sample by sample */
+		pc_trace_begin(from, &it);
+		while (pc_trace_next(&it, &s)) {
+			pc_id c = !map ? s.ctx : s.ctx < nmap ? map[s.ctx] :
+							      PC_NONE;
+			nline += c != 0 || last != 0;
+			last = c;
+			pc_trace_add(db, profile, s.time, c);
+		}
+		t->nline = nline;
+		return;
+	}
+	/* into an empty trace each time difference is the same: its bytes
+	 * are copied, the context's mapped (a sample takes 2 bytes or more,
+	 * and its context at most 4 more than it took) */
+	size_t want = 3 * from->len;
+	if (t->cap < want) {
+		t->b = pc_xrealloc(t->b, want, 1);
+		t->cap = want;
+	}
+	const unsigned char *p = from->b, *end = from->b + from->len;
+	unsigned char *o = t->b;
+	uint64_t time = 0;
+	int unsorted = 0;
+	size_t i = 0;
+	for (; p < end; i++) {
+		const unsigned char *q = p;
+		uint64_t z = pc_trace_varint(&p);
+		memcpy(o, q, (size_t)(p - q));
+		o += p - q;
+		uint64_t next = time + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+		unsorted |= i && next < time;
+		time = next;
+		pc_id c = (pc_id)pc_trace_varint(&p);
+		c = !map ? c : c < nmap ? map[c] : PC_NONE;
+		nline += c != 0 || last != 0;
+		last = c;
+		o = put_varint(o, c);
+	}
+	t->len = (size_t)(o - t->b);
+	t->n = i;
+	t->last = time;
+	t->unsorted = unsorted;
+	t->nline = nline;
+}
+
 struct pc_sample *pc_trace_samples(const struct pc_trace *t)
 {
 	struct pc_sample *s = pc_xmalloc((t->n + 1) * sizeof(*s));

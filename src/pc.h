@@ -98,9 +98,25 @@ struct pc_diag {
 	int progress; /* show progress on stderr */
 	int notes;    /* print notes (convert does; --verbose) */
 	int verbose;  /* --verbose: the details of notes too */
+	/* the keys of messages said once (pc_warn_once): 2^24 bits */
+	uint8_t *once;
+	/* a reader on a thread of its own (-j, doc/design.md "ovni streams
+	 * on threads"): its messages are held, to be said in reading order
+	 * once the readers before it have said theirs (pc_diag_release) */
+	int holding;
+	char *held;
+	size_t nheld, capheld;
 };
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A warning said at most once a run for its key (< 2^24), whichever
+ * reader meets it first in reading order. */
+void pc_warn_once(struct pc_diag *d, uint32_t key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Says what held holds through d, as if said there, and empties it. */
+void pc_diag_release(struct pc_diag *d, struct pc_diag *held);
+/* Frees what a diag holds (its messages unsaid). */
+void pc_diag_free(struct pc_diag *d);
 /* A note: what a run did by design (not a fault: not counted), printed
  * as "profconv: note: ..." where notes are on and not quiet. */
 void pc_note(struct pc_diag *d, const char *fmt, ...)
@@ -602,6 +618,11 @@ struct pc_keyidx {
 void pc_keyidx_sort(struct pc_keyidx *a, size_t n);
 
 void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
+/* Adds from's samples to profile's trace, each context c as map[c]
+ * (PC_NONE from nmap on; as it is without a map), and counts in its
+ * nline the samples its trace.db line keeps (see struct pc_trace). */
+void pc_trace_append(struct pc_db *db, pc_id profile,
+		     const struct pc_trace *from, const pc_id *map, size_t nmap);
 /* Room for n more samples of a profile's trace at once (at 4 bytes each,
  * then it grows), for an importer that knows a bound: a large array grown
  * by doubling is copied, and its new pages zeroed, again and again.
@@ -686,6 +707,10 @@ struct pc_import_opts {
 			      * (Callgrind): stored scopes that decide
 			      * nothing need not be kept */
 	unsigned jobs;       /* threads (-j): profiles read at once */
+	/* a share read on a thread (src/apart.c): nonzero once it is no
+	 * longer wanted (a share before it failed); an importer may look
+	 * between profiles (__atomic_load_n) and stop */
+	int *stop;
 };
 
 struct pc_importer {

@@ -2,8 +2,10 @@
 #include "share.h"
 #include "internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the keeper: a rank's profiles, as records ---- */
 
@@ -16,7 +18,7 @@ static void keep(struct keeper *k, pc_id p, const struct pc_value *v,
 	struct rec *r = &k->prof[k->nprof++];
 	memset(r, 0, sizeof(*r));
 	size_t tl = t ? t->len : 0;
-	r->cap = 40 + 16 * (n + sn) + tl;
+	r->cap = 40 + 16 * (n + sn) + (k->spool.f ? 0 : tl);
 	r->p = pc_xmalloc(r->cap);
 	put32(r, p);
 	put64(r, n);
@@ -33,8 +35,17 @@ static void keep(struct keeper *k, pc_id p, const struct pc_value *v,
 		put32(r, sv[i].metric);
 		putf(r, sv[i].value);
 	}
-	if (tl)
+	if (k->spool.f) { /* to the file (the trace's bytes as they are) */
+		r->cap = k->spool.pos;
+		pc_out_write(&k->spool, r->p, r->n);
+		if (tl)
+			pc_out_write(&k->spool, t->b, tl);
+		r->n += tl;
+		free(r->p);
+		r->p = NULL;
+	} else if (tl) {
 		memcpy(room(r, tl), t->b, tl);
+	}
 }
 
 static int keeper_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
@@ -42,8 +53,12 @@ static int keeper_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
 			  const struct pc_value *sv, size_t sn,
 			  const struct pc_trace *t, struct pc_err *err)
 {
-	(void)db, (void)err;
-	keep((struct keeper *)s, p, v, n, sv, sn, t);
+	(void)db;
+	struct keeper *k = (struct keeper *)s;
+	keep(k, p, v, n, sv, sn, t);
+	if (k->spool.failed)
+		return pc_err_set(err, "%s: cannot write a temporary file: %s",
+				  k->dir, strerror(errno));
 	return 0;
 }
 
@@ -54,6 +69,49 @@ struct pc_sink *pc_keeper(void)
 	return &k->sink;
 }
 
+struct pc_sink *pc_keeper_spool(const char *dir, struct pc_err *err)
+{
+	struct keeper *k = (struct keeper *)pc_keeper();
+	k->dir = dir;
+	if (pc_out_tmp(&k->spool, dir)) {
+		pc_err_set(err, "%s: cannot make a temporary file: %s", dir,
+			   strerror(errno));
+		free(k);
+		return NULL;
+	}
+	return &k->sink;
+}
+
+const struct rec *pc_kept_rec(struct keeper *k, size_t i, struct pc_err *err)
+{
+	struct rec *r = &k->prof[i];
+	if (!k->spool.f)
+		return r;
+	pc_out_flush(&k->spool);
+	if (k->spool.failed || fflush(k->spool.f)) {
+		pc_err_set(err, "%s: cannot write a temporary file: %s",
+			   k->dir, strerror(errno));
+		return NULL;
+	}
+	k->back.n = 0;
+	unsigned char *at = room(&k->back, r->n);
+	int fd = fileno(k->spool.f);
+	for (size_t got = 0; got < r->n;) {
+		ssize_t m = pread(fd, at + got, r->n - got,
+				  (off_t)(r->cap + got));
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0) {
+			pc_err_set(err, "%s: cannot read a temporary file back: "
+				   "%s", k->dir, m ? strerror(errno) :
+				   "it is shorter than written");
+			return NULL;
+		}
+		got += (size_t)m;
+	}
+	return &k->back;
+}
+
 void pc_keeper_free(struct pc_sink *s)
 {
 	struct keeper *k = (struct keeper *)s;
@@ -62,6 +120,9 @@ void pc_keeper_free(struct pc_sink *s)
 	for (size_t i = 0; i < k->nprof; i++)
 		free(k->prof[i].p);
 	free(k->prof);
+	if (k->spool.f)
+		pc_out_close(&k->spool);
+	free(k->back.p);
 	free(k);
 }
 
@@ -89,6 +150,27 @@ void pc_keep_rest(struct pc_sink *s, struct pc_db *db)
 		sv = s1;
 	}
 	db->nvalues = db->nscoped = 0;
+}
+
+int pc_take_share(struct pc_db *g, const struct pc_db *db, struct pc_sink *s,
+		  struct pc_err *err)
+{
+	struct keeper *k = (struct keeper *)s;
+	struct rec t = { 0 };
+	pc_put_tables(&t, db);
+	struct rd d = { t.p, t.p + t.n, 0 };
+	struct maps m = { 0 };
+	int rc = pc_merge_tables(g, &d, &m, 0) ?
+		pc_err_set(err, "internal: a reader's tables do not read back; "
+			   "please report this bug") : 0;
+	free(t.p);
+	for (size_t i = 0; i < k->nprof && !rc; i++) {
+		const struct rec *r = pc_kept_rec(k, i, err);
+		rc = r ? pc_feed(g, r, &m, err) : -1;
+	}
+	free(m.ctx);
+	free(m.metric);
+	return rc;
 }
 
 /* The tables of a rank's model. */
@@ -340,21 +422,9 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		struct pc_trace t = { .n = (size_t)ns,
 				      .b = (unsigned char *)take(&d, tl),
 				      .len = (size_t)tl };
-		struct pc_trace_it it;
-		struct pc_sample s;
-		pc_trace_reserve(g, p, (size_t)ns);
-		pc_trace_begin(&t, &it);
-		/* the records its trace.db line keeps, counted here for a
-		 * part (struct pc_trace, nline), not in every conversion */
-		size_t nline = 0;
-		pc_id last = PC_NONE;
-		while (!d.bad && pc_trace_next(&it, &s)) {
-			pc_id c = m ? at_or_none(m->ctx, m->nctx, s.ctx) : s.ctx;
-			nline += c != 0 || last != 0;
-			last = c;
-			pc_trace_add(g, p, s.time, c);
-		}
-		g->traces[p].nline = nline;
+		if (!d.bad)
+			pc_trace_append(g, p, &t, m ? m->ctx : NULL,
+					m ? m->nctx : 0);
 	}
 	if (d.bad)
 		return pc_err_set(err, "internal: a bad profile record from "

@@ -11,6 +11,7 @@
 #define PC_SHARE_H
 
 #include "pc.h"
+#include "buf.h"
 #include "../exporters/hpctoolkit.h"
 
 #include <string.h>
@@ -85,11 +86,23 @@ struct keeper {
 	struct pc_sink sink;
 	struct rec *prof;
 	size_t nprof, capprof;
+	/* spooled (pc_keeper_spool): the records in an unlinked file, each
+	 * prof[i] with p NULL, n its size and cap where it starts */
+	struct pc_out spool;
+	const char *dir; /* for messages */
+	struct rec back; /* the record last read back */
 };
 
 /* A sink that keeps each profile handed to it (its values sorted and
  * coalesced, as a writer gets them). */
 struct pc_sink *pc_keeper(void);
+/* The same, its records in an unlinked file of dir (a reader on a
+ * thread: its share is not held in memory); NULL with err set if the
+ * file cannot be made. */
+struct pc_sink *pc_keeper_spool(const char *dir, struct pc_err *err);
+/* Kept record i (spooled: read back, valid until the next call); NULL
+ * with err set if it cannot be read. */
+const struct rec *pc_kept_rec(struct keeper *k, size_t i, struct pc_err *err);
 void pc_keeper_free(struct pc_sink *k);
 /* Moves the profiles db still holds (from db->nflushed on; values
  * sorted by pc_values_finish) into the keeper, and out of db. */
@@ -132,5 +145,13 @@ struct pc_db *pc_get_lead(struct rd *d, struct hpc_lead *ld,
  * by m, unless NULL), each record freed once taken. */
 int pc_replay(struct pc_db *g, struct keeper *k, const struct maps *m,
 	      struct pc_sink *ps, struct pc_err *err);
+
+/* ---- readers on threads (-j) ---- */
+
+/* A reader's share after the shares before it: the tables of its model
+ * db merged into g, and its kept profiles handed on through g in order
+ * (pc_feed), as if g's importer had read them. */
+int pc_take_share(struct pc_db *g, const struct pc_db *db, struct pc_sink *k,
+		  struct pc_err *err);
 
 #endif

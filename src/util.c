@@ -501,36 +501,107 @@ void pc_human_size(char *buf, size_t n, uint64_t bytes)
 		 v, unit[u]);
 }
 
-/* "profconv: KIND: MESSAGE", the input's control bytes escaped */
-static void say(const char *kind, const char *fmt, va_list ap)
+/* "profconv: KIND: MESSAGE", the input's control bytes escaped; a
+ * holding diag keeps the message (kind, key, text) instead */
+static void say(struct pc_diag *d, char kind, uint32_t key, const char *fmt,
+		va_list ap)
 {
 	char msg[2048];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	pc_escape_controls(msg, sizeof msg);
-	fprintf(stderr, "profconv: %s: %s\n", kind, msg);
+	if (d->holding) {
+		size_t n = strlen(msg) + 1;
+		if (d->capheld - d->nheld < n + 5) {
+			d->capheld = 2 * (d->nheld + n + 5);
+			d->held = pc_xrealloc(d->held, d->capheld, 1);
+		}
+		d->held[d->nheld] = kind;
+		memcpy(d->held + d->nheld + 1, &key, 4);
+		memcpy(d->held + d->nheld + 5, msg, n);
+		d->nheld += n + 5;
+		return;
+	}
+	fprintf(stderr, "profconv: %s: %s\n", kind == 'w' ? "warning" : "note",
+		msg);
+}
+
+/* Whether key is said for the first time (and now marked said). */
+static int first_time(struct pc_diag *d, uint32_t key)
+{
+	if (key == UINT32_MAX)
+		return 1;
+	key &= (1u << 24) - 1;
+	if (!d->once)
+		d->once = pc_xcalloc(1, 1u << 21);
+	if (d->once[key >> 3] & (1u << (key & 7)))
+		return 0;
+	d->once[key >> 3] |= (uint8_t)(1u << (key & 7));
+	return 1;
+}
+
+static void warn(struct pc_diag *d, uint32_t key, const char *fmt, va_list ap)
+{
+	if (!d || !first_time(d, key))
+		return;
+	if (d->holding) {
+		say(d, 'w', key, fmt, ap);
+		return;
+	}
+	d->nwarn++;
+	if (d->quiet || d->nwarn > d->max_print)
+		return;
+	say(d, 'w', key, fmt, ap);
 }
 
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
 {
-	if (!d)
-		return;
-	d->nwarn++;
-	if (d->quiet || d->nwarn > d->max_print)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	say("warning", fmt, ap);
+	warn(d, UINT32_MAX, fmt, ap);
+	va_end(ap);
+}
+
+void pc_warn_once(struct pc_diag *d, uint32_t key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn(d, key, fmt, ap);
 	va_end(ap);
 }
 
 void pc_note(struct pc_diag *d, const char *fmt, ...)
 {
-	if (!d || d->quiet || !(d->notes || d->verbose))
+	if (!d || (!d->holding && (d->quiet || !(d->notes || d->verbose))))
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	say("note", fmt, ap);
+	say(d, 'n', UINT32_MAX, fmt, ap);
 	va_end(ap);
+}
+
+void pc_diag_release(struct pc_diag *d, struct pc_diag *held)
+{
+	for (size_t at = 0; at < held->nheld;) {
+		char kind = held->held[at];
+		uint32_t key;
+		memcpy(&key, held->held + at + 1, 4);
+		const char *msg = held->held + at + 5;
+		at += 5 + strlen(msg) + 1;
+		if (kind == 'n')
+			pc_note(d, "%s", msg);
+		else
+			pc_warn_once(d, key, "%s", msg);
+	}
+	held->nheld = 0;
+}
+
+void pc_diag_free(struct pc_diag *d)
+{
+	free(d->once);
+	free(d->held);
+	d->once = NULL;
+	d->held = NULL;
+	d->nheld = d->capheld = 0;
 }
 
 void pc_progress(struct pc_diag *d, const char *what, uint64_t done,

@@ -37,6 +37,7 @@ void pc_fuzz_run(const char *format, const char *path)
 		fclose(null);
 	}
 	pc_db_free(db);
+	pc_diag_free(&diag);
 }
 
 static void write_all(int fd, const uint8_t *p, size_t n)

@@ -62,7 +62,7 @@ same "its v4 copy" "2" .pb.gz "$tmp/old.d"
 same "tiny old database 2.0 (per-thread files)" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-2.0"
 same "tiny old database 4.0" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-4.0"
 for d in "$TD"/ovni/good/* "$TD"/ovni/l0/* "$TD"/ovni/l1/* "$TD"/ovni/marks/* \
-	"$TD"/ovni/more/* "$TD"/ovni/multi/*; do
+	"$TD"/ovni/more/* "$TD"/ovni/multi/* "$TD"/ovni/split/*; do
 	[ -d "$d" ] || continue
 	same "ovni ${d#"$TD"/ovni/}" "$SOME" .d "$d"
 done

@@ -146,6 +146,25 @@ for my $l (0, 1) {
 }
 # cut: the stream ends inside MPI_Recv (no OHe): closed with a warning
 trace('cut', 21 => [hdr() . ohx(100) . ev('MR[', 150) . ev('OB.', 400)]);
+# split: what a reader whose share starts at thread 12 or 13 (-j2, -j3,
+# profconv-mpi) must know of the tasks from the threads before it.
+# Thread 11 defines nosv type 7 "first_label" and creates tasks 5 and
+# 6 of it; thread 12 defines type 7 again as "second_label" (the first
+# definition holds) and runs task 5; thread 13 runs task 6. Both run
+# as "first_label", whatever the share. Threads 11 and 13 both have an
+# event of no known model (Zzz): one warning, thread 11's.
+trace('split',
+	11 => [hdr() . ohx(100) . ev('Zzz', 105) .
+	       ev('VYc', 110, '', pack('V', 7) . "first_label\0") .
+	       ev('VTc', 120, pack('VV', 5, 7)) .
+	       ev('VTc', 130, pack('VV', 6, 7)) . ev('OHe', 200)],
+	12 => [hdr() . ohx(100) .
+	       ev('VYc', 110, '', pack('V', 7) . "second_label\0") .
+	       ev('VTx', 150, pack('VV', 5, 0)) .
+	       ev('VTe', 180, pack('VV', 5, 0)) . ev('OHe', 200)],
+	13 => [hdr() . ohx(100) . ev('Zzz', 105) .
+	       ev('VTx', 140, pack('VV', 6, 0)) .
+	       ev('VTe', 170, pack('VV', 6, 0)) . ev('OHe', 200)]);
 # the damaged ones
 make_path('bad');
 trace('bad/truncated-event', 1 => [hdr() . ohx(10) . substr(ev('MUi', 20), 0, 7)]);

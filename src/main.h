@@ -1,0 +1,81 @@
+/* profconv's command line, in two files: src/main.c (the commands,
+ * the reading of inputs into one model) and src/apart.c (a conversion
+ * whose profiles are read apart: by readers on threads, or by
+ * profconv-mpi's ranks). */
+#ifndef PC_MAIN_H
+#define PC_MAIN_H
+
+#include "pc.h"
+
+#include <time.h>
+
+struct opts {
+	const char *from, *to, *out;
+	struct pc_import_opts imp;
+	struct pc_export_opts exp;
+	struct pc_diag diag;
+	int values, strict, json;
+	unsigned jobs; /* -j: threads (1: none) */
+	const char *cmd; /* the verb for "nothing to ..." */
+	/* profconv-mpi: this process's rank of mpi_size (1: no MPI); the
+	 * one input's importer has its tree first (every rank reads the
+	 * same tree) */
+	unsigned mpi_rank, mpi_size;
+	int mpi_tree;
+	/* several inputs, all Callgrind files: shared out whole (any other
+	 * several inputs are read by rank 0 alone) */
+	int mpi_files;
+	/* the output is a v4 database: each rank writes its own
+	 * profiles' blocks and trace lines */
+	int mpi_parts;
+	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
+};
+
+/* Where a conversion's profiles go while its input is read: the
+ * output format and, once begun, its sink (see doc/design.md,
+ * "Profiles as the unit of streaming"); or, without an output format
+ * (info), a sink of the caller's. */
+struct stream {
+	const struct pc_exporter *ex;
+	const char *out;
+	const struct pc_export_opts *opts;
+	struct pc_sink *sink; /* begun: end or abort it */
+};
+
+double seconds(const struct timespec *a, const struct timespec *b);
+/* The importer of path (forced: the one named by -f). */
+const struct pc_importer *detect(const char *path, const char *forced,
+				 struct pc_err *err);
+/* Reads every input into one model; formats (if not NULL) gets the
+ * name of each input's format ("-" for a skipped empty file). With
+ * `to`, a single input whose importer hands on complete profiles
+ * streams them to that output as they come. With o->mpi_size > 1, the
+ * share o->mpi_rank of an input's profiles (see src/apart.c). */
+struct pc_db *load(struct opts *o, char **inputs, int n,
+		   const char **formats, struct stream *to, struct pc_err *err);
+
+/* What load does once every input is read: a model with nothing in it
+ * refused (err set, NULL), or written as a tree alone where every input
+ * is a database directory with a tree (tree_only). */
+struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
+		       int tree_only, struct pc_err *err);
+
+/* -j: how many readers on threads read the input's profiles in shares
+ * (0: the input is not read so; see src/apart.c). */
+unsigned apart_readers(const struct opts *o, char **inputs, int n);
+/* The model of nr readers' shares, the first read on this thread into
+ * the output as one process would (as load does). */
+struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
+			 struct stream *st, struct pc_err *err);
+
+#ifdef PC_MPI
+extern const struct pc_exporter pc_export_hpctoolkit;
+/* Ranks > 0: read this rank's share, then send it to rank 0 (whose
+ * exit status every rank takes). */
+int mpi_follow(struct opts *o, char **inputs, int n);
+/* Rank 0: the model, its share and every other rank's in rank order. */
+struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
+		       struct stream *st, struct pc_err *err);
+#endif
+
+#endif
