@@ -135,28 +135,21 @@ static void tasks_note(struct tasks *t, int m, const struct ov_event *d,
 	}
 }
 
-/* Reads the type and creation events of every stream of the process:
- * run the first time a task or type is not known yet (it may come from
- * a thread read later), so traces whose tasks run where they were
- * created are read once. */
-static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
+/* Reads streams [0, n) of the process, each event handed to fn (1: go
+ * on; -1: stop, err set). */
+typedef int scan_fn(struct proc *p, struct tasks *t, const struct ev *e,
+		    int swap, struct pc_err *err);
+static int scan(struct proc *p, struct tasks *t, size_t n, scan_fn *fn,
+		struct pc_err *err)
 {
-	t->full = 1;
-	for (size_t s = 0; s < p->nst; s++) {
+	for (size_t s = 0; s < n; s++) {
 		struct rd r;
 		int rc = ov_rd_open(&r, p->st[s].obs, err);
 		struct ev e = { 0 };
 		if (rc == 0)
 			rc = 1;
-		while (rc == 1 && (rc = ov_rd_next(&r, &e, err)) == 1) {
-			if (e.c != 'Y' && e.c != 'T' && e.c != 'O' &&
-			    e.c != 'P')
-				continue;
-			const struct ov_event *d = lookup(p, &e);
-			if (d)
-				tasks_note(t, p->letter_model[e.m], d, &e,
-					   r.swap);
-		}
+		while (rc == 1 && (rc = ov_rd_next(&r, &e, err)) == 1)
+			rc = fn(p, t, &e, r.swap, err);
 		ov_rd_close(&r);
 		if (rc < 0)
 			return -1;
@@ -164,15 +157,68 @@ static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
 	return 0;
 }
 
+static int note_one(struct proc *p, struct tasks *t, const struct ev *e,
+		    int swap, struct pc_err *err)
+{
+	(void)err;
+	if (e->c != 'Y' && e->c != 'T' && e->c != 'O' && e->c != 'P')
+		return 1;
+	const struct ov_event *d = lookup(p, e);
+	if (d)
+		tasks_note(t, p->letter_model[e->m], d, e, swap);
+	return 1;
+}
+
+/* Reads the type and creation events of every stream of the process:
+ * run the first time a task or type is not known yet (it may come from
+ * a thread read later), so traces whose tasks run where they were
+ * created are read once. */
+static int prepass(struct proc *p, struct tasks *t, struct pc_err *err)
+{
+	t->full = 1;
+	return scan(p, t, p->nst, note_one, err);
+}
+
 /* Whether type (of model m) has a label, scanning every stream of the
- * process for one first if it may come later (as task_label does). */
+ * process for one first if it may come later (as task_label does):
+ * 1, or -1 if that scan fails. */
 static int type_known(struct proc *p, struct tasks *t, int m, uint32_t type,
 		      struct pc_err *err)
 {
 	uint64_t v;
 	if (ov_map_get(&t->type_label, tkey(m, type), &v) || t->full)
-		return 0;
-	return prepass(p, t, err);
+		return 1;
+	return prepass(p, t, err) ? -1 : 1;
+}
+
+/* What apply does to the tasks of one event (tasks_catch_up). */
+static int replay_one(struct proc *p, struct tasks *t, const struct ev *e,
+		      int swap, struct pc_err *err)
+{
+	const struct ov_event *d = lookup(p, e);
+	if (!d || (d->psize > 0 && (int)e->psize < d->psize))
+		return 1; /* skipped, or the reading's error */
+	int m = p->letter_model[e->m];
+	uint64_t type;
+	switch (d->kind) {
+	case OV_TYPE_DEF:
+	case OV_TASK_CREATE:
+		tasks_note(t, m, d, e, swap);
+		return 1;
+	case OV_TASK_EXEC:
+		if (!ov_map_get(&t->task_type, tkey(m, rd32(e->payload, swap)),
+				&type) &&
+		    !t->full && prepass(p, t, err))
+			return -1;
+		if (ov_map_get(&t->task_type, tkey(m, rd32(e->payload, swap)),
+			       &type))
+			return type_known(p, t, m, (uint32_t)type, err);
+		return 1;
+	case OV_TYPED_ENTER:
+		return type_known(p, t, m, rd32(e->payload, swap), err);
+	default:
+		return 1;
+	}
 }
 
 /* A reader whose share starts inside the process, at stream
@@ -187,49 +233,7 @@ static int tasks_catch_up(struct proc *p, struct tasks *t, struct pc_err *err)
 {
 	size_t n = t->behind;
 	t->behind = 0;
-	for (size_t s = 0; s < n; s++) {
-		struct rd r;
-		int rc = ov_rd_open(&r, p->st[s].obs, err);
-		struct ev e = { 0 };
-		if (rc == 0)
-			rc = 1;
-		while (rc == 1 && (rc = ov_rd_next(&r, &e, err)) == 1) {
-			const struct ov_event *d = lookup(p, &e);
-			if (!d || (d->psize > 0 && (int)e.psize < d->psize))
-				continue; /* skipped, or the reading's error */
-			int m = p->letter_model[e.m];
-			uint64_t type;
-			switch (d->kind) {
-			case OV_TYPE_DEF:
-			case OV_TASK_CREATE:
-				tasks_note(t, m, d, &e, r.swap);
-				break;
-			case OV_TASK_EXEC:
-				if (!ov_map_get(&t->task_type,
-						tkey(m, rd32(e.payload, r.swap)),
-						&type) &&
-				    !t->full && prepass(p, t, err))
-					rc = -1;
-				else if (ov_map_get(&t->task_type,
-						    tkey(m, rd32(e.payload,
-								 r.swap)),
-						    &type))
-					rc = type_known(p, t, m, (uint32_t)type,
-							err) ? -1 : 1;
-				break;
-			case OV_TYPED_ENTER:
-				rc = type_known(p, t, m, rd32(e.payload, r.swap),
-						err) ? -1 : 1;
-				break;
-			default:
-				break;
-			}
-		}
-		ov_rd_close(&r);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
+	return scan(p, t, n, replay_one, err);
 }
 
 static void tasks_free(struct tasks *t)
