@@ -528,6 +528,8 @@ void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 	uint64_t start = o->pos;
 	pc_id last = PC_NONE;
 	size_t nrec = 0; /* records in rec, written in batches */
+	uint64_t first = 0, at = 0; /* the line's first and last times */
+	int any = 0;
 	for (size_t i = 0; sorted ? i < t->n : pc_trace_next(&it, &x); i++) {
 		if (sorted)
 			x = sorted[i];
@@ -541,10 +543,15 @@ void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 			pc_out_write(o, rec, 12 * NREC);
 			nrec = 0;
 		}
-		w->tmin = x.time < w->tmin ? x.time : w->tmin;
-		w->tmax = x.time > w->tmax ? x.time : w->tmax;
+		first = any++ ? first : x.time;
+		at = x.time;
 	}
 	pc_out_write(o, rec, 12 * nrec);
+	/* the records go by time: the first is the line's least */
+	if (any) {
+		w->tmin = first < w->tmin ? first : w->tmin;
+		w->tmax = at > w->tmax ? at : w->tmax;
+	}
 	pc_le32(e, (uint32_t)(p + 1));
 	pc_le64(e + 8, start);
 	pc_le64(e + 0x10, o->pos);

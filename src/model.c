@@ -569,7 +569,7 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 	/* into an empty trace each time difference is the same: its bytes
 	 * are copied, the context's mapped (a sample takes 2 bytes or more,
 	 * and its context at most 4 more than it took) */
-	size_t want = 3 * from->len;
+	size_t want = 3 * from->len + 16;
 	if (t->cap < want) {
 		t->b = pc_xrealloc(t->b, want, 1);
 		t->cap = want;
@@ -582,16 +582,23 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 	for (; p < end; i++) {
 		const unsigned char *q = p;
 		uint64_t z = pc_trace_varint(&p);
-		memcpy(o, q, (size_t)(p - q));
+		/* (16 bytes at once where both sides have them: one move) */
+		if (end - q >= 16)
+			memcpy(o, q, 16);
+		else
+			memcpy(o, q, (size_t)(p - q));
 		o += p - q;
 		uint64_t next = time + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
 		unsorted |= i && next < time;
 		time = next;
-		pc_id c = (pc_id)pc_trace_varint(&p);
+		pc_id c = *p < 0x80 ? *p++ : (pc_id)pc_trace_varint(&p);
 		c = !map ? c : c < nmap ? map[c] : PC_NONE;
 		nline += c != 0 || last != 0;
 		last = c;
-		o = put_varint(o, c);
+		if (c < 0x80)
+			*o++ = (unsigned char)c;
+		else
+			o = put_varint(o, c);
 	}
 	t->len = (size_t)(o - t->b);
 	t->n = i;
