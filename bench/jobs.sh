@@ -28,6 +28,7 @@ conversions() {
 	echo "v4 (its output) -> Callgrind|$oldv4|callgrind.out.old"
 	echo "ovni -> v4 + trace.db|$ovni|ovni.d"
 	echo "cc1plus (1 profile) -> v4|$cg|cc1plus.d"
+	echo "cc1plus x 3 thread files -> v4|$cgthreads|cgthreads.d"
 	echo "Callgrind generated (1 profile, 3 events) -> v4|$gen|gen.d"
 }
 
@@ -35,8 +36,10 @@ conversions() {
 run() {
 	/usr/bin/python3 -c 'bytearray(256 << 20)'
 	rm -rf "${work:?}/$3"
+	# (IN: one path, or several: no spaces in BENCH_DIR)
+	# shellcheck disable=SC2086
 	/usr/bin/time -f '%e' -o "$work/time" "$bin" convert --verbose -j"$1" \
-		-o "$work/$3" "$2" </dev/null >/dev/null 2>"$work/err" ||
+		-o "$work/$3" $2 </dev/null >/dev/null 2>"$work/err" ||
 		{ echo "bench/jobs.sh: $2: failed" >&2; cat "$work/err" >&2; exit 1; }
 	rm -rf "${work:?}/$3"
 	phases=$(sed -n 's/^profconv: times (wall): [a-z ]* \([0-9.]*\) s, the rest of the output \([0-9.]*\) s$/\1 \2/p' "$work/err")

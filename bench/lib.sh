@@ -66,12 +66,19 @@ gen_cg_file() {
 
 # The bench inputs, generated once into $work (see bench/floor.sh for the
 # sizes and the variables that change them): sets cg (the cc1plus
-# fixture), gen (a generated Callgrind file), old (an old database),
+# fixture), cgthreads (three copies of it, as a program's thread files:
+# several paths), gen (a generated Callgrind file), old (an old database),
 # oldv4 (its v4 copy, made with $bin), ovni (an ovni trace), dcpi (a
 # DCPI database). Needs $top, $work and $bin.
 bench_inputs() {
 	cg="$work/cc1plus.out"
 	[ -s "$cg" ] || gzip -dc "$top/testdata/callgrind/cc1plus.out.gz" >"$cg"
+	# the same as the files of three threads (--separate-threads)
+	cgthreads=
+	for i in 1 2 3; do
+		[ -s "$cg-0$i" ] || cp "$cg" "$cg-0$i"
+		cgthreads="$cgthreads $cg-0$i"
+	done
 	gen="$work/callgrind.out.gen-${CG_FUNCS:-50000}"
 	gen_cg_file "$gen" "${CG_FUNCS:-50000}"
 	set -- ${OLD:-64 100000}

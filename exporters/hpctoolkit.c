@@ -8,7 +8,6 @@
 #include "hpctoolkit_writer.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
@@ -965,7 +964,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 	step(w, "validating it");
 	/* what the writing freed (meta.db's buffer, the scratch) goes back
 	 * to the system before the files are read again */
-	malloc_trim(0);
+	pc_trim();
 	/* nothing that fails validation is put in place: profconv check's
 	 * own reader reads the whole output once more */
 	if (!rc && pc_check_db(w->dir, w->jobs, err)) {

@@ -21,7 +21,6 @@
 #include "pc.h"
 #include "callgrind.h"
 
-#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -592,7 +591,7 @@ static void round_one(struct rounding *r, struct seg *s, unsigned k)
 	flow_free(&f);
 	/* the pages of its arrays that the heap kept go back too: the
 	 * next metric's sums and flow then start from what is left */
-	malloc_trim(0);
+	pc_trim();
 }
 
 static void round_seg(void *ctx, size_t i, unsigned k)

@@ -144,17 +144,28 @@ static void *read_share(void *arg)
 
 unsigned apart_readers(const struct opts *o, char **inputs, int n)
 {
-	struct stat st;
-	/* (a pipe is not probed: load says why it cannot be) */
-	if (o->jobs < 2 || n != 1 || o->mpi_size > 1 ||
-	    !strcmp(inputs[0], "-") || stat(inputs[0], &st) ||
-	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+	if (o->jobs < 2 || o->mpi_size > 1)
 		return 0;
-	struct pc_err e;
-	const struct pc_importer *im = detect(inputs[0], o->from, &e);
-	/* an importer that shares out its profiles and makes its tree as
-	 * it reads them (ovni) */
-	return im && im->streams && !im->tree_first ? o->jobs : 0;
+	int callgrind = n > 1;
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		struct pc_err e;
+		/* (a pipe is not probed: load says why it cannot be) */
+		if (!strcmp(inputs[i], "-") || stat(inputs[i], &st) ||
+		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			return 0;
+		const struct pc_importer *im = detect(inputs[i], o->from, &e);
+		if (!im)
+			return 0;
+		/* one input whose importer shares out its profiles and
+		 * makes its tree as it reads them (ovni) */
+		if (n == 1)
+			return im->streams && !im->tree_first ? o->jobs : 0;
+		/* or several Callgrind files (a file per thread), shared
+		 * out whole, as profconv-mpi's ranks do */
+		callgrind &= !strcmp(im->name, "callgrind");
+	}
+	return callgrind ? (o->jobs < (unsigned)n ? o->jobs : (unsigned)n) : 0;
 }
 
 /* Where the readers' spools go: beside the output (whose file system
@@ -185,6 +196,9 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 {
 	char dir[4096];
 	spool_dir(o->out, dir, sizeof dir);
+	/* the threads an importer may start itself, shared out (a
+	 * Callgrind file's rounding) */
+	unsigned jobs = o->jobs / nr ? o->jobs / nr : 1, jobs0 = o->imp.jobs;
 	struct reader *rd = pc_xcalloc(nr, sizeof(*rd));
 	int rc = 0;
 	int stop = 0; /* the readers' (pc_import_opts.stop) */
@@ -197,6 +211,7 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 					      .quiet = o->diag.quiet,
 					      .holding = 1 };
 		r->o.imp.stop = &stop;
+		r->o.imp.jobs = jobs;
 		r->inputs = inputs;
 		r->n = n;
 		r->keeper = pc_keeper_spool(dir, err);
@@ -207,8 +222,14 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 	/* the first share, on this thread, straight into the output */
 	o->mpi_rank = 0;
 	o->mpi_size = nr;
+	o->imp.jobs = jobs;
 	struct pc_db *g = !rc ? load(o, inputs, n, NULL, st, err) : NULL;
+	/* Callgrind files: functions found from one file to the next as
+	 * the importer finds them */
+	int callgrind = o->mpi_files;
 	o->mpi_size = 1;
+	o->mpi_files = 0;
+	o->imp.jobs = jobs0;
 	rc = !g;
 	struct timespec t0, t1, t2;
 	double waited = 0, took = 0;
@@ -231,7 +252,8 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 				*err = r->err;
 				rc = -1;
 			} else {
-				rc = pc_take_share(g, r->db, r->keeper, err);
+				rc = pc_take_share(g, r->db, r->keeper,
+						   callgrind, err);
 			}
 			clock_gettime(CLOCK_MONOTONIC, &t2);
 			waited += seconds(&t0, &t1);
@@ -253,5 +275,5 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 			"in %.2f s\n", nr - 1, waited, took);
 	pc_values_finish(g);
 	const struct pc_importer *im = detect(inputs[0], o->from, err);
-	return load_end(o, g, inputs, n, im && im->is_dir, err);
+	return load_end(o, g, inputs, n, n == 1 && im && im->is_dir, err);
 }

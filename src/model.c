@@ -3,7 +3,6 @@
 #include "pc.h"
 #include "internal.h"
 
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -839,7 +838,7 @@ void pc_values_finish(struct pc_db *db)
 	db->values_sorted = 1;
 	/* the importers' scratch and the sort's array are freed by now;
 	 * their pages inside the heap go back to the system too */
-	malloc_trim(0);
+	pc_trim();
 }
 
 /* Whether every value of v[0..n) is of profile p. */

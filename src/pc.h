@@ -48,6 +48,9 @@ char *pc_xstrdup(const char *s);
 /* Gives the whole pages of [p, p + n) back to the system (a part of an
  * array whose contents are no longer needed: it reads as zeros after). */
 void pc_release(void *p, size_t n);
+/* The heap's free pages back to the system (malloc_trim), one thread at
+ * a time: readers on threads each trim as they go. */
+void pc_trim(void);
 /* The entries of a directory but those starting with '.', sorted by
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);

@@ -153,14 +153,14 @@ void pc_keep_rest(struct pc_sink *s, struct pc_db *db)
 }
 
 int pc_take_share(struct pc_db *g, const struct pc_db *db, struct pc_sink *s,
-		  struct pc_err *err)
+		  int callgrind, struct pc_err *err)
 {
 	struct keeper *k = (struct keeper *)s;
 	struct rec t = { 0 };
 	pc_put_tables(&t, db);
 	struct rd d = { t.p, t.p + t.n, 0 };
 	struct maps m = { 0 };
-	int rc = pc_merge_tables(g, &d, &m, 0) ?
+	int rc = pc_merge_tables(g, &d, &m, callgrind) ?
 		pc_err_set(err, "internal: a reader's tables do not read back; "
 			   "please report this bug") : 0;
 	free(t.p);

@@ -149,9 +149,10 @@ int pc_replay(struct pc_db *g, struct keeper *k, const struct maps *m,
 /* ---- readers on threads (-j) ---- */
 
 /* A reader's share after the shares before it: the tables of its model
- * db merged into g, and its kept profiles handed on through g in order
- * (pc_feed), as if g's importer had read them. */
+ * db merged into g (callgrind: as pc_merge_tables), and its kept
+ * profiles handed on through g in order (pc_feed), as if g's importer
+ * had read them. */
 int pc_take_share(struct pc_db *g, const struct pc_db *db, struct pc_sink *k,
-		  struct pc_err *err);
+		  int callgrind, struct pc_err *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -106,15 +107,25 @@ void *pc_xrealloc(void *p, size_t n, size_t size)
 
 void pc_release(void *p, size_t n)
 {
-	static uintptr_t page;
+	static uintptr_t size; /* set once, by whichever thread comes first */
+	uintptr_t page = __atomic_load_n(&size, __ATOMIC_RELAXED);
 	if (!page) {
 		long ps = sysconf(_SC_PAGESIZE);
 		page = ps > 0 ? (uintptr_t)ps : 4096;
+		__atomic_store_n(&size, page, __ATOMIC_RELAXED);
 	}
 	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
 	uintptr_t e = ((uintptr_t)p + n) & ~(page - 1);
 	if (e > a)
 		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
+void pc_trim(void)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	malloc_trim(0);
+	pthread_mutex_unlock(&mu);
 }
 
 char *pc_xstrdup(const char *s)

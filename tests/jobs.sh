@@ -31,20 +31,22 @@ same() { # name input...: v4 and Callgrind outputs, and what is said
 		fi
 	done
 }
-# same_error NAME DB J WANT: DB fails at -jJ with -j1's one line (which
-# says WANT), exit 1 and no output
+# same_error NAME J WANT INPUT...: the inputs fail at -jJ with -j1's
+# one line (which says WANT), exit 1 and no output
 same_error() {
-	for j in 1 $3; do
-		"$PROFCONV" convert -q -j$j -o "$tmp/out$j.d" "$2" 2>"$tmp/err$j"
-		echo "exit $?" >>"$tmp/err$j"
-		sed -i "s|out$j|OUT|g" "$tmp/err$j"
+	name=$1 j=$2 want=$3
+	shift 3
+	for k in 1 $j; do
+		"$PROFCONV" convert -q -j$k -o "$tmp/out$k.d" "$@" 2>"$tmp/err$k"
+		echo "exit $?" >>"$tmp/err$k"
+		sed -i "s|out$k|OUT|g" "$tmp/err$k"
 	done
-	if cmp -s "$tmp/err1" "$tmp/err$3" && grep -q "^exit 1$" "$tmp/err$3" &&
-		grep -q "$4" "$tmp/err$3" && [ "$(wc -l <"$tmp/err$3")" -eq 2 ] &&
+	if cmp -s "$tmp/err1" "$tmp/err$j" && grep -q "^exit 1$" "$tmp/err$j" &&
+		grep -q "$want" "$tmp/err$j" && [ "$(wc -l <"$tmp/err$j")" -eq 2 ] &&
 		[ -z "$(ls "$tmp" | grep '^out')" ]; then
-		ok "$1: the -j1 message, nothing left: $(head -1 "$tmp/err$3" | sed "s|$tmp/||")"
+		ok "$name: the -j1 message, nothing left: $(head -1 "$tmp/err$j" | sed "s|$tmp/||")"
 	else
-		not_ok "$1"; cat "$tmp/err1" "$tmp/err$3" | sed 's/^/# /'
+		not_ok "$name"; cat "$tmp/err1" "$tmp/err$j" | sed 's/^/# /'
 	fi
 }
 same "old database, 24 threads" "$old"
@@ -86,6 +88,15 @@ if have_shared; then
 else
 	skip "real ovni traces at -j: $NO_SHARED"
 fi
+# Callgrind files of a program's threads (valgrind --separate-threads):
+# a share of the files for each reader, merged in order as the
+# importer finds functions from one file to the next; cc1plus's three
+# times, whose trees are cut (a note each)
+same "Callgrind thread files (3)" "$TD"/callgrind/threads.out-0*
+same "Callgrind thread files of small (3)" "$TD"/callgrind/small.threads.out-0*
+for i in 1 2 3; do gzip -dc "$TD/callgrind/cc1plus.out.gz" >"$tmp/cc.out-0$i"; done
+same "Callgrind thread files with cut trees (cc1plus x 3)" "$tmp"/cc.out-0*
+rm -f "$tmp"/cc.out-0*
 same "tiny old database 4.0" "$TD/hpctoolkit-legacy/tiny-4.0"
 same "tiny old database 2.0" "$TD/hpctoolkit-legacy/tiny-2.0"
 if have_shared; then
@@ -107,25 +118,31 @@ perl -e '
 	my $pctx = unpack("Q<", rd($e + 0x18, 8));
 	seek($f, $pctx + 12 + 4, 0); print $f pack("Q<", 1 << 40);
 ' "$tmp/cut.d/profile.db"
-same_error "v4 copy, profile 20 bad at -j2" "$tmp/cut.d" 2 startIndex
+same_error "v4 copy, profile 20 bad at -j2" 2 startIndex "$tmp/cut.d"
 # the same in the old database, whose profiles -j reads on several
 # threads: profile 20's context index made bad (big-endian)
 cp -r "$old" "$tmp/cutold"
 bad_old_profile "$tmp/cutold" 20
-same_error "old database, profile 20 bad at -j3" "$tmp/cutold" 3 "value index"
+same_error "old database, profile 20 bad at -j3" 3 "value index" "$tmp/cutold"
 # an ovni stream cut inside an event in the last share (thread 1005 of
 # 5, the third reader's at -j3; the second at -j2)
 cp -r "$tmp/ovni" "$tmp/cutovni"
 f="$tmp/cutovni/loom.bench.0/proc.1000/thread.1005/stream.obs"
 head -c 100007 "$f" >"$f.cut" && mv "$f.cut" "$f"
-same_error "ovni, the last thread's stream cut, at -j2" "$tmp/cutovni" 2 "runs past the end"
-same_error "ovni, the last thread's stream cut, at -j3" "$tmp/cutovni" 3 "runs past the end"
+same_error "ovni, the last thread's stream cut, at -j2" 2 "runs past the end" "$tmp/cutovni"
+same_error "ovni, the last thread's stream cut, at -j3" 3 "runs past the end" "$tmp/cutovni"
 # ... and the first's: the other readers stop, none of their messages
 rm -rf "$tmp/cutovni"
 cp -r "$tmp/ovni" "$tmp/cutovni"
 f="$tmp/cutovni/loom.bench.0/proc.1000/thread.1001/stream.obs"
 head -c 100007 "$f" >"$f.cut" && mv "$f.cut" "$f"
-same_error "ovni, the first thread's stream cut, at -j3" "$tmp/cutovni" 3 "runs past the end"
+same_error "ovni, the first thread's stream cut, at -j3" 3 "runs past the end" "$tmp/cutovni"
+# the second of three Callgrind thread files bad at its line 25
+mkdir "$tmp/badcg"
+cp "$TD"/callgrind/small.threads.out-0* "$tmp/badcg/"
+sed -i '25s/.*/calls=x -8/' "$tmp/badcg/small.threads.out-02"
+same_error "Callgrind thread files, the second bad, at -j2" 2 ":25: 'calls='" "$tmp"/badcg/small.threads.out-0*
+same_error "Callgrind thread files, the second bad, at -j3" 3 ":25: 'calls='" "$tmp"/badcg/small.threads.out-0*
 "$PROFCONV" convert -q -j0 -o "$tmp/x.d" "$old" 2>"$tmp/err"
 check "-j0 is refused" grep -q "^profconv: bad --jobs '0' (1 to 4096)" "$tmp/err"
 done_testing
