@@ -144,5 +144,36 @@ int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err);
 void ov_proc_free(struct proc *p);
 /* The index of a model of the event table (ovni.c), -1 if unknown. */
 int ov_model_find(const char *name);
+/* The event table's entry of an event of the process, NULL if unknown. */
+const struct ov_event *ov_lookup(const struct proc *p, const struct ev *e);
+
+/* ---- the tasks of a process (ovni_tasks.c) ---- */
+
+struct tasks {
+	int full; /* every stream of the process scanned */
+	/* a reader whose share starts at this stream of the process (-j,
+	 * MPI): the streams before it are replayed for their tasks before
+	 * any task is looked up or noted (tasks_catch_up) */
+	size_t behind;
+	struct u64map type_label; /* (model, typeid) -> label id + 1 */
+	struct u64map task_type;  /* (model, taskid) -> typeid */
+	char **labels;
+	size_t nlabels, caplabels;
+};
+
+static inline uint64_t ov_tkey(int model, uint32_t id)
+{
+	return ((uint64_t)model << 32) | id;
+}
+/* Notes a task type definition or a task creation. */
+void ov_tasks_note(struct tasks *t, int m, const struct ov_event *d,
+		   const struct ev *e, int swap);
+/* Scans every stream of the process for task types and creations
+ * (t->full set): 0, or -1 with err set. */
+int ov_prepass(struct proc *p, struct tasks *t, struct pc_err *err);
+/* What one process reading in order knows of the tasks at stream
+ * t->behind, for a share that starts there: 0, or -1 with err set. */
+int ov_tasks_catch_up(struct proc *p, struct tasks *t, struct pc_err *err);
+void ov_tasks_free(struct tasks *t);
 
 #endif

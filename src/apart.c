@@ -51,8 +51,8 @@ int mpi_follow(struct opts *o, char **inputs, int n)
  * process would, then every other rank's in rank order. The model, or
  * NULL with err set (the first error in reading order, whichever rank
  * met it). */
-struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
-			      struct stream *st, struct pc_err *err)
+struct pc_db *mpi_lead(struct opts *o, char **inputs, int n, struct stream *st,
+		       struct pc_err *err)
 {
 	struct timespec t0, t1, t2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -73,8 +73,8 @@ struct pc_db *mpi_lead(struct opts *o, char **inputs, int n,
 		st->sink = st->ex->begin(st->out, st->opts, err);
 		if (!st->sink) {
 			if (o->mpi_parts)
-				pc_mpi_lead(g, NULL, NULL, tables,
-					    o->mpi_files, o->mpi_size, err);
+				pc_mpi_lead(g, NULL, NULL, tables, o->mpi_files,
+					    o->mpi_size, err);
 			else
 				pc_mpi_gather(g, NULL, tables, o->mpi_files,
 					      o->mpi_size, err);
