@@ -134,6 +134,8 @@ struct ctx {
 	size_t ntouched, capacc, captouched;
 	struct frame *stack;
 	size_t depth, capstack;
+	struct frame *above; /* restack's copy of the frames it moves */
+	size_t capabove;
 	struct memo above_root; /* the last frame pushed on the thread root */
 	/* clock offsets by host */
 	char **off_host;
@@ -154,10 +156,14 @@ struct ckey {
 	pc_id ctx;
 };
 
-static uint64_t ckey_hash(pc_id parent, uint32_t what, int64_t a, int64_t b)
+/* (a multiply each and a fold: the table's index takes high bits too) */
+static inline uint64_t ckey_hash(pc_id parent, uint32_t what, int64_t a,
+				 int64_t b)
 {
-	return pc_hash64(((uint64_t)parent << 32 | what) ^
-			 pc_hash64((uint64_t)a * 31 + (uint64_t)b));
+	uint64_t h = ((uint64_t)parent << 32 | what) * 0x9e3779b97f4a7c15u ^
+		     (uint64_t)a * 0xc2b2ae3d27d4eb4fu ^
+		     (uint64_t)b * 0x165667b19e3779f9u;
+	return h ^ h >> 29 ^ h >> 47;
 }
 
 static struct ckey *cache_slot(struct ctx *c, pc_id parent, uint32_t what,
@@ -393,7 +399,11 @@ static int restack(struct ctx *c, struct thr *th, const struct ev *e,
 		return pc_err_at_off(c->err, th->path, e->off, "a mark below "
 				     "%zu other frames changes (at most %d)",
 				     n, OV_MAX_RESTACK);
-	struct frame *above = pc_xmalloc((n + 1) * sizeof(*above));
+	if (n >= c->capabove) {
+		c->capabove = n + 16;
+		c->above = pc_xrealloc(c->above, c->capabove, sizeof(*c->above));
+	}
+	struct frame *above = c->above;
 	memcpy(above, &c->stack[at + 1], n * sizeof(*above));
 	c->depth = at;
 	int r = name ? push(c, th, e, name, title, OV_MARK_SET, 0xfffe,
@@ -407,7 +417,6 @@ static int restack(struct ctx *c, struct thr *th, const struct ev *e,
 		f.above.ctx = PC_NONE;
 		c->stack[c->depth++] = f;
 	}
-	free(above);
 	return r;
 }
 
@@ -1038,6 +1047,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 	free(c.acc);
 	free(c.touched);
 	free(c.stack);
+	free(c.above);
 	free(c.cache);
 	if (rc)
 		pc_err_context(err, "reading an ovni trace");

@@ -514,35 +514,13 @@ void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
 	t->cap = want;
 }
 
-static unsigned char *put_varint(unsigned char *p, uint64_t v)
+void pc_trace_room(struct pc_trace *t)
 {
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
-void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx)
-{
-	struct pc_trace *t = &db->traces[profile];
-	if (t->cap - t->len < 15) { /* two varints: 10 + 5 bytes at most */
-		size_t cap = t->cap < 64 ? 64 : t->cap;
-		while (cap - t->len < 15)
-			cap *= 2;
-		t->b = pc_xrealloc(t->b, cap, 1);
-		t->cap = cap;
-	}
-	uint64_t d = time - t->last; /* modulo 2^64, as the reader adds it */
-	if (t->n && time < t->last)
-		t->unsorted = 1;
-	unsigned char *p = put_varint(t->b + t->len,
-				      d << 1 ^ (uint64_t)((int64_t)d >> 63));
-	p = put_varint(p, ctx);
-	t->len = (size_t)(p - t->b);
-	t->last = time;
-	t->n++;
+	size_t cap = t->cap < 64 ? 64 : t->cap;
+	while (cap - t->len < 15)
+		cap *= 2;
+	t->b = pc_xrealloc(t->b, cap, 1);
+	t->cap = cap;
 }
 
 void pc_trace_append(struct pc_db *db, pc_id profile,
@@ -597,7 +575,7 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 		if (c < 0x80)
 			*o++ = (unsigned char)c;
 		else
-			o = put_varint(o, c);
+			o = pc_trace_put_varint(o, c);
 	}
 	t->len = (size_t)(o - t->b);
 	t->n = i;

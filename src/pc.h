@@ -620,7 +620,36 @@ struct pc_keyidx {
  * when n is 0). */
 void pc_keyidx_sort(struct pc_keyidx *a, size_t n);
 
-void pc_trace_add(struct pc_db *db, pc_id profile, uint64_t time, pc_id ctx);
+/* A sample at the end of profile's trace (any time: a trace out of
+ * order is sorted where it is written). Inline: an importer adds one
+ * for nearly every event it reads. */
+static inline unsigned char *pc_trace_put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+/* Room for one more sample (two varints: 10 + 5 bytes at most). */
+void pc_trace_room(struct pc_trace *t);
+static inline void pc_trace_add(struct pc_db *db, pc_id profile,
+				uint64_t time, pc_id ctx)
+{
+	struct pc_trace *t = &db->traces[profile];
+	if (t->cap - t->len < 15)
+		pc_trace_room(t);
+	uint64_t d = time - t->last; /* modulo 2^64, as the reader adds it */
+	if (t->n && time < t->last)
+		t->unsorted = 1;
+	unsigned char *p = pc_trace_put_varint(
+		t->b + t->len, d << 1 ^ (uint64_t)((int64_t)d >> 63));
+	p = pc_trace_put_varint(p, ctx);
+	t->len = (size_t)(p - t->b);
+	t->last = time;
+	t->n++;
+}
 /* Adds from's samples to profile's trace, each context c as map[c]
  * (PC_NONE from nmap on; as it is without a map), and counts in its
  * nline the samples its trace.db line keeps (see struct pc_trace). */
