@@ -209,23 +209,34 @@ static pc_id func_ctx(struct ctx *c, pc_id parent, const char *name,
 	return pc_ctx_child(c->db, parent, &k);
 }
 
-static void acc_add(struct ctx *c, pc_id ctx, int which, uint64_t v)
+/* Room for context ctx's sums, and ctx noted as touched (acc_add's
+ * rarer paths, out of line). */
+static void acc_grow(struct ctx *c, pc_id ctx)
 {
-	if (ctx >= c->capacc) {
-		size_t old = c->capacc;
-		size_t cap = old ? old : 1024;
-		while (cap <= ctx)
-			cap *= 2;
-		c->acc = pc_xrealloc(c->acc, cap, sizeof(*c->acc));
-		memset(c->acc + old, 0, (cap - old) * sizeof(*c->acc));
-		c->capacc = cap;
-	}
+	size_t old = c->capacc;
+	size_t cap = old ? old : 1024;
+	while (cap <= ctx)
+		cap *= 2;
+	c->acc = pc_xrealloc(c->acc, cap, sizeof(*c->acc));
+	memset(c->acc + old, 0, (cap - old) * sizeof(*c->acc));
+	c->capacc = cap;
+}
+
+static void acc_touch(struct ctx *c, pc_id ctx)
+{
+	PC_GROW(c->touched, c->ntouched, c->captouched);
+	c->touched[c->ntouched++] = ctx;
+}
+
+static inline void acc_add(struct ctx *c, pc_id ctx, int which, uint64_t v)
+{
+	if (ctx >= c->capacc)
+		acc_grow(c, ctx);
 	struct acc *a = &c->acc[ctx];
 	if (!(a->v[0] | a->v[1] | a->v[2])) {
 		if (!v)
 			return;
-		PC_GROW(c->touched, c->ntouched, c->captouched);
-		c->touched[c->ntouched++] = ctx;
+		acc_touch(c, ctx);
 	}
 	a->v[which] += v;
 }
@@ -254,8 +265,8 @@ struct pending {
 
 /* A trace sample: consecutive samples differ in context; a later change
  * at the same time replaces the earlier one. */
-static void sample(struct ctx *c, pc_id profile, struct pending *q,
-		   uint64_t t, pc_id ctx)
+static inline void sample(struct ctx *c, pc_id profile, struct pending *q,
+			  uint64_t t, pc_id ctx)
 {
 	if (q->n && q->s[q->n - 1].time == t) {
 		q->n--;
@@ -356,12 +367,19 @@ static pc_id frame_ctx(struct ctx *c, uint32_t what, int64_t a, int64_t b,
 }
 
 /* Has the frame keyed (what, a, b) on the top of the stack a context
- * already (so that its name need not be worked out)? */
+ * already (so that its name need not be worked out)? One found in the
+ * cache is remembered for the push that follows. */
 static int frame_known(struct ctx *c, uint32_t what, int64_t a, int64_t b)
 {
 	int hit;
-	top_memo(c, what, a, b, &hit);
-	return hit || cache_slot(c, top_ctx(c), what, a, b)->parent != PC_NONE;
+	struct memo *m = top_memo(c, what, a, b, &hit);
+	if (hit)
+		return 1;
+	const struct ckey *k = cache_slot(c, top_ctx(c), what, a, b);
+	if (k->parent == PC_NONE)
+		return 0;
+	*m = (struct memo){ what, a, b, k->ctx };
+	return 1;
 }
 
 static int push(struct ctx *c, struct thr *th, const struct ev *e,

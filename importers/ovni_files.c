@@ -129,6 +129,12 @@ static int rd_fill(struct rd *r, size_t n, struct pc_err *err)
 	return 1;
 }
 
+/* rd_fill, its usual case (the bytes are there) without a call */
+static inline int rd_have(struct rd *r, size_t n, struct pc_err *err)
+{
+	return r->end - r->pos >= n ? 1 : rd_fill(r, n, err);
+}
+
 int ov_rd_open(struct rd *r, const char *path, struct pc_err *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -214,7 +220,7 @@ int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err)
 		pc_release(r->buf + r->given, r->pos - r->given);
 		r->given = r->pos;
 	}
-	int f = rd_fill(r, 12, err);
+	int f = rd_have(r, 12, err);
 	if (f < 0)
 		return -1;
 	if (!f)
@@ -236,7 +242,7 @@ int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err)
 				     "with a payload of %u bytes (must be 4)",
 				     e->m, e->c, e->v, e->psize);
 	if (e->psize) {
-		f = rd_fill(r, 12 + e->psize, err);
+		f = rd_have(r, 12 + e->psize, err);
 		if (f < 0)
 			return -1;
 		if (!f)
@@ -260,7 +266,7 @@ int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err)
 			e->jdata = e->jlen <= OV_JUMBO_KEEP ? p + n : NULL;
 			r->pos += n + e->jlen;
 		} else if (e->jlen <= OV_JUMBO_KEEP) {
-			f = rd_fill(r, n + e->jlen, err);
+			f = rd_have(r, n + e->jlen, err);
 			if (f <= 0)
 				return -1;
 			p = r->buf + r->pos;

@@ -302,6 +302,8 @@ static inline void pc_trace_begin(const struct pc_trace *t,
 }
 static inline uint64_t pc_trace_varint(const unsigned char **p)
 {
+	if (**p < 0x80) /* one byte: most contexts, many time steps */
+		return *(*p)++;
 	uint64_t v = 0;
 	unsigned sh = 0;
 	unsigned char c;
