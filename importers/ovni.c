@@ -166,27 +166,11 @@ static inline uint64_t ckey_hash(pc_id parent, uint32_t what, int64_t a,
 	return h ^ h >> 29 ^ h >> 47;
 }
 
-static struct ckey *cache_slot(struct ctx *c, pc_id parent, uint32_t what,
-			       int64_t a, int64_t b)
+/* The slot of key (parent, what, a, b): its own, or the empty one where
+ * it would go. */
+static inline struct ckey *cache_find(struct ctx *c, pc_id parent,
+				      uint32_t what, int64_t a, int64_t b)
 {
-	if (2 * (c->ncache + 1) > c->capcache) {
-		struct ckey *old = c->cache;
-		size_t oc = c->capcache;
-		c->capcache = oc ? 2 * oc : 1024;
-		c->cache = pc_xmalloc(c->capcache * sizeof(*c->cache));
-		for (size_t i = 0; i < c->capcache; i++)
-			c->cache[i].parent = PC_NONE;
-		c->ncache = 0;
-		for (size_t i = 0; i < oc; i++)
-			if (old[i].parent != PC_NONE) {
-				struct ckey *k = cache_slot(c, old[i].parent,
-							    old[i].what,
-							    old[i].a, old[i].b);
-				*k = old[i];
-				c->ncache++;
-			}
-		free(old);
-	}
 	size_t i = ckey_hash(parent, what, a, b) & (c->capcache - 1);
 	for (;;) {
 		struct ckey *k = &c->cache[i];
@@ -196,6 +180,31 @@ static struct ckey *cache_slot(struct ctx *c, pc_id parent, uint32_t what,
 			return k;
 		i = (i + 1) & (c->capcache - 1);
 	}
+}
+
+/* Twice the room (out of line: cache_slot stays small). */
+static void cache_grow(struct ctx *c)
+{
+	struct ckey *old = c->cache;
+	size_t oc = c->capcache;
+	c->capcache = oc ? 2 * oc : 1024;
+	c->cache = pc_xmalloc(c->capcache * sizeof(*c->cache));
+	for (size_t i = 0; i < c->capcache; i++)
+		c->cache[i].parent = PC_NONE;
+	for (size_t i = 0; i < oc; i++)
+		if (old[i].parent != PC_NONE)
+			*cache_find(c, old[i].parent, old[i].what, old[i].a,
+				    old[i].b) = old[i];
+	free(old);
+}
+
+/* cache_find, with room for one more key. */
+static inline struct ckey *cache_slot(struct ctx *c, pc_id parent,
+				      uint32_t what, int64_t a, int64_t b)
+{
+	if (2 * (c->ncache + 1) > c->capcache)
+		cache_grow(c);
+	return cache_find(c, parent, what, a, b);
 }
 
 static pc_id func_ctx(struct ctx *c, pc_id parent, const char *name,
