@@ -88,7 +88,17 @@ void pc_blob_read(struct pc_blob *b, uint64_t n);
 		}                                                            \
 	} while (0)
 
-uint64_t pc_hash64(uint64_t x);
+/* (inline: every hash table's probe starts here) */
+static inline uint64_t pc_hash64(uint64_t x)
+{
+	/* splitmix64 finalizer */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
 uint64_t pc_hash_bytes(const void *p, size_t n);
 
 /* ------------------------------------------------------------------ */

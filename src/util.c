@@ -136,17 +136,6 @@ char *pc_xstrdup(const char *s)
 	return d;
 }
 
-uint64_t pc_hash64(uint64_t x)
-{
-	/* splitmix64 finalizer */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 uint64_t pc_hash_bytes(const void *p, size_t n)
 {
 	/* FNV-1a over 8-byte words, then mixed */
