@@ -505,9 +505,21 @@ void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 	enum { NREC = PC_OUT_BUF / 12 + 1 };
 	unsigned char *e = w->th + 0x20 + SZ_TRACE * (size_t)p;
 	if (!o->f && !t->unsorted) { /* sizing: a line's records are known */
+		size_t nline = t->nline;
+		struct pc_trace_it it;
+		struct pc_sample x;
+		pc_id last = PC_NONE;
+		/* (counted here where pc_feed handed the trace on as it was) */
+		if (!nline && t->n) {
+			pc_trace_begin(t, &it);
+			while (pc_trace_next(&it, &x)) {
+				nline += x.ctx != 0 || last != 0;
+				last = x.ctx;
+			}
+		}
 		pc_out_align(o, 4);
 		pc_le64(e + 8, o->pos);
-		o->pos += 12 * (uint64_t)t->nline;
+		o->pos += 12 * (uint64_t)nline;
 		pc_le64(e + 0x10, o->pos);
 		return;
 	}

@@ -911,6 +911,8 @@ int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 	free(t->b);
 	t->b = NULL;
 	t->len = t->cap = 0;
+	t->map = NULL; /* (pc_feed's, gone with its trace) */
+	t->nmap = 0;
 	return rc;
 }
 

@@ -298,10 +298,16 @@ struct pc_trace {
 	 * sample after another), where pc_feed (src/share.c) counted them
 	 * for a rank's part; else 0 */
 	size_t nline;
+	/* a trace handed to a sink as another model numbered its contexts
+	 * (pc_feed): context c reads as map[c] (PC_NONE from nmap on) */
+	const pc_id *map;
+	size_t nmap;
 };
 struct pc_trace_it {
 	const unsigned char *p, *end;
 	uint64_t time;
+	const pc_id *map;
+	size_t nmap;
 };
 static inline void pc_trace_begin(const struct pc_trace *t,
 				  struct pc_trace_it *it)
@@ -309,6 +315,8 @@ static inline void pc_trace_begin(const struct pc_trace *t,
 	it->p = t->b;
 	it->end = t->len ? t->b + t->len : t->b; /* b is NULL when empty */
 	it->time = 0;
+	it->map = t->map;
+	it->nmap = t->nmap;
 }
 static inline uint64_t pc_trace_varint(const unsigned char **p)
 {
@@ -333,6 +341,8 @@ static inline int pc_trace_next(struct pc_trace_it *it, struct pc_sample *s)
 	it->time += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
 	s->time = it->time;
 	s->ctx = (pc_id)pc_trace_varint(&it->p);
+	if (it->map)
+		s->ctx = s->ctx < it->nmap ? it->map[s->ctx] : PC_NONE;
 	return 1;
 }
 

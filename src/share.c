@@ -25,6 +25,7 @@ static void keep(struct keeper *k, pc_id p, const struct pc_value *v,
 	put64(r, sn);
 	put64(r, t ? t->n : 0);
 	put64(r, tl);
+	put8(r, (uint8_t)(t && t->unsorted));
 	for (size_t i = 0; i < n; i++) {
 		put32(r, v[i].ctx);
 		put32(r, v[i].metric);
@@ -393,6 +394,7 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 	pc_id lp = get32(&d);
 	uint64_t nv = get64(&d), nsv = get64(&d), ns = get64(&d),
 		 tl = get64(&d);
+	int unsorted = get8(&d);
 	pc_id p = m ? m->prof0 + lp : lp;
 	if (d.bad || p >= g->nprofiles || nv > r->n || nsv > r->n ||
 	    tl > r->n)
@@ -422,9 +424,24 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		struct pc_trace t = { .n = (size_t)ns,
 				      .b = (unsigned char *)take(&d, tl),
 				      .len = (size_t)tl };
-		if (!d.bad)
+		if (d.bad) {
+		} else if (g->sink && !g->async) {
+			/* handed on at once (pc_profile_done): the sink reads
+			 * the ids through the map, not encoded again */
+			struct pc_trace *gt = &g->traces[p];
+			free(gt->b);
+			*gt = (struct pc_trace){ .n = (size_t)ns,
+						 .b = pc_xmalloc(tl),
+						 .len = (size_t)tl,
+						 .cap = (size_t)tl,
+						 .unsorted = unsorted,
+						 .map = m ? m->ctx : NULL,
+						 .nmap = m ? m->nctx : 0 };
+			memcpy(gt->b, t.b, tl);
+		} else {
 			pc_trace_append(g, p, &t, m ? m->ctx : NULL,
 					m ? m->nctx : 0);
+		}
 	}
 	if (d.bad)
 		return pc_err_set(err, "internal: a bad profile record from "
