@@ -115,7 +115,6 @@ struct pc_db *mpi_lead(struct opts *o, char **inputs, int n, struct stream *st,
 }
 #endif
 
-
 /* ---- readers on threads (-j) ---- */
 
 /* A reader of a share, other than the first: its own options (its
