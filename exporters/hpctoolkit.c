@@ -504,18 +504,15 @@ void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 	 * which pc_out_write hands to the file without copying them */
 	enum { NREC = PC_OUT_BUF / 12 + 1 };
 	unsigned char *e = w->th + 0x20 + SZ_TRACE * (size_t)p;
-	if (!o->f && !t->unsorted) { /* sizing: a line's records are known */
-		size_t nline = t->nline;
+	if (!o->f && !t->unsorted) { /* sizing: a line's records counted */
+		size_t nline = 0;
 		struct pc_trace_it it;
 		struct pc_sample x;
 		pc_id last = PC_NONE;
-		/* (counted here where pc_feed handed the trace on as it was) */
-		if (!nline && t->n) {
-			pc_trace_begin(t, &it);
-			while (pc_trace_next(&it, &x)) {
-				nline += x.ctx != 0 || last != 0;
-				last = x.ctx;
-			}
+		pc_trace_begin(t, &it);
+		while (pc_trace_next(&it, &x)) {
+			nline += x.ctx != 0 || last != 0;
+			last = x.ctx;
 		}
 		pc_out_align(o, 4);
 		pc_le64(e + 8, o->pos);
@@ -540,7 +537,7 @@ void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 	pc_id last = PC_NONE;
 	size_t nrec = 0; /* records in rec, written in batches */
 	uint64_t first = 0, at = 0; /* the line's first and last times */
-	int any = 0;
+	int any = 0; /* a record written */
 	for (size_t i = 0; sorted ? i < t->n : pc_trace_next(&it, &x); i++) {
 		if (sorted)
 			x = sorted[i];
@@ -554,7 +551,9 @@ void hpcw_trace_line(struct writer *w, pc_id p, const struct pc_trace *t)
 			pc_out_write(o, rec, 12 * NREC);
 			nrec = 0;
 		}
-		first = any++ ? first : x.time;
+		if (!any)
+			first = x.time;
+		any = 1;
 		at = x.time;
 	}
 	pc_out_write(o, rec, 12 * nrec);

@@ -141,7 +141,8 @@ static void *read_share(void *arg)
 	return NULL;
 }
 
-unsigned apart_readers(const struct opts *o, char **inputs, int n)
+unsigned apart_readers(const struct opts *o, char **inputs, int n,
+		       const struct pc_importer **im)
 {
 	if (o->jobs < 2 || o->mpi_size > 1)
 		return 0;
@@ -153,16 +154,16 @@ unsigned apart_readers(const struct opts *o, char **inputs, int n)
 		if (!strcmp(inputs[i], "-") || stat(inputs[i], &st) ||
 		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 			return 0;
-		const struct pc_importer *im = detect(inputs[i], o->from, &e);
-		if (!im)
+		*im = detect(inputs[i], o->from, &e);
+		if (!*im)
 			return 0;
 		/* one input whose importer shares out its profiles and
 		 * makes its tree as it reads them (ovni) */
 		if (n == 1)
-			return im->streams && !im->tree_first ? o->jobs : 0;
+			return (*im)->streams && !(*im)->tree_first ? o->jobs : 0;
 		/* or several Callgrind files (a file per thread), shared
 		 * out whole, as profconv-mpi's ranks do */
-		callgrind &= !strcmp(im->name, "callgrind");
+		callgrind &= !strcmp((*im)->name, "callgrind");
 	}
 	return callgrind ? (o->jobs < (unsigned)n ? o->jobs : (unsigned)n) : 0;
 }
@@ -191,7 +192,8 @@ static void spool_dir(const char *out, char *dir, size_t n)
 }
 
 struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
-			 struct stream *st, struct pc_err *err)
+			 const struct pc_importer *im, struct stream *st,
+			 struct pc_err *err)
 {
 	char dir[4096];
 	spool_dir(o->out, dir, sizeof dir);
@@ -273,6 +275,5 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 			"(threads): %.2f s waited for, their profiles taken "
 			"in %.2f s\n", nr - 1, waited, took);
 	pc_values_finish(g);
-	const struct pc_importer *im = detect(inputs[0], o->from, err);
-	return load_end(o, g, inputs, n, n == 1 && im && im->is_dir, err);
+	return load_end(o, g, inputs, n, n == 1 && im->is_dir, err);
 }

@@ -608,14 +608,15 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	struct stream st = { ex, o->out, &o->exp, NULL };
 	struct timespec t0, t1, t2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	unsigned readers = apart_readers(o, inputs, n);
+	const struct pc_importer *im = NULL;
+	unsigned readers = apart_readers(o, inputs, n, &im);
 #ifdef PC_MPI
 	struct pc_db *db = o->mpi_size > 1 ?
 		mpi_lead(o, inputs, n, &st, &err) :
-		readers ? load_apart(o, inputs, n, readers, &st, &err) :
+		readers ? load_apart(o, inputs, n, readers, im, &st, &err) :
 		load(o, inputs, n, NULL, &st, &err);
 #else
-	struct pc_db *db = readers ? load_apart(o, inputs, n, readers, &st,
+	struct pc_db *db = readers ? load_apart(o, inputs, n, readers, im, &st,
 						&err) :
 				     load(o, inputs, n, NULL, &st, &err);
 #endif

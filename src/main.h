@@ -61,12 +61,16 @@ struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
 		       int tree_only, struct pc_err *err);
 
 /* -j: how many readers on threads read the input's profiles in shares
- * (0: the input is not read so; see src/apart.c). */
-unsigned apart_readers(const struct opts *o, char **inputs, int n);
-/* The model of nr readers' shares, the first read on this thread into
- * the output as one process would (as load does). */
+ * (0: the input is not read so; see src/apart.c), and the importer of
+ * the (last) input in *im. */
+unsigned apart_readers(const struct opts *o, char **inputs, int n,
+		       const struct pc_importer **im);
+/* The model of nr readers' shares of the inputs of importer im, the
+ * first read on this thread into the output as one process would (as
+ * load does). */
 struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
-			 struct stream *st, struct pc_err *err);
+			 const struct pc_importer *im, struct stream *st,
+			 struct pc_err *err);
 
 #ifdef PC_MPI
 extern const struct pc_exporter pc_export_hpctoolkit;

@@ -527,20 +527,14 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 		     const struct pc_trace *from, const pc_id *map, size_t nmap)
 {
 	struct pc_trace *t = &db->traces[profile];
-	size_t nline = 0;
-	pc_id last = PC_NONE;
 	struct pc_trace_it it;
 	struct pc_sample s;
 	if (t->n || !from->n) { /* sample by sample */
 		pc_trace_begin(from, &it);
-		while (pc_trace_next(&it, &s)) {
-			pc_id c = !map ? s.ctx : s.ctx < nmap ? map[s.ctx] :
-							      PC_NONE;
-			nline += c != 0 || last != 0;
-			last = c;
-			pc_trace_add(db, profile, s.time, c);
-		}
-		t->nline = nline;
+		while (pc_trace_next(&it, &s))
+			pc_trace_add(db, profile, s.time,
+				     !map ? s.ctx : s.ctx < nmap ? map[s.ctx] :
+								  PC_NONE);
 		return;
 	}
 	/* into an empty trace each time difference is the same: its bytes
@@ -570,8 +564,6 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 		time = next;
 		pc_id c = *p < 0x80 ? *p++ : (pc_id)pc_trace_varint(&p);
 		c = !map ? c : c < nmap ? map[c] : PC_NONE;
-		nline += c != 0 || last != 0;
-		last = c;
 		if (c < 0x80)
 			*o++ = (unsigned char)c;
 		else
@@ -581,7 +573,6 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 	t->n = i;
 	t->last = time;
 	t->unsorted = unsorted;
-	t->nline = nline;
 }
 
 struct pc_sample *pc_trace_samples(const struct pc_trace *t)

@@ -294,10 +294,6 @@ struct pc_trace {
 	size_t len, cap;  /* bytes */
 	uint64_t last;    /* time of the last sample */
 	int unsorted;     /* some sample is earlier than the one before */
-	/* the samples a trace.db line keeps (in order: not a "not running"
-	 * sample after another), where pc_feed (src/share.c) counted them
-	 * for a rank's part; else 0 */
-	size_t nline;
 	/* a trace handed to a sink as another model numbered its contexts
 	 * (pc_feed): context c reads as map[c] (PC_NONE from nmap on) */
 	const pc_id *map;
@@ -673,8 +669,7 @@ static inline void pc_trace_add(struct pc_db *db, pc_id profile,
 	t->n++;
 }
 /* Adds from's samples to profile's trace, each context c as map[c]
- * (PC_NONE from nmap on; as it is without a map), and counts in its
- * nline the samples its trace.db line keeps (see struct pc_trace). */
+ * (PC_NONE from nmap on; as it is without a map). */
 void pc_trace_append(struct pc_db *db, pc_id profile,
 		     const struct pc_trace *from, const pc_id *map, size_t nmap);
 /* Room for n more samples of a profile's trace at once (at 4 bytes each,
