@@ -9,6 +9,7 @@
  * "EVENT (samples)"; one profile per (platform, epoch). Header values
  * with no place in v4 go into the metric descriptions and the title. */
 #include "pc.h"
+#include "buf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -333,14 +334,12 @@ static size_t v0_header(const char *path, const unsigned char *b, size_t n,
 
 static uint32_t u32le(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	return (uint32_t)pc_getle(p, 4);
 }
 
 static uint32_t u32be(const unsigned char *p)
 {
-	return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[0] << 24;
+	return (uint32_t)pc_getbe(p, 4);
 }
 
 /* Walks the chunks in one byte order; with t, adds the samples. 0 if

@@ -17,6 +17,7 @@
  * children that carry values. */
 #include "pc.h"
 #include "internal.h"
+#include "buf.h"
 #include "hpctoolkit_legacy.h"
 
 #include <errno.h>
@@ -64,14 +65,9 @@ int64_t idtab_sort(struct idtab *t)
 	return -1;
 }
 
-int idtab_get(const struct idtab *t, uint32_t id, uint32_t *v)
+/* idtab_get where the ids are not dense: a binary search. */
+int idtab_search(const struct idtab *t, uint32_t id, uint32_t *v)
 {
-	if (t->dense) {
-		if (id >= t->ndense || t->dense[id] == UINT32_MAX)
-			return 0;
-		*v = t->dense[id];
-		return 1;
-	}
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -96,9 +92,12 @@ void idtab_free(struct idtab *t)
 /* ------------------------------------------------------------------ */
 /* Values: stored scopes as they are, points by differencing.         */
 
+/* Eight nodes in a row (a profile's values come in the order of their
+ * nodes, and a node's parent is often near it) hash side by side, so
+ * that their cells share cache lines. */
 static uint64_t cell_hash(uint32_t node, uint32_t metric)
 {
-	return pc_hash64((uint64_t)node << 32 | metric);
+	return pc_hash64((uint64_t)(node >> 3) << 32 | metric) + (node & 7);
 }
 
 static void cells_grow(struct legacy *r);
@@ -233,17 +232,9 @@ static void note_scopes(struct legacy *r)
 /* ------------------------------------------------------------------ */
 /* Big-endian binaries.                                               */
 
-static uint64_t be(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static double be_f64(const unsigned char *p)
 {
-	uint64_t u = be(p, 8);
+	uint64_t u = pc_getbe(p, 8);
 	double d;
 	memcpy(&d, &u, sizeof d);
 	return d;
@@ -276,9 +267,9 @@ static int prof2_header(struct legacy *r, const struct pc_blob *b,
 	if (!((b->p[16] == 1 || b->p[16] == 4) && b->p[17] == 0))
 		return pc_err_at_off(r->err, b->path, 16, "version %u.%u (1.0 "
 				     "and 4.0 are read)", b->p[16], b->p[17]);
-	*count = be(b->p + 18, 4);
-	uint64_t size = be(b->p + 24, 8);
-	*ptr = be(b->p + 32, 8);
+	*count = pc_getbe(b->p + 18, 4);
+	uint64_t size = pc_getbe(b->p + 24, 8);
+	*ptr = pc_getbe(b->p + 32, 8);
 	if (*count > size / entsize)
 		return pc_err_at_off(r->err, b->path, 18, "%llu entries in the "
 				     "%s section, which holds %llu",
@@ -321,9 +312,9 @@ static int trace_index(struct legacy *r, const pc_id *prof_of, uint32_t nprof)
 	unsigned skipped = 0;
 	for (uint64_t i = 0; i < nt; i++) {
 		const unsigned char *h = b->p + hp + 22 * i;
-		uint32_t pi = (uint32_t)be(h, 4);
-		uint64_t a = be(h + 6, 8), z = be(h + 14, 8);
-		if (be(h + 4, 2) != 0) {
+		uint32_t pi = (uint32_t)pc_getbe(h, 4);
+		uint64_t a = pc_getbe(h + 6, 8), z = pc_getbe(h + 14, 8);
+		if (pc_getbe(h + 4, 2) != 0) {
 			skipped++; /* a metric trace: not in the model */
 			continue;
 		}
@@ -358,14 +349,14 @@ static int trace_samples(struct legacy *r, uint32_t pi, pc_id prof)
 	     r->tfirst && k < r->tfirst[pi + 1]; k++) {
 		const struct pc_tline *l = &r->tl[k];
 		for (uint64_t x = l->a; x < l->z; x += 12) {
-			uint32_t it = (uint32_t)be(b->p + x + 8, 4), ctx;
+			uint32_t it = (uint32_t)pc_getbe(b->p + x + 8, 4), ctx;
 			if (!idtab_get(&r->it_t, it, &ctx))
 				return pc_err_at_off(r->err, b->path, x + 8,
 						     "trace sample names "
 						     "context %u, which no "
 						     "element of experiment.xml "
 						     "has as its 'it'", it);
-			pc_trace_add(r->db, prof, be(b->p + x, 8), ctx);
+			pc_trace_add(r->db, prof, pc_getbe(b->p + x, 8), ctx);
 		}
 		pc_blob_read(b, (l->z - l->a) / 12);
 	}
@@ -378,8 +369,9 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 		    uint64_t i, pc_id prof, uint64_t nctx)
 {
 	uint64_t e = pi + 52 * i;
-	uint64_t nv = be(b->p + e + 32, 8), nc = be(b->p + e + 40, 4);
-	uint64_t off = be(b->p + e + 44, 8);
+	uint64_t nv = pc_getbe(b->p + e + 32, 8);
+	uint64_t nc = pc_getbe(b->p + e + 40, 4);
+	uint64_t off = pc_getbe(b->p + e + 44, 8);
 	if (nv > b->n / 10 || nc > b->n / 12) {
 		pc_err_at_off(r->err, b->path, e + 32, "profile %llu: "
 			      "%llu values at %llu contexts, more than "
@@ -403,9 +395,9 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 	 * as pc_profile_prepare wants them: the same values, summed in the
 	 * same order where two nodes share a context) */
 	for (uint64_t k = 0; k < nc; k++) {
-		uint32_t id = (uint32_t)be(cx + 12 * k, 4);
-		uint64_t s = be(cx + 12 * k + 4, 8);
-		uint64_t z = be(cx + 12 * (k + 1) + 4, 8);
+		uint32_t id = (uint32_t)pc_getbe(cx + 12 * k, 4);
+		uint64_t s = pc_getbe(cx + 12 * k + 4, 8);
+		uint64_t z = pc_getbe(cx + 12 * (k + 1) + 4, 8);
 		uint32_t node;
 		if (s > z || z > nv) {
 			pc_err_at_off(r->err, b->path, off + nv * 10 +
@@ -435,7 +427,7 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 		}
 		for (uint64_t v = s; v < z; v++) {
 			const unsigned char *y = b->p + off + 10 * v;
-			uint32_t m = (uint32_t)be(y + 8, 2), c;
+			uint32_t m = (uint32_t)pc_getbe(y + 8, 2), c;
 			if (!idtab_get(&r->col_t, m, &c)) {
 				pc_err_at_off(r->err, b->path,
 					      off + 10 * v + 8,
@@ -455,15 +447,16 @@ static int read_one(struct legacy *r, struct pc_blob *b, uint64_t pi,
 	for (size_t j = 0; j < no && !r->point_only; j++) {
 		uint64_t k = r->ord[j].idx;
 		uint32_t node = 0, c = 0; /* (both found in the first pass) */
-		idtab_get(&r->node_t, (uint32_t)be(cx + 12 * k, 4), &node);
-		uint64_t s = be(cx + 12 * k + 4, 8);
-		uint64_t z = be(cx + 12 * (k + 1) + 4, 8);
+		idtab_get(&r->node_t, (uint32_t)pc_getbe(cx + 12 * k, 4),
+			  &node);
+		uint64_t s = pc_getbe(cx + 12 * k + 4, 8);
+		uint64_t z = pc_getbe(cx + 12 * (k + 1) + 4, 8);
 		size_t s0 = r->db->nscoped;
 		if (!j || r->ord[j].key != r->ord[j - 1].key)
 			g0 = s0;
 		for (uint64_t v = s; v < z; v++) {
 			const unsigned char *y = b->p + off + 10 * v;
-			idtab_get(&r->col_t, (uint32_t)be(y + 8, 2), &c);
+			idtab_get(&r->col_t, (uint32_t)pc_getbe(y + 8, 2), &c);
 			put_value(r, prof, node, &r->cols[c], be_f64(y),
 				  PUT_SCOPES);
 		}
@@ -553,10 +546,10 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 	*prof_of = pc_xmalloc((np + 1) * sizeof(pc_id));
 	for (uint64_t i = 0; i < np; i++) {
 		uint64_t e = pi + 52 * i;
-		uint64_t tp = be(b.p + e, 8);
+		uint64_t tp = pc_getbe(b.p + e, 8);
 		if (need(r, &b, tp, 2, "id tuple"))
 			goto out;
-		uint32_t nids = (uint32_t)be(b.p + tp, 2);
+		uint32_t nids = (uint32_t)pc_getbe(b.p + tp, 2);
 		if (need(r, &b, tp + 2, 18 * (uint64_t)nids, "id tuple"))
 			goto out;
 		struct pc_idelem ids[64];
@@ -568,7 +561,7 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 		int summary = 0;
 		for (uint32_t k = 0; k < nids; k++) {
 			const unsigned char *x = b.p + tp + 2 + 18 * k;
-			uint32_t kind = (uint32_t)be(x, 2) & 0x3fff;
+			uint32_t kind = (uint32_t)pc_getbe(x, 2) & 0x3fff;
 			uint32_t mk = PC_ID_NKINDS;
 			if (!idtab_get(&r->kind_t, kind, &mk) && kind < PC_ID_NKINDS)
 				mk = kind; /* no IdentifierNameTable */
@@ -581,7 +574,8 @@ static int read_profile_db(struct legacy *r, pc_id **prof_of, uint32_t *nprof)
 			summary |= mk == PC_ID_SUMMARY;
 			ids[k] = (struct pc_idelem){
 				.kind = (uint16_t)mk, .is_physical = 0,
-				.physical = be(x + 2, 8), .logical = be(x + 10, 8),
+				.physical = pc_getbe(x + 2, 8),
+				.logical = pc_getbe(x + 10, 8),
 			};
 			/* NODE is a host id: its physical value */
 			if (mk == PC_ID_NODE)
@@ -687,7 +681,7 @@ static int metric_db(struct legacy *r, const struct pc_blob *b, uint64_t off,
 		return pc_err_at_off(r->err, b->path, off + 18, "metric-db "
 				     "version '%.5s%c' (00.10b is read)",
 				     p + 18, p[23]);
-	uint64_t nn = be(p + 24, 4), nm = be(p + 28, 4);
+	uint64_t nn = pc_getbe(p + 24, 4), nm = pc_getbe(p + 28, 4);
 	/* nodes x metrics values fill the rest exactly (each factor is
 	 * below 2^32: no overflow in the product once one is bounded) */
 	uint64_t cells = (len - 32) / 8;
@@ -741,7 +735,7 @@ static int hpctrace(struct legacy *r, const struct pc_blob *b, uint64_t off,
 			return pc_err_at_off(r->err, b->path, off, "too short "
 					     "for an hpctrace 01.01 header");
 		hdr = 32;
-		flags = be(p + 24, 8);
+		flags = pc_getbe(p + 24, 8);
 	} else if (memcmp(p + 18, "01.00", 5) || p[23] != 'b') {
 		return pc_err_at_off(r->err, b->path, off + 18, "hpctrace "
 				     "version '%.5s%c' (01.00b and 01.01b are "
@@ -755,7 +749,7 @@ static int hpctrace(struct legacy *r, const struct pc_blob *b, uint64_t off,
 				     (unsigned long long)((len - hdr) % rec),
 				     (unsigned long long)rec);
 	for (uint64_t x = hdr; x < len; x += rec) {
-		uint32_t it = (uint32_t)be(p + x + 8, 4), ctx;
+		uint32_t it = (uint32_t)pc_getbe(p + x + 8, 4), ctx;
 		if (it == 0)
 			continue; /* the null call path */
 		if (!idtab_get(&r->it_t, it, &ctx))
@@ -763,7 +757,8 @@ static int hpctrace(struct legacy *r, const struct pc_blob *b, uint64_t off,
 					     "trace sample names call path %u, "
 					     "which no element of experiment.xml "
 					     "has as its 'it'", it);
-		pc_trace_add(r->db, prof, be(p + x, 8) * r->ns_per_tick, ctx);
+		pc_trace_add(r->db, prof,
+			     pc_getbe(p + x, 8) * r->ns_per_tick, ctx);
 	}
 	return 0;
 }
@@ -794,12 +789,12 @@ static int read_merged(struct legacy *r, const char *name, part_fn fn)
 	if (pc_blob_map(&b, r->dir, name, 0, r->err))
 		return -1;
 	int rc = -1;
-	if (b.n < 16 || be(b.p + b.n - 8, 8) != 0xFFFFFFFFDEADF00Dull) {
+	if (b.n < 16 || pc_getbe(b.p + b.n - 8, 8) != 0xFFFFFFFFDEADF00Dull) {
 		pc_err_at_off(r->err, b.path, b.n < 8 ? 0 : b.n - 8, "no end "
 			      "marker 0xFFFFFFFFDEADF00D (truncated?)");
 		goto out;
 	}
-	uint64_t n = be(b.p + 4, 4);
+	uint64_t n = pc_getbe(b.p + 4, 4);
 	if (n > (b.n - 16) / 16) {
 		pc_err_at_off(r->err, b.path, 4, "%llu files listed, more "
 			      "than the container can hold",
@@ -809,8 +804,8 @@ static int read_merged(struct legacy *r, const char *name, part_fn fn)
 	uint64_t end = b.n - 8, prev = 8 + 16 * n;
 	for (uint64_t i = 0; i < n; i++) {
 		const unsigned char *e = b.p + 8 + 16 * i;
-		uint64_t a = be(e + 8, 8);
-		uint64_t z = i + 1 < n ? be(e + 24, 8) : end;
+		uint64_t a = pc_getbe(e + 8, 8);
+		uint64_t z = i + 1 < n ? pc_getbe(e + 24, 8) : end;
 		if (a < prev || z < a || z > end) {
 			pc_err_at_off(r->err, b.path, 8 + 16 * i + 8, "file %llu "
 				      "at [%llu, %llu): out of order or outside "
@@ -822,8 +817,8 @@ static int read_merged(struct legacy *r, const char *name, part_fn fn)
 		prev = a;
 		char id[64];
 		snprintf(id, sizeof id, "x-%llu-%llu-0-0-0",
-			 (unsigned long long)be(e, 4),
-			 (unsigned long long)be(e + 4, 4));
+			 (unsigned long long)pc_getbe(e, 4),
+			 (unsigned long long)pc_getbe(e + 4, 4));
 		if (fn(r, &b, a, z - a, thread_profile(r, b.path, id)))
 			goto out;
 	}

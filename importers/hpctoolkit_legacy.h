@@ -27,7 +27,17 @@ struct idtab {
 void idtab_add(struct idtab *t, uint32_t id, uint32_t v);
 /* Sorts; returns an id listed twice, or -1. */
 int64_t idtab_sort(struct idtab *t);
-int idtab_get(const struct idtab *t, uint32_t id, uint32_t *v);
+int idtab_search(const struct idtab *t, uint32_t id, uint32_t *v);
+/* The value of id in *v: 1, or 0 if it has none (after idtab_sort). */
+static inline int idtab_get(const struct idtab *t, uint32_t id, uint32_t *v)
+{
+	if (!t->dense)
+		return idtab_search(t, id, v);
+	if (id >= t->ndense || t->dense[id] == UINT32_MAX)
+		return 0;
+	*v = t->dense[id];
+	return 1;
+}
 void idtab_free(struct idtab *t);
 
 /* ------------------------------------------------------------------ */

@@ -75,6 +75,26 @@ static inline uint64_t pc_getle(const unsigned char *p, int n)
 		return lo;
 	}
 }
+/* n big-endian bytes (old HPCToolkit databases, DCPI's other order):
+ * the usual sizes as shifts that the compiler makes one load and a
+ * byte swap of. */
+static inline uint64_t pc_getbe(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	switch (n) {
+	case 2:
+		return (uint64_t)p[0] << 8 | p[1];
+	case 4:
+		return (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 |
+		       (uint64_t)p[2] << 8 | p[3];
+	case 8:
+		return pc_getbe(p, 4) << 32 | pc_getbe(p + 4, 4);
+	default:
+		for (int i = 0; i < n; i++)
+			v = v << 8 | p[i];
+		return v;
+	}
+}
 static inline double pc_getlef64(const unsigned char *p)
 {
 	uint64_t u = pc_getle(p, 8);
