@@ -165,7 +165,16 @@ unsigned apart_readers(const struct opts *o, char **inputs, int n,
 		 * out whole, as profconv-mpi's ranks do */
 		callgrind &= !strcmp((*im)->name, "callgrind");
 	}
-	return callgrind ? (o->jobs < (unsigned)n ? o->jobs : (unsigned)n) : 0;
+	if (!callgrind)
+		return 0;
+	/* more readers than cores where that evens out the cores' work
+	 * (three files on two cores: three readers, a file and a half a
+	 * core, not two files on one): the fewest whose largest share is
+	 * no more than a core's part of the files (at most twice the cores) */
+	unsigned nr = o->jobs < (unsigned)n ? o->jobs : (unsigned)n;
+	while (nr < (unsigned)n && (n + nr - 1) / nr * o->jobs > (unsigned)n)
+		nr++;
+	return nr;
 }
 
 /* Where the readers' spools go: beside the output (whose file system
