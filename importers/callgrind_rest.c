@@ -362,9 +362,27 @@ static void gather(struct expand *x, uint32_t a, struct carry *cr,
 		   int rest, struct restwalk *rw, uint32_t *src)
 {
 	size_t nev = x->nev;
-	if (rest && x->anchors[a].rest) {
-		walk_rest(x, &x->anchors[a], rw);
-		free_rest(&x->anchors[a]);
+	struct anchor *an = &x->anchors[a];
+	if (rest && an->walked) { /* the first pass's walk */
+		x->stamp++;
+		rw->n = 0;
+		for (size_t i = 0; i < an->wn; i++) {
+			uint32_t f = an->wf[i];
+			touch(x, rw, f);
+			memcpy(rw->wf + (size_t)f * nev, an->ww + i * nev,
+			       nev * sizeof(double));
+			rw->cin[f] = an->wc[i];
+			src[f] = a;
+		}
+		free(an->wf);
+		free(an->ww);
+		free(an->wc);
+		an->wf = NULL;
+		an->ww = an->wc = NULL;
+		an->walked = 0;
+	} else if (rest && an->rest) {
+		walk_rest(x, an, rw);
+		free_rest(an);
 		for (size_t i = 0; i < rw->n; i++)
 			src[rw->list[i]] = a;
 	} else {
@@ -445,12 +463,23 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		if (!an->rest)
 			continue;
 		walk_rest(x, an, &rw);
+		/* what the walk gave is kept for the second pass (gather),
+		 * in place of the rest: no larger, and not walked twice */
+		free_rest(an);
+		an->walked = 1;
+		an->wn = rw.n;
+		an->wf = pc_xmalloc((rw.n + 1) * sizeof(uint32_t));
+		an->ww = pc_xmalloc((rw.n * nev + 1) * sizeof(double));
+		an->wc = pc_xmalloc((rw.n + 1) * sizeof(double));
 		for (size_t i = 0; i < rw.n; i++) {
 			uint32_t f = rw.list[i];
 			double *w = rw.wf + (size_t)f * nev;
 			double sh = cg_share_of(x, w, self + (size_t)f * nev);
 			if (sh > 0)
 				hist[bucket_of(sh)] += 1 + x->npos[f];
+			an->wf[i] = f;
+			memcpy(an->ww + i * nev, w, nev * sizeof(double));
+			an->wc[i] = rw.cin[f];
 			memset(w, 0, nev * sizeof(double));
 			rw.cin[f] = 0;
 		}
@@ -480,7 +509,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	if (x->rootroom)
 		end += size0;
 	for (size_t a = na; a-- > 1;) {
-		if (!x->anchors[a].rest && !cr[a].n)
+		if (!x->anchors[a].walked && !cr[a].n)
 			continue;
 		gather(x, (uint32_t)a, cr, 1, &rw, src);
 		for (size_t i = 0; i < rw.n; i++) {

@@ -105,6 +105,13 @@ struct expand {
 		pc_id ctx;     /* its function context */
 		uint32_t up;   /* the anchor above */
 		double *rest, *frest, *calls;
+		/* the rest once walked (cg_lay_rests' first pass; the rest
+		 * itself freed): the functions it reaches, in the walk's
+		 * order, with their weights (nev each) and calls in */
+		uint32_t *wf;
+		double *ww, *wc;
+		size_t wn;
+		int walked;
 	} *anchors;
 	size_t nanchors, capanchors, nstore, maxstore;
 	uint32_t cur;  /* the anchor of the work being laid out */
