@@ -431,6 +431,18 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 	for (uint64_t j = 0; j < nc; j++) {
 		uint64_t k = r->ord[j].idx;
 		const unsigned char *x = b->p + pc + 12 * k;
+		/* the model's order is not the file's: the values a few
+		 * contexts ahead, and their index entries further ahead,
+		 * are asked for before they are needed */
+		if (j + 16 < nc)
+			__builtin_prefetch(b->p + pc +
+					   12 * (uint64_t)r->ord[j + 16].idx);
+		if (j + 8 < nc) {
+			const unsigned char *ahead =
+				b->p + pc + 12 * (uint64_t)r->ord[j + 8].idx;
+			__builtin_prefetch(b->p + pv +
+					   10 * pc_getle(ahead + 4, 8));
+		}
 		uint32_t ctx = (uint32_t)pc_getle(x, 4);
 		uint64_t start = pc_getle(x + 4, 8);
 		uint64_t end = k + 1 < nc ? pc_getle(x + 16, 8) : nv;
