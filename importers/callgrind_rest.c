@@ -464,7 +464,9 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			continue;
 		walk_rest(x, an, &rw);
 		/* what the walk gave is kept for the second pass (gather),
-		 * in place of the rest: no larger, and not walked twice */
+		 * which does not walk again, and the rest is freed: 12 + 8
+		 * nev bytes a function reached, where the rest took 8 nev
+		 * an SCC and 8 (more with a member's part) a function */
 		free_rest(an);
 		an->walked = 1;
 		an->wn = rw.n;
