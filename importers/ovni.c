@@ -753,7 +753,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 	struct ev e = { 0 };
 	int rc;
 	int warned_clamp = 0;
-	while ((rc = ov_rd_next(&r, &e, err)) == 1) {
+	while ((rc = ov_rd_event(&r, &e, err)) == 1) {
 		uint64_t now = e.clock + (uint64_t)th.clock_off;
 		if (!th.started) {
 			th.started = 1;

@@ -136,6 +136,29 @@ void ov_map_free(struct u64map *m);
  * read event by event (1, 0 at the end, -1 with err set), closed. */
 int ov_rd_open(struct rd *r, const char *path, struct pc_err *err);
 int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err);
+/* The same, inline where the event is an ordinary one (not jumbo)
+ * whole in the buffer, and no pages are due to be given back: most. */
+static inline int ov_rd_event(struct rd *r, struct ev *e,
+			      struct pc_err *err)
+{
+	const uint8_t *p = r->buf + r->pos;
+	if (r->end - r->pos < 12 + 16 || (p[0] & 0x10) ||
+	    (r->mapped && r->pos - r->given >= (size_t)16 << 20))
+		return ov_rd_next(r, e, err);
+	unsigned s = p[0] & 15;
+	e->off = r->base + r->pos;
+	e->flags = p[0] >> 4;
+	e->psize = s ? s + 1 : 0;
+	e->m = p[1];
+	e->c = p[2];
+	e->v = p[3];
+	e->jlen = 0;
+	e->jdata = NULL;
+	e->clock = rd64(p + 4, r->swap);
+	e->payload = p + 12;
+	r->pos += 12 + e->psize;
+	return 1;
+}
 void ov_rd_close(struct rd *r);
 /* A process directory: its streams listed (proc_list), or listed with
  * its metadata read (proc_open); freed with proc_free. */

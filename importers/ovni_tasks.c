@@ -44,7 +44,7 @@ static int scan(struct proc *p, struct tasks *t, size_t n, scan_fn *fn,
 		struct ev e = { 0 };
 		if (rc == 0)
 			rc = 1;
-		while (rc == 1 && (rc = ov_rd_next(&r, &e, err)) == 1)
+		while (rc == 1 && (rc = ov_rd_event(&r, &e, err)) == 1)
 			rc = fn(p, t, &e, r.swap, err);
 		ov_rd_close(&r);
 		if (rc < 0)
