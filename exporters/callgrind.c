@@ -70,6 +70,9 @@ struct ex {
 	 * context, up to nincl contexts */
 	double *incl, *callsum;
 	size_t nincl;
+	/* per context, its self-cost entry once found (UINT32_MAX before):
+	 * every profile's values of a context go to the same one */
+	uint32_t *self_of;
 	double *pool;
 	size_t npool, cappool;
 	/* output scale per metric and event names */
@@ -216,8 +219,11 @@ static void collect_begin(struct ex *x)
 	}
 	free(x->incl);
 	free(x->callsum);
+	free(x->self_of);
 	x->nincl = nc;
 	x->incl = pc_xcalloc(nc * nm + 1, sizeof(double));
+	x->self_of = pc_xmalloc((nc + 1) * sizeof(uint32_t));
+	memset(x->self_of, 0xff, (nc + 1) * sizeof(uint32_t));
 	x->callsum = x->calls != PC_NONE ? pc_xcalloc(nc, sizeof(double)) : NULL;
 }
 
@@ -233,6 +239,8 @@ static void collect_grow(struct ex *x)
 		x->callsum = pc_xrealloc(x->callsum, nc, sizeof(double));
 		memset(x->callsum + old, 0, (nc - old) * sizeof(double));
 	}
+	x->self_of = pc_xrealloc(x->self_of, nc + 1, sizeof(uint32_t));
+	memset(x->self_of + old, 0xff, (nc + 1 - old) * sizeof(uint32_t));
 	x->nincl = nc;
 }
 
@@ -247,13 +255,15 @@ static void collect_values(struct ex *x, const struct pc_value *v, size_t n)
 			continue;
 		}
 		x->incl[(size_t)c * nm + col] += v[i].value;
-		struct entry k = {
-			.fn = x->fn_of[c], .file = x->fr.file[c],
-			.line = x->fr.line[c], .addr = x->fr.addr[c],
-			.callee = UINT32_MAX,
-		};
-		struct entry *e = entry_get(x, &k);
-		x->pool[e->cost + col] += v[i].value;
+		if (x->self_of[c] == UINT32_MAX) {
+			struct entry k = {
+				.fn = x->fn_of[c], .file = x->fr.file[c],
+				.line = x->fr.line[c], .addr = x->fr.addr[c],
+				.callee = UINT32_MAX,
+			};
+			x->self_of[c] = (uint32_t)(entry_get(x, &k) - x->e);
+		}
+		x->pool[x->e[x->self_of[c]].cost + col] += v[i].value;
 	}
 }
 
@@ -295,7 +305,9 @@ static void collect_end(struct ex *x)
 	}
 	free(x->incl);
 	free(x->callsum);
+	free(x->self_of);
 	x->incl = x->callsum = NULL;
+	x->self_of = NULL;
 	x->nincl = 0;
 }
 
@@ -651,6 +663,7 @@ static void ex_free(struct ex *x)
 	free_emaps(x);
 	free(x->pool);
 	free(x->incl);
+	free(x->self_of);
 	free(x->callsum);
 	free(x->scale);
 	if (x->event)
