@@ -141,9 +141,11 @@ int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err);
 static inline int ov_rd_event(struct rd *r, struct ev *e,
 			      struct pc_err *err)
 {
-	const uint8_t *p = r->buf + r->pos;
-	if (r->end - r->pos < 12 + 16 || (p[0] & 0x10) ||
+	if (r->end - r->pos < 12 + 16 ||
 	    (r->mapped && r->pos - r->given >= (size_t)16 << 20))
+		return ov_rd_next(r, e, err);
+	const uint8_t *p = r->buf + r->pos;
+	if (p[0] & 0x10) /* jumbo */
 		return ov_rd_next(r, e, err);
 	unsigned s = p[0] & 15;
 	e->off = r->base + r->pos;
