@@ -136,7 +136,21 @@ void ov_map_free(struct u64map *m);
  * read event by event (1, 0 at the end, -1 with err set), closed. */
 int ov_rd_open(struct rd *r, const char *path, struct pc_err *err);
 int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err);
-/* The same, inline where the event is an ordinary one (not jumbo)
+/* An event's first four bytes (flags and payload size, model,
+ * category, value) at file offset off, into e. */
+static inline void ov_ev_head(struct ev *e, const uint8_t *p, uint64_t off)
+{
+	unsigned s = p[0] & 15;
+	e->off = off;
+	e->flags = p[0] >> 4;
+	e->psize = s ? s + 1 : 0;
+	e->m = p[1];
+	e->c = p[2];
+	e->v = p[3];
+	e->jlen = 0;
+	e->jdata = NULL;
+}
+/* ov_rd_next, inline where the event is an ordinary one (not jumbo)
  * whole in the buffer, and no pages are due to be given back: most. */
 static inline int ov_rd_event(struct rd *r, struct ev *e,
 			      struct pc_err *err)
@@ -147,15 +161,7 @@ static inline int ov_rd_event(struct rd *r, struct ev *e,
 	const uint8_t *p = r->buf + r->pos;
 	if (p[0] & 0x10) /* jumbo */
 		return ov_rd_next(r, e, err);
-	unsigned s = p[0] & 15;
-	e->off = r->base + r->pos;
-	e->flags = p[0] >> 4;
-	e->psize = s ? s + 1 : 0;
-	e->m = p[1];
-	e->c = p[2];
-	e->v = p[3];
-	e->jlen = 0;
-	e->jdata = NULL;
+	ov_ev_head(e, p, r->base + r->pos);
 	e->clock = rd64(p + 4, r->swap);
 	e->payload = p + 12;
 	r->pos += 12 + e->psize;

@@ -228,16 +228,8 @@ int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err)
 				     "%llu bytes left, an event needs 12",
 				     (unsigned long long)(r->size - off));
 	const uint8_t *p = r->buf + r->pos;
-	e->off = off;
-	e->flags = p[0] >> 4;
-	unsigned s = p[0] & 15;
-	e->psize = s ? s + 1 : 0;
-	e->m = p[1];
-	e->c = p[2];
-	e->v = p[3];
-	e->jlen = 0;
-	e->jdata = NULL;
-	if ((e->flags & 1) && s != 3)
+	ov_ev_head(e, p, off);
+	if ((e->flags & 1) && e->psize != 4)
 		return pc_err_at_off(err, r->path, off, "jumbo event %c%c%c "
 				     "with a payload of %u bytes (must be 4)",
 				     e->m, e->c, e->v, e->psize);
