@@ -944,11 +944,11 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 				if (!pc_share_own(c->db, c->unit++, c->nunits))
 					continue;
 				if (c->stop &&
-				    __atomic_load_n(c->stop, __ATOMIC_RELAXED))
+				    __atomic_load_n(c->stop, __ATOMIC_RELAXED)) {
 					rc = pc_err_set(err, "stopped: a share "
 							"before this one failed");
-				if (rc)
 					break;
+				}
 				if (!any++)
 					t.behind = s; /* a share from here */
 				rc = read_thread(c, &p, &t, s, rank, err);

@@ -101,15 +101,15 @@ static int replay_one(struct proc *p, struct tasks *t, const struct ev *e,
 	case OV_TASK_CREATE:
 		ov_tasks_note(t, m, d, e, swap);
 		return 1;
-	case OV_TASK_EXEC:
-		if (!ov_map_get(&t->task_type,
-				ov_tkey(m, rd32(e->payload, swap)), &type) &&
-		    !t->full && ov_prepass(p, t, err))
+	case OV_TASK_EXEC: {
+		uint64_t task = ov_tkey(m, rd32(e->payload, swap));
+		if (!ov_map_get(&t->task_type, task, &type) && !t->full &&
+		    ov_prepass(p, t, err))
 			return -1;
-		if (ov_map_get(&t->task_type, ov_tkey(m, rd32(e->payload, swap)),
-			       &type))
+		if (ov_map_get(&t->task_type, task, &type))
 			return type_known(p, t, m, (uint32_t)type, err);
 		return 1;
+	}
 	case OV_TYPED_ENTER:
 		return type_known(p, t, m, rd32(e->payload, swap), err);
 	default:

@@ -98,14 +98,8 @@ struct pc_db *mpi_lead(struct opts *o, char **inputs, int n, struct stream *st,
 	pc_keeper_free(own);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	o->mpi_recv = seconds(&t1, &t2);
-	if (!rc && !pc_values_total(g) && !pc_scoped_total(g) &&
-	    !pc_samples_total(g))
-		rc = n == 1 ? pc_err_set(err, "%s: nothing to %s: no costs, "
-					 "values or trace samples", inputs[0],
-					 o->cmd) :
-			      pc_err_set(err, "nothing to %s: none of the %d "
-					 "inputs holds costs, values or trace "
-					 "samples", o->cmd, n);
+	if (!rc && load_none(g))
+		rc = load_refuse(o, inputs, n, err);
 	if (rc) {
 		pc_db_free(g);
 		return NULL;

@@ -289,12 +289,29 @@ static char **thread_files(const char *path, size_t *n)
 	return out;
 }
 
+/* Whether the model holds nothing: no costs, values or trace samples. */
+int load_none(const struct pc_db *db)
+{
+	return !pc_values_total(db) && !pc_scoped_total(db) &&
+	       !pc_samples_total(db);
+}
+
+/* A model with nothing in it refused: err set, -1 (main.h). */
+int load_refuse(const struct opts *o, char **inputs, int n,
+		struct pc_err *err)
+{
+	if (n == 1)
+		return pc_err_set(err, "%s: nothing to %s: no costs, values "
+				  "or trace samples", inputs[0], o->cmd);
+	return pc_err_set(err, "nothing to %s: none of the %d inputs holds "
+			  "costs, values or trace samples", o->cmd, n);
+}
+
 /* The model of every input read (main.h). */
 struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
 		       int tree_only, struct pc_err *err)
 {
-	int none = !pc_values_total(db) && !pc_scoped_total(db) &&
-		   !pc_samples_total(db);
+	int none = load_none(db);
 	if (none && tree_only &&
 	    db->ncontexts > 2) {
 		/* a database with a tree and no values (hpcprof wrote such
@@ -308,13 +325,7 @@ struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
 			pc_profile_add(db, &t, 1);
 		}
 	} else if (none) {
-		if (n == 1)
-			pc_err_set(err, "%s: nothing to %s: no costs, values "
-				   "or trace samples", inputs[0], o->cmd);
-		else
-			pc_err_set(err, "nothing to %s: none of the %d inputs "
-				   "holds costs, values or trace samples",
-				   o->cmd, n);
+		load_refuse(o, inputs, n, err);
 		pc_db_free(db);
 		return NULL;
 	}

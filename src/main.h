@@ -54,6 +54,11 @@ const struct pc_importer *detect(const char *path, const char *forced,
 struct pc_db *load(struct opts *o, char **inputs, int n,
 		   const char **formats, struct stream *to, struct pc_err *err);
 
+/* Whether db holds nothing (no costs, values or trace samples); and
+ * the error that refuses it (err set, -1). */
+int load_none(const struct pc_db *db);
+int load_refuse(const struct opts *o, char **inputs, int n,
+		struct pc_err *err);
 /* What load does once every input is read: a model with nothing in it
  * refused (err set, NULL), or written as a tree alone where every input
  * is a database directory with a tree (tree_only). */

@@ -424,8 +424,7 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		struct pc_trace t = { .n = (size_t)ns,
 				      .b = (unsigned char *)take(&d, tl),
 				      .len = (size_t)tl };
-		if (d.bad) {
-		} else if (g->sink && !g->async) {
+		if (!d.bad && g->sink && !g->async) {
 			/* handed on at once (pc_profile_done): the sink reads
 			 * the ids through the map, not encoded again */
 			struct pc_trace *gt = &g->traces[p];
@@ -438,7 +437,7 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 						 .map = m ? m->ctx : NULL,
 						 .nmap = m ? m->nctx : 0 };
 			memcpy(gt->b, t.b, tl);
-		} else {
+		} else if (!d.bad) {
 			pc_trace_append(g, p, &t, m ? m->ctx : NULL,
 					m ? m->nctx : 0);
 		}
