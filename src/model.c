@@ -831,15 +831,37 @@ void pc_values_coalesce_from(struct pc_db *db, size_t v0, size_t s0)
 	db->nscoped = s0 + sn;
 }
 
+/* Whether v[0..n) is all of profile p, strictly in (ctx, metric) order
+ * and without a zero: what sort_coalesce would leave as it is (as the
+ * database importers add their values), found in one pass that writes
+ * nothing. */
+static int prepared(const struct pc_value *v, size_t n, pc_id p)
+{
+	uint64_t last = (uint64_t)v[0].ctx << 32 | v[0].metric;
+	int bad = v[0].profile != p || v[0].value == 0;
+	for (size_t i = 1; i < n; i++) { /* no branch: most pass */
+		uint64_t key = (uint64_t)v[i].ctx << 32 | v[i].metric;
+		bad |= (v[i].profile != p) | (key <= last) |
+		       (v[i].value == 0);
+		last = key;
+	}
+	return !bad;
+}
+
 int pc_profile_prepare(pc_id p, struct pc_value *v, size_t *n,
 		       struct pc_value *sv, size_t *sn, struct pc_err *err)
 {
 	/* no offset on a NULL array */
-	if (*n)
+	int ok = 1;
+	if (*n && !prepared(v, *n, p)) {
 		sort_coalesce(v, n);
-	if (*sn)
+		ok = all_of(v, *n, p);
+	}
+	if (*sn && !prepared(sv, *sn, p)) {
 		sort_coalesce(sv, sn);
-	if (!all_of(v, *n, p) || !all_of(sv, *sn, p))
+		ok = ok && all_of(sv, *sn, p);
+	}
+	if (!ok)
 		return pc_err_set(err, "internal: values of another profile "
 				  "than %u in the model as it is done; please "
 				  "report this bug", p);
