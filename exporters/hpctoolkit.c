@@ -78,20 +78,27 @@ static void blk_flush(struct pc_out *o, struct blk *b)
 	b->vlen = 0;
 }
 
-static void blk_put(struct blk *b, pc_id ctx, uint16_t metric, double v)
+/* Room for another value: the values so far go out, or more room. */
+static void blk_room(struct blk *b)
+{
+	if (b->out && b->vlen >= (size_t)1 << 20) {
+		blk_flush(b->out, b);
+	} else {
+		b->vcap = b->vcap ? 2 * b->vcap : 4096;
+		b->vb = pc_xrealloc(b->vb, b->vcap, 1);
+	}
+}
+
+/* (inline: every value written comes through) */
+static inline void blk_put(struct blk *b, pc_id ctx, uint16_t metric,
+			   double v)
 {
 	if (!b->nidx || b->idx[b->nidx - 1].ctx != ctx) {
 		PC_GROW(b->idx, b->nidx, b->capidx);
 		b->idx[b->nidx++] = (struct blk_ctx){ ctx, b->n };
 	}
-	if (b->vcap - b->vlen < 10) {
-		if (b->out && b->vlen >= (size_t)1 << 20) {
-			blk_flush(b->out, b);
-		} else {
-			b->vcap = b->vcap ? 2 * b->vcap : 4096;
-			b->vb = pc_xrealloc(b->vb, b->vcap, 1);
-		}
-	}
+	if (b->vcap - b->vlen < 10)
+		blk_room(b);
 	pc_le16(b->vb + b->vlen, metric);
 	pc_lef64(b->vb + b->vlen + 2, v);
 	b->vlen += 10;
@@ -196,10 +203,13 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 	blk_begin(&s->blk);
 	if (!n && !sn)
 		return 0;
+	/* (sorted by ctx: a context's values come together) */
 	for (size_t i = 0; i < n; i++)
-		touch(s, v[i].ctx);
+		if (!i || v[i].ctx != v[i - 1].ctx)
+			touch(s, v[i].ctx);
 	for (size_t i = 0; i < sn; i++)
-		touch(s, sv[i].ctx);
+		if (!i || sv[i].ctx != sv[i - 1].ctx)
+			touch(s, sv[i].ctx);
 	/* every ancestor too, up to the global context 0 */
 	for (size_t i = 0; i < s->ntouched; i++)
 		if (s->touched[i])

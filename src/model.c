@@ -475,34 +475,9 @@ void pc_scoped_reserve(struct pc_db *db, size_t n)
 	RESERVE(db->scoped, db->nscoped, db->capscoped, n);
 }
 
-void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
-		  double v)
-{
-	if (v == 0)
-		return;
-	PC_GROW(db->values, db->nvalues, db->capvalues);
-	db->values[db->nvalues++] = (struct pc_value){ profile, ctx, metric, v };
-	db->values_sorted = 0;
-}
-
 const char *const pc_scope_names[PC_NSCOPES] = {
 	"point", "function", "lex_aware", "execution",
 };
-
-void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
-		   unsigned scope, double v)
-{
-	if (v == 0 || scope == PC_SCOPE_POINT || scope >= PC_NSCOPES)
-		return;
-	/* read by a writer thread meanwhile (-j): written only when new,
-	 * which it is not once profiles are done */
-	if (!(db->metrics[metric].stored & (1u << scope)))
-		db->metrics[metric].stored |= (uint8_t)(1u << scope);
-	PC_GROW(db->scoped, db->nscoped, db->capscoped);
-	db->scoped[db->nscoped++] = (struct pc_value){
-		profile, ctx, metric * PC_NSCOPES + scope, v };
-	db->values_sorted = 0;
-}
 
 void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
 {

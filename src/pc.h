@@ -518,15 +518,36 @@ void pc_values_reserve(struct pc_db *db, size_t n);
 /* The same for contexts and stored-scope values (at most 2^26 ahead). */
 void pc_ctx_reserve(struct pc_db *db, size_t n);
 void pc_scoped_reserve(struct pc_db *db, size_t n);
-void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
-		  double v);
+/* (inline, as the next: every value of every input comes through) */
+static inline void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx,
+				pc_id metric, double v)
+{
+	if (v == 0)
+		return;
+	PC_GROW(db->values, db->nvalues, db->capvalues);
+	db->values[db->nvalues++] = (struct pc_value){ profile, ctx, metric, v };
+	db->values_sorted = 0;
+}
 /* A value of a propagated scope (function, lex_aware, execution) as an
  * input stored it. Once a metric has a stored scope, exporters write that
  * scope from the stored values (0 where none is stored) instead of
  * deriving it from point values: inputs that are already propagated
  * (HPCToolkit databases) keep exactly what their viewers showed. */
-void pc_scoped_add(struct pc_db *db, pc_id profile, pc_id ctx, pc_id metric,
-		   unsigned scope, double v);
+static inline void pc_scoped_add(struct pc_db *db, pc_id profile,
+				 pc_id ctx, pc_id metric, unsigned scope,
+				 double v)
+{
+	if (v == 0 || scope == PC_SCOPE_POINT || scope >= PC_NSCOPES)
+		return;
+	/* read by a writer thread meanwhile (-j): written only when new,
+	 * which it is not once profiles are done */
+	if (!(db->metrics[metric].stored & (1u << scope)))
+		db->metrics[metric].stored |= (uint8_t)(1u << scope);
+	PC_GROW(db->scoped, db->nscoped, db->capscoped);
+	db->scoped[db->nscoped++] = (struct pc_value){
+		profile, ctx, metric * PC_NSCOPES + scope, v };
+	db->values_sorted = 0;
+}
 /* A point value by differencing: an inclusive value less its children's.
  * Whole numbers (below 2^53) are exact; otherwise a difference within
  * rounding of the operands (the same doubles summed in another order)
