@@ -814,11 +814,15 @@ static int prepared(const struct pc_value *v, size_t n, pc_id p)
 {
 	uint64_t last = (uint64_t)v[0].ctx << 32 | v[0].metric;
 	int bad = v[0].profile != p || v[0].value == 0;
-	for (size_t i = 1; i < n; i++) { /* no branch: most pass */
-		uint64_t key = (uint64_t)v[i].ctx << 32 | v[i].metric;
-		bad |= (v[i].profile != p) | (key <= last) |
-		       (v[i].value == 0);
-		last = key;
+	/* no branch within a run of values: where they pass, all of them
+	 * do; where they do not, the first run says so */
+	for (size_t i = 1; i < n && !bad;) {
+		for (size_t e = n - i > 256 ? i + 256 : n; i < e; i++) {
+			uint64_t key = (uint64_t)v[i].ctx << 32 | v[i].metric;
+			bad |= (v[i].profile != p) | (key <= last) |
+			       (v[i].value == 0);
+			last = key;
+		}
 	}
 	return !bad;
 }
