@@ -300,10 +300,8 @@ static int ctx_id_eq(const void *ctx, pc_id id, const void *key)
 	return r->ids[id].id == *(const uint32_t *)key;
 }
 
-pc_id pc_v4_ctx_lookup(const struct reader *r, uint32_t id)
+pc_id pc_v4_ctx_search(const struct reader *r, uint32_t id)
 {
-	if (id < r->ndense)
-		return r->dense[id];
 	pc_id i = pc_keymap_find(r->ctxmap, pc_hash64(id), ctx_id_eq, r, &id);
 	return i == PC_NONE ? PC_NONE : r->ids[i].ctx;
 }

@@ -110,7 +110,12 @@ int pc_v4_file_header(struct reader *r, const struct pc_blob *b, const char *fmt
 uint64_t pc_v4_sec_ptr(const struct pc_blob *b, unsigned i);
 /* A ctxId's model context (PC_NONE: not in meta.db); binding one; the
  * context of a ctxId for a trace sample (a placeholder if unknown). */
-pc_id pc_v4_ctx_lookup(const struct reader *r, uint32_t id);
+pc_id pc_v4_ctx_search(const struct reader *r, uint32_t id);
+/* (the dense case inline: every context of every profile asks) */
+static inline pc_id pc_v4_ctx_lookup(const struct reader *r, uint32_t id)
+{
+	return id < r->ndense ? r->dense[id] : pc_v4_ctx_search(r, id);
+}
 int pc_v4_ctx_bind(struct reader *r, const struct pc_blob *b, uint64_t at,
 		   uint32_t id, pc_id ctx);
 pc_id pc_v4_ctx_of(struct reader *r, uint32_t id);
