@@ -381,17 +381,12 @@ static void derive_points(struct reader *r, pc_id prof)
 	r->ndx = 0;
 }
 
-/* The values of profile index i (its info entry at e): point values and
- * (scopes) stored scopes into the model, with room reserved for this
- * profile's (reserve: the model holds one profile at a time); those of
- * elided ids into r->el (el), or skipped (the second pass of a
- * streaming read: placed already). */
 enum { V_POINT = 1, V_DERIVE = 2, V_SCOPE = 4 };
 
-/* The n values at y of a context the model has (ctx), of the current
- * layout: profile_values' usual case, with what is the same for all of
- * them decided once, and for each id once (r->act): an output of point
- * values skips three in four in a few instructions. */
+/* The n values at y of a context the model has (ctx): what becomes of
+ * a value is decided for each id once (r->act), so an output of point
+ * values skips the stored scopes, three values in four, in a few
+ * instructions. */
 static void visible_values(struct reader *r, pc_id prof, pc_id ctx,
 			   const unsigned char *y, uint64_t n, int scopes)
 {
@@ -424,11 +419,20 @@ static void visible_values(struct reader *r, pc_id prof, pc_id ctx,
 			PC_GROW(r->dx, r->ndx, r->capdx);
 			r->dx[r->ndx++] = (struct pc_value){ prof, ctx, m, d };
 		}
-		if (a & V_SCOPE)
-			pc_scoped_add(db, prof, ctx, m, r->prop[id].scope, d);
+		if (a & V_SCOPE) {
+			unsigned sc = r->prop[id].scope;
+			pc_scoped_add(db, prof, ctx, m, sc, d);
+			if (r->prerelease)
+				prerelease_value(r, prof, ctx, m, sc, d);
+		}
 	}
 }
 
+/* The values of profile index i (its info entry at e): point values and
+ * (scopes) stored scopes into the model, with room reserved for this
+ * profile's (reserve: the model holds one profile at a time); those of
+ * elided ids into r->el (el), or skipped (the second pass of a
+ * streaming read: placed already). */
 static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 			  int scopes, int reserve, int el)
 {
@@ -495,54 +499,32 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 		if (!el && mctx != PC_NONE && ctx && is_elided(r, ctx))
 			mctx = PC_NONE;
 		pc_blob_read(b, end - start);
-		if (mctx != PC_NONE && !r->prerelease) {
+		if (mctx != PC_NONE) {
 			visible_values(r, r->prof_id[i], mctx,
 				       b->p + pv + 10 * start, end - start,
 				       scopes);
 			continue;
 		}
+		/* elided: only its point values belong anywhere (see
+		 * place()); the pre-release layout's are inside the stored
+		 * scopes of the visible contexts, and hpcviewer showed them
+		 * only so */
 		for (uint64_t v = start; v < end; v++) {
 			const unsigned char *y = b->p + pv + 10 * v;
 			uint16_t id = (uint16_t)pc_getle(y, 2);
 			pc_id m = r->prop[id].metric;
-			unsigned sc = r->prop[id].scope;
 			if (m == PC_NONE)
 				continue;
+			if (r->prerelease) {
+				r->prerelease_elided += el;
+				continue;
+			}
 			double d = pc_getlef64(y + 2);
-			if (mctx == PC_NONE) {
-				/* elided: only its point values
-				 * belong anywhere (see place()); the
-				 * pre-release layout's are inside the
-				 * stored scopes of the visible
-				 * contexts, and hpcviewer showed them
-				 * only so */
-				if (r->prerelease) {
-					r->prerelease_elided += el;
-					continue;
-				}
-				if (sc == PC_SCOPE_POINT && d != 0 && el) {
-					PC_GROW(r->el, r->nel, r->capel);
-					r->el[r->nel++] = (struct pc_value){
-						r->prof_id[i], ctx, m, d };
-				}
-				continue;
-			}
-			if (sc == PC_SCOPE_POINT) {
-				pc_value_add(r->db, r->prof_id[i], mctx,
-					     m, d);
-				continue;
-			}
-			if (sc == PC_SCOPE_EXECUTION && r->derive[m]) {
-				PC_GROW(r->dx, r->ndx, r->capdx);
-				r->dx[r->ndx++] = (struct pc_value){
-					r->prof_id[i], mctx, m, d };
-			}
-			if (scopes) {
-				pc_scoped_add(r->db, r->prof_id[i],
-					      mctx, m, sc, d);
-				if (r->prerelease)
-					prerelease_value(r, r->prof_id[i],
-							 mctx, m, sc, d);
+			if (r->prop[id].scope == PC_SCOPE_POINT && d != 0 &&
+			    el) {
+				PC_GROW(r->el, r->nel, r->capel);
+				r->el[r->nel++] = (struct pc_value){
+					r->prof_id[i], ctx, m, d };
 			}
 		}
 	}
