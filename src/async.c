@@ -47,6 +47,7 @@ struct pc_async {
 	uint64_t nput, nclaim, ncommit;
 	int stop, failed;
 	int two_steps; /* sink->encode on several threads, then commit */
+	int help;      /* the importer's thread writes with scratch nw */
 	uint64_t nvalues, nscoped; /* written, once coalesced */
 	struct pc_err err;         /* the first error, when failed */
 	/* one written profile's arrays, for the importer's next */
@@ -73,57 +74,61 @@ static void fail(struct pc_async *a, const struct pc_err *err)
 	}
 }
 
-/* A writer thread: takes the next profile, sorts it and (a sink in two
- * steps) encodes it, then waits for its turn to write it. */
+/* Profile seq, claimed, with scratch k: sorts it and (a sink in two
+ * steps) encodes it, then waits for its turn to write it. Called and
+ * returns with a->mu held. */
+static void write_one(struct pc_async *a, unsigned k, uint64_t seq)
+{
+	struct pc_sink *sink = a->sink;
+	struct item *it = &a->q[seq % a->cap];
+	int skip = a->failed;
+	pthread_mutex_unlock(&a->mu);
+	struct pc_err err = { 0 };
+	int rc = skip ? 0 :
+		 pc_profile_prepare(it->p, it->v, &it->n, it->sv, &it->sn,
+				    &err);
+	if (!skip && !rc && a->two_steps)
+		rc = sink->encode(sink, k, a->db, it->p, it->n ? it->v : NULL,
+				  it->n, it->sn ? it->sv : NULL, it->sn, &err);
+	pthread_mutex_lock(&a->mu);
+	if (rc)
+		fail(a, &err);
+	while (a->ncommit != seq)
+		pthread_cond_wait(&a->cv, &a->mu);
+	skip = a->failed;
+	pthread_mutex_unlock(&a->mu);
+	/* its turn: the others wait for this one */
+	if (!skip)
+		rc = a->two_steps ?
+			     sink->commit(sink, k, a->db, it->p, &it->t, &err) :
+			     sink->profile(sink, a->db, it->p,
+					   it->n ? it->v : NULL, it->n,
+					   it->sn ? it->sv : NULL, it->sn,
+					   &it->t, &err);
+	free(it->t.b);
+	pthread_mutex_lock(&a->mu);
+	if (!skip && rc)
+		fail(a, &err);
+	a->nvalues += it->n;
+	a->nscoped += it->sn;
+	give_back(&a->spare_v, &a->spare_capv, it->v, it->capv);
+	give_back(&a->spare_sv, &a->spare_capsv, it->sv, it->capsv);
+	a->ncommit++;
+	pthread_cond_broadcast(&a->cv);
+}
+
+/* A writer thread: writes the profiles it claims, in turn. */
 static void *writer(void *arg)
 {
 	struct worker *me = arg;
 	struct pc_async *a = me->a;
-	struct pc_sink *sink = a->sink;
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		while (a->nclaim == a->nput && !a->stop)
 			pthread_cond_wait(&a->cv, &a->mu);
 		if (a->nclaim == a->nput)
 			break;
-		uint64_t seq = a->nclaim++;
-		struct item *it = &a->q[seq % a->cap];
-		int skip = a->failed;
-		pthread_mutex_unlock(&a->mu);
-		struct pc_err err = { 0 };
-		int rc = skip ? 0 :
-			 pc_profile_prepare(it->p, it->v, &it->n, it->sv,
-					    &it->sn, &err);
-		if (!skip && !rc && a->two_steps)
-			rc = sink->encode(sink, me->k, a->db, it->p,
-					  it->n ? it->v : NULL, it->n,
-					  it->sn ? it->sv : NULL, it->sn, &err);
-		pthread_mutex_lock(&a->mu);
-		if (rc)
-			fail(a, &err);
-		while (a->ncommit != seq)
-			pthread_cond_wait(&a->cv, &a->mu);
-		skip = a->failed;
-		pthread_mutex_unlock(&a->mu);
-		/* its turn: the others wait for this one */
-		if (!skip)
-			rc = a->two_steps ?
-				     sink->commit(sink, me->k, a->db, it->p,
-						  &it->t, &err) :
-				     sink->profile(sink, a->db, it->p,
-						   it->n ? it->v : NULL, it->n,
-						   it->sn ? it->sv : NULL,
-						   it->sn, &it->t, &err);
-		free(it->t.b);
-		pthread_mutex_lock(&a->mu);
-		if (!skip && rc)
-			fail(a, &err);
-		a->nvalues += it->n;
-		a->nscoped += it->sn;
-		give_back(&a->spare_v, &a->spare_capv, it->v, it->capv);
-		give_back(&a->spare_sv, &a->spare_capsv, it->sv, it->capsv);
-		a->ncommit++;
-		pthread_cond_broadcast(&a->cv);
+		write_one(a, me->k, a->nclaim++);
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
@@ -136,12 +141,15 @@ struct pc_async *pc_async_start(struct pc_sink *sink, const struct pc_db *db,
 	a->sink = sink;
 	a->db = db;
 	/* a core is the importer's: jobs - 1 writer threads, each with a
-	 * scratch of the sink's (a sink that writes in one step, or a
-	 * single thread: profile() as without threads) */
+	 * scratch of the sink's (a sink that writes in one step: one
+	 * thread, profile() as without threads) */
 	a->nw = jobs > 1 ? jobs - 1 : 1;
 	a->nw = sink->encode && a->nw > 1 ?
 			(a->nw < sink->workers ? a->nw : sink->workers) : 1;
-	a->two_steps = a->nw > 1;
+	/* the importer's thread writes too while the writers are behind
+	 * (pc_async_put), with a scratch of its own */
+	a->help = sink->encode && a->nw < sink->workers;
+	a->two_steps = a->nw > 1 || a->help;
 	a->cap = QDEPTH + a->nw;
 	a->q = pc_xcalloc(a->cap, sizeof(*a->q));
 	a->w = pc_xcalloc(a->nw, sizeof(*a->w));
@@ -166,8 +174,15 @@ int pc_async_put(struct pc_async *a, struct pc_db *db, pc_id p,
 {
 	db->frozen = 1;
 	pthread_mutex_lock(&a->mu);
-	while (a->nput - a->ncommit == a->cap && !a->failed)
-		pthread_cond_wait(&a->cv, &a->mu);
+	/* the queue is full: rather than wait, write the next profile
+	 * that no writer took yet (the writers are the slower side: the
+	 * importer's core would be idle) */
+	while (a->nput - a->ncommit == a->cap && !a->failed) {
+		if (a->help && a->nclaim < a->nput)
+			write_one(a, a->nw, a->nclaim++);
+		else
+			pthread_cond_wait(&a->cv, &a->mu);
+	}
 	if (a->failed) {
 		*err = a->err;
 		pthread_mutex_unlock(&a->mu);
