@@ -157,7 +157,6 @@ static void no_point(struct reader *r)
 		if (r->prop[i].metric != PC_NONE)
 			has[r->prop[i].metric] |= (uint8_t)(1u << r->prop[i].scope);
 	r->derive = pc_xcalloc(nm + 1, 1);
-	r->act_scopes = -1;
 	for (size_t m = 0; m < nm; m++) {
 		if (!has[m] || (has[m] & 1u << PC_SCOPE_POINT))
 			continue;
@@ -178,7 +177,6 @@ static void bind_prop(struct reader *r, uint16_t id, pc_id m, int sc)
 {
 	r->prop[id].metric = m;
 	r->prop[id].scope = (uint8_t)sc;
-	r->act_scopes = -1;
 	r->db->metrics[m].scopes |= (uint8_t)(1u << sc);
 }
 
@@ -243,7 +241,6 @@ static int read_metrics(struct reader *r)
 	unsigned szm = b->p[s + 0xc], szi = b->p[s + 0xd];
 	for (size_t i = 0; i < 65536; i++)
 		r->prop[i].metric = PC_NONE;
-	r->act_scopes = -1;
 	if (nm > b->n / 0x18)
 		return pc_v4_fail_at(r, b, s + 8, "%llu metrics cannot fit in the "
 				     "file", (unsigned long long)nm);

@@ -27,10 +27,9 @@ struct reader {
 		pc_id metric;
 		uint8_t scope;
 	} prop[65536];
-	/* what visible_values does with a propMetricId's value, made for
-	 * act_scopes (-1: not yet): nothing, or the V_* it is */
+	/* what visible_values does with a propMetricId's values (made
+	 * before the profiles are read): nothing, or the V_* they are */
 	uint8_t act[65536];
-	int act_scopes;
 	/* per model metric: its point values are derived from execution
 	 * (meta.db gives it no point scope); a profile's execution values
 	 * of such metrics, in the file's order */

@@ -383,25 +383,28 @@ static void derive_points(struct reader *r, pc_id prof)
 
 enum { V_POINT = 1, V_DERIVE = 2, V_SCOPE = 4 };
 
+/* r->act: what becomes of each propMetricId's values in a read that
+ * keeps the stored scopes or not (scopes). */
+static void make_act(struct reader *r, int scopes)
+{
+	for (size_t id = 0; id < 65536; id++) {
+		pc_id m = r->prop[id].metric;
+		unsigned sc = r->prop[id].scope;
+		r->act[id] = m == PC_NONE ? 0 :
+			     sc == PC_SCOPE_POINT ? V_POINT :
+			     (sc == PC_SCOPE_EXECUTION && r->derive[m] ?
+				      V_DERIVE : 0) |
+			     (scopes ? V_SCOPE : 0);
+	}
+}
+
 /* The n values at y of a context the model has (ctx): what becomes of
- * a value is decided for each id once (r->act), so an output of point
+ * a value was decided for each id once (r->act), so an output of point
  * values skips the stored scopes, three values in four, in a few
  * instructions. */
 static void visible_values(struct reader *r, pc_id prof, pc_id ctx,
-			   const unsigned char *y, uint64_t n, int scopes)
+			   const unsigned char *y, uint64_t n)
 {
-	if (r->act_scopes != scopes) {
-		for (size_t id = 0; id < 65536; id++) {
-			pc_id m = r->prop[id].metric;
-			unsigned sc = r->prop[id].scope;
-			r->act[id] = m == PC_NONE ? 0 :
-				     sc == PC_SCOPE_POINT ? V_POINT :
-				     (sc == PC_SCOPE_EXECUTION && r->derive[m] ?
-					      V_DERIVE : 0) |
-				     (scopes ? V_SCOPE : 0);
-		}
-		r->act_scopes = scopes;
-	}
 	struct pc_db *db = r->db;
 	const uint8_t *act = r->act;
 	for (const unsigned char *end = y + 10 * n; y < end; y += 10) {
@@ -501,8 +504,7 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 		pc_blob_read(b, end - start);
 		if (mctx != PC_NONE) {
 			visible_values(r, r->prof_id[i], mctx,
-				       b->p + pv + 10 * start, end - start,
-				       scopes);
+				       b->p + pv + 10 * start, end - start);
 			continue;
 		}
 		/* elided: only its point values belong anywhere (see
@@ -681,6 +683,7 @@ int pc_v4_read_profiles(struct reader *r)
 	for (size_t m = r->m0; scopes && m < r->db->nmetrics; m++)
 		r->db->metrics[m].stored |= r->db->metrics[m].scopes &
 					    (uint8_t)~(1u << PC_SCOPE_POINT);
+	make_act(r, scopes);
 	/* values, profile by profile; with elided ids, the residuals of
 	 * each profile are kept for place() (and, streaming, its values
 	 * dropped: a second pass reads them again once the ids are placed) */
