@@ -420,11 +420,12 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		}
 		pc_scoped_add(g, p, c, mt, f % PC_NSCOPES, v);
 	}
-	if (tl) {
+	const unsigned char *tb = tl ? take(&d, tl) : NULL;
+	if (tl && !d.bad) {
 		struct pc_trace t = { .n = (size_t)ns,
-				      .b = (unsigned char *)take(&d, tl),
+				      .b = (unsigned char *)tb,
 				      .len = (size_t)tl };
-		if (!d.bad && g->sink && !g->async) {
+		if (g->sink && !g->async) {
 			/* handed on at once (pc_profile_done): the sink reads
 			 * the ids through the map, not encoded again */
 			struct pc_trace *gt = &g->traces[p];
@@ -437,7 +438,7 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 						 .map = m ? m->ctx : NULL,
 						 .nmap = m ? m->nctx : 0 };
 			memcpy(gt->b, t.b, tl);
-		} else if (!d.bad) {
+		} else {
 			pc_trace_append(g, p, &t, m ? m->ctx : NULL,
 					m ? m->nctx : 0);
 		}
