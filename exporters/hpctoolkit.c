@@ -317,9 +317,11 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 	const struct writer *w = ctx;
 	const struct pc_diag *d = w->db->diag;
 	/* the bytes on disk: stat()s, only where progress is shown */
-	if (d && d->progress && !d->quiet)
+	if (d && d->progress && !d->quiet) {
+		uint64_t size = pc_dest_size(w->dir, 1);
 		pc_progress(w->db->diag, w->label, done, total,
-			    pc_dest_size(w->dir, 1));
+			    size ? size : UINT64_MAX);
+	}
 }
 
 /* A summary value: the summary's block is the last of profile.db. */

@@ -7,6 +7,8 @@
 #include "hpctoolkit.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
@@ -227,40 +229,14 @@ static int write_handler(void *data, unsigned char *buf, size_t size)
 	return fwrite(buf, 1, size, data) == size;
 }
 
-int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
-		      const char *dir, struct pc_err *err)
+/* default.yaml for db's metrics with npartials partials (1: the sum
+ * alone) into f; nonzero if the emitter failed */
+static int emit_yaml(const struct pc_db *db, const struct hpc_layout *l,
+		     unsigned npartials, FILE *f)
 {
-	char path[4096];
-	pc_path_join(path, sizeof path, dir, "metrics");
-	if (mkdir(path, 0755) != 0)
-		return pc_err_set(err, "%s: cannot create: %s", path,
-				  strerror(errno));
-	pc_path_join(path, sizeof path, dir, "metrics/default.yaml");
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return pc_err_set(err, "%s: cannot write: %s", path,
-				  strerror(errno));
-	/* the input's own, while the metrics are still exactly its */
-	if (db->yaml && db->nmetrics == db->yaml_nmetrics && !db->nderived &&
-	    l->npartials == 1) {
-		if (fwrite(db->yaml, 1, db->yaml_len, f) != db->yaml_len ||
-		    fclose(f) != 0)
-			return pc_err_set(err, "%s: cannot write: %s", path,
-					  strerror(errno));
-		return 0;
-	}
-	if (db->yaml)
-		pc_warn(db->diag, "metrics/default.yaml of the HPCToolkit "
-			"input is not carried (%s): metrics it hides or "
-			"derives are presented as plain metrics",
-			l->npartials > 1 ? "the output adds statistics" :
-					   "the output has other metrics too");
 	struct em m = { .failed = 0 };
-	if (!yaml_emitter_initialize(&m.e)) {
-		fclose(f);
-		return pc_err_set(err, "%s: cannot start the YAML emitter",
-				  path);
-	}
+	if (!yaml_emitter_initialize(&m.e))
+		return 1;
 	yaml_emitter_set_output(&m.e, write_handler, f);
 	yaml_emitter_set_unicode(&m.e, 1);
 	yaml_emitter_set_width(&m.e, -1);
@@ -277,7 +253,7 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	static const unsigned shown[3] = { HPC_EXECUTION, HPC_LEXAWARE,
 					   HPC_FUNCTION };
 	for (size_t i = 0; i < db->nmetrics; i++)
-		for (unsigned k = 0; k < l->npartials; k++)
+		for (unsigned k = 0; k < npartials; k++)
 			for (int s = 0; s < 3; s++) {
 				if (!(l->scopes[i] & (1u << shown[s])))
 					continue;
@@ -306,7 +282,7 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 		scalar(&m, *me->description ? me->description : me->name);
 		scalar(&m, "variants");
 		map_start(&m, NULL);
-		for (int st = 0; st < (l->npartials > 1 ? ST_N : 1); st++) {
+		for (int st = 0; st < (npartials > 1 ? ST_N : 1); st++) {
 			scalar(&m, stat_names[st]);
 			map_start(&m, NULL);
 			scalar(&m, "render");
@@ -354,9 +330,58 @@ int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
 	emit_ok(&m, yaml_document_end_event_initialize(&ev, 1), &ev);
 	emit_ok(&m, yaml_stream_end_event_initialize(&ev), &ev);
 	yaml_emitter_delete(&m.e);
-	if (fclose(f) != 0 || m.failed)
+	return m.failed;
+}
+
+/* Whether the HPCToolkit input's default.yaml is the one profconv writes
+ * for these metrics without statistics (a database profconv wrote): then
+ * nothing of it is lost when the output writes another. */
+static int yaml_is_plain(const struct pc_db *db, const struct hpc_layout *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return 0;
+	int failed = emit_yaml(db, l, 1, f);
+	int same = fclose(f) == 0 && !failed && len == db->yaml_len &&
+		   memcmp(buf, db->yaml, len) == 0;
+	free(buf);
+	return same;
+}
+
+int pc_hpc_write_yaml(const struct pc_db *db, const struct hpc_layout *l,
+		      const char *dir, struct pc_err *err)
+{
+	char path[4096];
+	pc_path_join(path, sizeof path, dir, "metrics");
+	if (mkdir(path, 0755) != 0)
+		return pc_err_set(err, "%s: cannot create: %s", path,
+				  strerror(errno));
+	pc_path_join(path, sizeof path, dir, "metrics/default.yaml");
+	FILE *f = fopen(path, "wb");
+	if (!f)
 		return pc_err_set(err, "%s: cannot write: %s", path,
-				  m.failed ? "YAML emitter error" :
-					     strerror(errno));
+				  strerror(errno));
+	/* the input's own, while the metrics are still exactly its */
+	if (db->yaml && db->nmetrics == db->yaml_nmetrics && !db->nderived &&
+	    l->npartials == 1) {
+		if (fwrite(db->yaml, 1, db->yaml_len, f) != db->yaml_len ||
+		    fclose(f) != 0)
+			return pc_err_set(err, "%s: cannot write: %s", path,
+					  strerror(errno));
+		return 0;
+	}
+	if (db->yaml && !yaml_is_plain(db, l))
+		pc_warn(db->diag, "metrics/default.yaml of the HPCToolkit "
+			"input is not carried (%s): metrics it hides or "
+			"derives are presented as plain metrics",
+			l->npartials > 1 ? "the output adds statistics" :
+					   "the output has other metrics too");
+	int failed = emit_yaml(db, l, l->npartials, f);
+	if (fclose(f) != 0 || failed)
+		return pc_err_set(err, "%s: cannot write: %s", path,
+				  failed ? "YAML emitter error" :
+					   strerror(errno));
 	return 0;
 }

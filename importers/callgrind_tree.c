@@ -922,9 +922,16 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	double *sh = pc_xcalloc(x.nsccs * x.nev + 1, sizeof(double));
 	uint8_t *on = pc_xcalloc(x.nsccs + 1, 1);
 	uint32_t *heap = pc_xmalloc((x.nsccs + 1) * sizeof(uint32_t));
+	/* progress, where the tree is large enough to show it: the cut
+	 * parts, then their rests, each phase from 0 to 100% */
+	int shown = next_progress > (1u << 16);
 	for (size_t i = 0; i < ncut; i++) {
 		const struct work *it = &cuts[i];
 		const double *wc = ws.pool + it->w;
+		if (shown && i % 4096 == 0)
+			pc_progress(db->diag, "building the calling-context "
+				    "tree: placing the parts cut", i, ncut,
+				    UINT64_MAX);
 		if (cg_used(&x) + x.reserve < x.budget) {
 			size_t limit = x.budget - x.reserve - cg_used(&x);
 			if (it->inst != UINT32_MAX) {
@@ -946,6 +953,10 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		}
 		to_rest(&x, it, wc);
 	}
+	if (shown)
+		pc_progress(db->diag, "building the calling-context tree: "
+			    "summing the parts cut per function", 0, 0,
+			    UINT64_MAX);
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
 	free(x.anchors);
 	free(x.rw);
@@ -960,7 +971,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.fcalls);
 	free(x.fctx);
 	free(x.uw);
-	if (next_progress > (1u << 16))
+	if (shown)
 		pc_progress_done(db->diag);
 	double cut_share = 0; /* the largest of any metric */
 	for (size_t m = 0; x.ncut && m < x.nev; m++)
@@ -970,8 +981,8 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		pc_note(db->diag, "the call tree keeps its heaviest calling "
 			"contexts%s; %.2g%% of the cost is summed per function "
 			"below them (totals and self costs exact). More: "
-			"--max-contexts=N; where: --verbose; why: README, 'From "
-			"a call graph to a calling-context tree'",
+			"--max-contexts=N; where: --verbose; why: 'man profconv', "
+			"CALLING CONTEXT",
 			x.viewer ? " that hpcviewer can read (a meta.db of "
 				   "2 GiB at most)" : "",
 			100 * cut_share);

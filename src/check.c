@@ -1112,7 +1112,7 @@ int pc_check_main(const char *dir, const struct pc_check_opts *o)
 	int rc = check_all(&c, dir);
 	if (rc) {
 		if (!o->quiet_errors)
-			fprintf(stderr, "profconv: check: %s\n", c.err.msg);
+			fprintf(stderr, "profconv: error: %s\n", c.err.msg);
 	} else if (o->values) {
 		print_values(&c, o->out ? o->out : stdout);
 	} else if (!o->quiet) {

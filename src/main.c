@@ -1,6 +1,7 @@
 /* profconv command line. */
 #include "main.h"
 
+#include <dirent.h>
 #include <getopt.h>
 #include <sched.h>
 #include <time.h>
@@ -39,13 +40,20 @@ static const char usage_text[] =
 	"cut)\n"
 	"  -h, --help            this help;  -V, --version  the version\n"
 	"\n"
+	"Examples:\n"
+	"  profconv convert callgrind.out.1234 -o prog.d      for hpcviewer\n"
+	"  profconv convert prog.d -o callgrind.out.prog      for KCachegrind\n"
+	"  profconv convert callgrind.out.1234 -o prog.pb.gz  for go tool pprof\n"
+	"\n"
 	"An INPUT of '-' is standard input (-o - writes Callgrind to standard\n"
 	"output). Exit status: 0 ok, 1 conversion failed, 2 usage error.\n"
-	"'profconv help convert' lists the conversion options.\n";
+	"'profconv help convert' lists the conversion options; 'man profconv'\n"
+	"has more examples.\n";
 
 #define READ_OPTIONS \
 	"  -f, --from=FORMAT     input format (default: detected; needed for a " \
-	"pipe)\n" \
+	"named\n" \
+	"                        pipe or a device, not for '-')\n" \
 	"      --max-contexts=N  Callgrind input: bound on the calling-context " \
 	"tree,\n" \
 	"                        per part (default: from the input)\n" \
@@ -194,6 +202,44 @@ static void report(const struct pc_err *err)
 		left ? " could not be removed: remove it by hand)" : "");
 }
 
+/* For a directory no importer reads: whether files in it are read (a
+ * directory of valgrind's callgrind.out.* files), and then a hint naming
+ * the first such file, in name order, among the first 4096 entries. */
+static int dir_hint(const char *path, char *hint, size_t n)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	struct dirent **ents;
+	int ne = scandir(path, &ents, NULL, alphasort);
+	if (ne < 0)
+		return 0;
+	int found = 0;
+	for (int i = 0; i < ne && i < 4096 && !found; i++) {
+		char file[4096];
+		pc_path_join(file, sizeof file, path, ents[i]->d_name);
+		struct pc_err e = { 0 };
+		struct pc_probe pr;
+		if (ents[i]->d_name[0] == '.' || stat(file, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (pc_probe_open(&pr, file, &e) == 0)
+			for (size_t k = 0; pc_importers[k] && !found; k++)
+				if (pc_importers[k]->probe(&pr) > 0) {
+					snprintf(hint, n, "it holds %s files "
+						 "(%s): give the files, e.g. "
+						 "%s/*", pc_importers[k]->name,
+						 ents[i]->d_name, path);
+					found = 1;
+				}
+		pc_probe_close(&pr);
+	}
+	for (int i = 0; i < ne; i++)
+		free(ents[i]);
+	free(ents);
+	return found;
+}
+
 /* Chooses the importer for one input: forced, or the unique best probe. */
 const struct pc_importer *detect(const char *path, const char *forced,
 				 struct pc_err *err)
@@ -224,8 +270,13 @@ const struct pc_importer *detect(const char *path, const char *forced,
 	}
 	pc_probe_close(&pr);
 	if (!best) {
-		pc_err_set(err, "%s: unrecognized input format (use -f; see "
-			   "'profconv formats')", path);
+		char hint[512];
+		if (dir_hint(path, hint, sizeof hint))
+			pc_err_set(err, "%s: unrecognized input format; %s",
+				   path, hint);
+		else
+			pc_err_set(err, "%s: unrecognized input format (use -f; "
+				   "see 'profconv formats')", path);
 		return NULL;
 	}
 	if (tie) {

@@ -13,7 +13,7 @@
 bin="$top_builddir/profconv"
 
 if sanitized; then
-	skip "peak memory: needs a build without sanitizers (the suite's plain build runs it)"
+	skip "peak memory: needs a build without sanitizers (.ci/run's extras run it: sh tests/extras.sh)"
 	done_testing
 	exit
 fi

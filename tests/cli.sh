@@ -185,4 +185,25 @@ if command -v script >/dev/null; then
 else
 	skip "progress on a terminal: needs script(1) (bsdutils)"
 fi
+# --help shows three examples; help convert says when -f is needed
+"$PROFCONV" --help >"$tmp/help"
+check "--help: three examples" test "$(grep -c '^  profconv convert ' "$tmp/help")" -eq 3
+"$PROFCONV" help convert >"$tmp/help"
+check "help convert: -f for a named pipe or a device, not for '-'" grep -q "pipe or a device, not for '-'" "$tmp/help"
+# a directory of Callgrind files: a hint to give the files
+mkdir "$tmp/cgdir" && cp "$CG"/threads.out* "$tmp/cgdir/"
+"$PROFCONV" convert "$tmp/cgdir" -o "$tmp/cgdir.d" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "cgdir: unrecognized input format; it holds callgrind files (threads.out-01): give the files, e.g. .*/cgdir/\*$" "$tmp/err" &&
+	ok "a directory of Callgrind files: a hint to give the files" ||
+	{ not_ok "directory of Callgrind files: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+# --stats over profconv's own database: its default.yaml is profconv's,
+# nothing is lost, no warning
+"$PROFCONV" convert -q "$CG/small.main.out" -o "$tmp/selfstats.d"
+"$PROFCONV" convert --stats "$tmp/selfstats.d" -o "$tmp/selfstats-out.d" 2>"$tmp/err"
+check "--stats over profconv's own database: no warning" sh -c "! grep -q warning '$tmp/err'"
+# check's errors start as every command's do
+printf 'x' >"$tmp/selfstats.d/meta.db"
+"$PROFCONV" check "$tmp/selfstats.d" 2>"$tmp/err"
+check "check: its error line starts 'profconv: error:'" grep -q '^profconv: error: .*meta.db' "$tmp/err"
 done_testing

@@ -11,7 +11,11 @@ J=${HPCVIEWER_JUDGE:-/tmp/hpcviewer-judge}
 HV="$SHARED/tools/hv_view.sh"
 HC="$SHARED/tools/hv_compare.py"
 if [ ! -f "$J/judge.env" ] || [ ! -x "$HV" ] || [ ! -x /usr/bin/python3 ]; then
-	skip "hpcviewer judge not set up (../shared/tools/setup-hpcviewer-judge.sh into $J)"
+	if [ -x "$HV" ]; then
+		skip "hpcviewer's data layer is not set up in $J (run $(cd "$SHARED/tools" && pwd)/setup-hpcviewer-judge.sh, or set HPCVIEWER_JUDGE)"
+	else
+		skip "hpcviewer's data layer as judge: needs the tools of ../shared beside the project"
+	fi
 	done_testing
 	exit $?
 fi

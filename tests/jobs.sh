@@ -81,12 +81,12 @@ same "ovni, generated, 5 threads" "$tmp/ovni"
 for d in split more multi/ovni good; do
 	same "ovni $d" "$TD/ovni/$d"
 done
-if have_shared; then
+if [ -d "$SHARED/ovni-data" ]; then
 	for d in "$SHARED"/ovni-data/*/ovni; do
 		same "ovni $(basename "$(dirname "$d")")" "$d"
 	done
 else
-	skip "real ovni traces at -j: $NO_SHARED"
+	skip "real ovni traces at -j: $NO_SHARED_OVNI"
 fi
 # Callgrind files of a program's threads (valgrind --separate-threads):
 # a share of the files for each reader, merged in order as the

@@ -1,6 +1,7 @@
 #!/bin/sh
 # profconv-mpi: `mpirun -np N profconv-mpi convert` writes what the
-# serial profconv writes, byte for byte, for N = 1 to 4, on every
+# serial profconv writes, byte for byte, for N = 1 to 4 (2 and 3 in the
+# quick check), on every
 # multi-profile input (ovni traces of every layout, old databases 2.x
 # and 4.0, v4 databases, per-thread Callgrind files) and on inputs that
 # rank 0 reads alone (one Callgrind file, DCPI); a bad profile on rank 2
@@ -22,7 +23,7 @@ export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none
 run_mpi() { # N ARGS...
 	np=$1; shift
-	timeout 300 mpirun --oversubscribe -np "$np" -x ASAN_OPTIONS "$MPI" "$@"
+	limited 600 mpirun --oversubscribe -np "$np" -x ASAN_OPTIONS "$MPI" "$@"
 }
 # same NAME NPS OUTPUT-SUFFIX INPUT...: the serial output and the MPI
 # ones at each N are the same files, byte for byte
@@ -46,7 +47,10 @@ same() {
 	fi
 	rm -rf "$tmp/ser$sfx" "$tmp/mpi$sfx"
 }
+# the quick check (tests/run.sh, PC_QUICK) takes 2 and 3 ranks alone;
+# .ci/run's extras 1 to 4
 ALL="1 2 3 4"
+[ -n "${PC_QUICK:-}" ] && ALL="2 3"
 # the fixtures and samples at 2 and 3 ranks: an even split, an uneven
 # one, and ranks without a profile for inputs of two (each mpirun is
 # half a second of start-up; one rank and four are the generated

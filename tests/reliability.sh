@@ -86,13 +86,13 @@ fi
 
 # --- 5. a FIFO never hangs detection ---
 mkfifo "$tmp/fifo"
-run timeout 20 "$PROFCONV" convert "$tmp/fifo" -o "$tmp/fifo.d"
+run limited 60 "$PROFCONV" convert "$tmp/fifo" -o "$tmp/fifo.d"
 rc=$?
 [ $rc -eq 1 ] && has "not a regular file.*-f FORMAT" &&
 	ok "a FIFO without -f is refused at once" ||
 	{ not_ok "FIFO without -f: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 (cat "$CG/small.main.out" >"$tmp/fifo") &
-run timeout 60 "$PROFCONV" convert -q -f callgrind "$tmp/fifo" -o "$tmp/fifo.d"
+run limited 60 "$PROFCONV" convert -q -f callgrind "$tmp/fifo" -o "$tmp/fifo.d"
 rc=$?
 wait
 [ $rc -eq 0 ] && "$PROFCONV" check "$tmp/fifo.d" >/dev/null 2>&1 &&
@@ -101,7 +101,7 @@ wait
 
 # --- 6. a file without newlines stops at the line limit ---
 head -c 20000000 /dev/zero >"$tmp/zeros"
-run timeout 60 "$PROFCONV" convert -f callgrind "$tmp/zeros" -o "$tmp/zeros.d"
+run limited 60 "$PROFCONV" convert -f callgrind "$tmp/zeros" -o "$tmp/zeros.d"
 rc=$?
 [ $rc -eq 1 ] && has "zeros:1: line longer than 4194304 bytes" && has "max-line" &&
 	ok "a line longer than 4 MiB is an error naming the limit and --max-line" ||

@@ -20,11 +20,14 @@ suite_setup() {
 	[ "$jobs" -ge 2 ] || jobs=2
 }
 
-# plain_build DIR: a build without sanitizers in $top/DIR, made anew,
-# and the current directory; 1, with the end of its log, if it fails
+# plain_build DIR [CONFIGURE-ARGS...]: a build without sanitizers in
+# $top/DIR, made anew, and the current directory; 1, with the end of its
+# log, if it fails
 plain_build() {
-	rm -rf "${top:?}/$1" && mkdir "$top/$1" && cd "$top/$1" || return 1
-	if ! ../configure -q CFLAGS='-O1 -g' || ! make -j"$jobs" >build.log 2>&1; then
+	d=$1
+	shift
+	rm -rf "${top:?}/$d" && mkdir "$top/$d" && cd "$top/$d" || return 1
+	if ! ../configure -q CFLAGS='-O1 -g' "$@" || ! make -j"$jobs" >build.log 2>&1; then
 		tail -30 build.log
 		echo "plain build failed"
 		return 1

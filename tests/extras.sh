@@ -1,0 +1,47 @@
+#!/bin/sh
+# What .ci/run adds to the README's test command (tests/run.sh, the
+# whole suite under the sanitizers), in a plain build in build-plain/:
+# the peak-memory bounds of the generated inputs (tests/bounded.sh: a
+# sanitizer's shadow memory would break them) and MPI at 1 to 4 ranks
+# (tests/mpi.sh), with `make distcheck` beside them (the release
+# tarball builds and passes its own make check) so that the two cores
+# stay busy. One line per test script as it finishes. Ends with "N
+# passed, N failed" (skips counted apart); exit status 0 only if all
+# passed.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+start=$(date +%s)
+. "$top/tests/report.sh"
+suite_setup
+
+echo "building plain in build-plain/, then make distcheck beside the peak-memory and MPI tests ..."
+if ! plain_build build-plain; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+(make distcheck >distcheck.log 2>&1; rc=$?; date +%s >distcheck.end; exit $rc) &
+dpid=$!
+built=$(date +%s)
+run_phase "$top/build-plain" plain TESTS="tests/bounded.sh tests/mpi.sh"
+rc=$?
+dist=0
+if wait $dpid; then
+	dist=1
+	echo "PASS distcheck: the tarball builds and passes its own make check"
+else
+	grep -E '^(FAIL|ERROR)|build products' "$top/build-plain/distcheck.log"
+	tail -20 "$top/build-plain/distcheck.log"
+	echo "FAIL distcheck"
+	rc=1
+fi
+passed=$dist; failed=0; skipped=0
+sum_trs $(find "$top/build-plain/tests" -name '*.trs')
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	tail -30 "$top/build-plain/check.log" 2>/dev/null
+	failed=1
+fi
+end=$(date +%s)
+dend=$(cat "$top/build-plain/distcheck.end" 2>/dev/null || echo "$end")
+echo "the extras took $((end - start)) s: the build $((built - start)) s, the tests $((end - built)) s, distcheck $((dend - built)) s beside them"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
