@@ -9,24 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Passes function f's shares su (f a member of SCC u) on to the SCCs it
- * calls (sh, per SCC x metric), in proportion to each call edge's
- * inclusive cost; with on, each SCC reached the first time goes on the
- * max-heap of indices. */
+/* Passes function f's shares su (f a member of SCC u) on to what it
+ * calls outside u, in proportion to each call edge's weight: to the SCC
+ * (sh, per SCC x metric), or for a group's member to its entry node
+ * (nsh, per node x metric); with on, each SCC reached the first time goes
+ * on the max-heap of indices. */
 static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
-		      const double *su, double *sh, uint8_t *on,
+		      const double *su, double *sh, double *nsh, uint8_t *on,
 		      uint32_t *heap, size_t *nh)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
 	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
-		uint32_t e = x->edge_idx[j];
-		uint32_t v = x->scc_of[g->edges[e].to];
+		uint32_t e = x->edge_idx[j], to = g->edges[e].to;
+		uint32_t v = x->scc_of[to];
 		if (v == u)
 			continue;
+		double *d = x->sccs[v].n > 1 ?
+				    cg_node_mass(x, nsh, x->dag_of[to],
+						 cg_entry_node(x, to)) :
+				    sh + (size_t)v * nev;
 		for (size_t m = 0; m < nev; m++)
-			sh[(size_t)v * nev + m] +=
-				su[m] * x->efrac[e * nev + m];
+			d[m] += su[m] * x->efrac[e * nev + m];
 		if (!on || on[v])
 			continue;
 		on[v] = 1; /* sift up */
@@ -39,23 +43,45 @@ static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 	}
 }
 
-/* The same for all of SCC u's members. */
-static void spread(const struct expand *x, uint32_t u, const double *su,
-		   double *sh, uint8_t *on, uint32_t *heap, size_t *nh)
+/* SCC u's members with their shares in fsh (x->flist the members with
+ * one), from its share su (one function) or, for a group, the masses on
+ * its nodes in nsh (zero again after); their count. */
+static size_t scc_shares(const struct expand *x, uint32_t u, const double *su,
+			 double *nsh, double *fsh)
 {
 	const struct scc *c = &x->sccs[u];
-	for (uint32_t k = 0; k < c->n; k++)
-		spread_fn(x, u, x->members[c->first + k], su, sh, on, heap, nh);
+	if (c->n > 1)
+		return cg_group_walk(x, u, nsh, fsh, x->flist);
+	if (!cg_any_positive(su, x->nev))
+		return 0;
+	x->flist[0] = x->members[c->first];
+	memcpy(fsh + (size_t)x->flist[0] * x->nev, su, x->nev * sizeof(double));
+	return 1;
 }
 
-/* Fills flat profile fl from the SCCs on the heap (their shares in sh):
- * callee SCCs have smaller indices than their callers, so the shares
- * are final when taken in decreasing index order. Returns 0 (fl and the
- * scratch emptied) as soon as fl lays out more than limit contexts. */
+/* Zeroes SCC u's share, the shares in fsh of the n members scc_shares
+ * listed and, with nsh, its nodes' masses there. */
+static void scc_clear(const struct expand *x, uint32_t u, double *sh,
+		      double *nsh, double *fsh, size_t n)
+{
+	memset(sh + (size_t)u * x->nev, 0, x->nev * sizeof(double));
+	for (size_t k = 0; k < n; k++)
+		memset(fsh + (size_t)x->flist[k] * x->nev, 0,
+		       x->nev * sizeof(double));
+	if (nsh && x->sccs[u].n > 1)
+		cg_group_clear(x, u, nsh);
+}
+
+/* Fills flat profile fl from the SCCs on the heap (their shares in sh,
+ * a group's members' in x->fsh): callee SCCs have smaller indices than
+ * their callers, so the shares are final when taken in decreasing index
+ * order. Returns 0 (fl and the scratch emptied) as soon as fl lays out
+ * more than limit contexts. */
 static int flat_run(struct expand *x, struct flat *fl, double *sh,
 		    uint8_t *on, uint32_t *heap, size_t nh, size_t limit)
 {
 	size_t nev = x->nev, cap = fl->n;
+	double *fsh = x->fsh;
 	while (nh) {
 		uint32_t u = heap[0], last = heap[--nh];
 		size_t i = 0;
@@ -72,41 +98,39 @@ static int flat_run(struct expand *x, struct flat *fl, double *sh,
 		}
 		if (nh)
 			heap[i] = last;
-		double *su = sh + (size_t)u * nev;
-		if (cg_any_positive(su, nev)) {
-			PC_GROW(fl->scc, fl->n, cap);
+		size_t n = scc_shares(x, u, sh + (size_t)u * nev, x->nsh, fsh);
+		for (size_t k = 0; k < n; k++) {
+			uint32_t f = x->flist[k];
+			const double *sf = fsh + (size_t)f * nev;
+			PC_GROW(fl->fn, fl->n, cap);
 			fl->share = pc_xrealloc(fl->share, cap * nev,
 						sizeof(double));
-			fl->scc[fl->n] = u;
-			memcpy(fl->share + fl->n * nev, su, nev * sizeof(double));
+			fl->fn[fl->n] = f;
+			memcpy(fl->share + fl->n * nev, sf, nev * sizeof(double));
 			fl->n++;
-			const struct scc *c = &x->sccs[u];
-			for (uint32_t k = 0; k < c->n; k++)
-				fl->size += 1 + x->npos[x->members[c->first + k]];
+			fl->size += 1 + x->npos[f];
+			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh);
 		}
+		scc_clear(x, u, sh, NULL, fsh, n);
+		on[u] = 0;
 		if (fl->size > limit) {
 			/* too big to lay out now or later: stop early */
-			memset(su, 0, nev * sizeof(double));
-			on[u] = 0;
 			for (size_t q = 0; q < nh; q++) {
-				memset(sh + (size_t)heap[q] * nev, 0,
-				       nev * sizeof(double));
+				scc_clear(x, heap[q], sh, x->nsh, fsh, 0);
 				on[heap[q]] = 0;
 			}
-			free(fl->scc);
+			free(fl->fn);
 			free(fl->share);
-			*fl = (struct flat){ .done = 2 };
+			*fl = (struct flat){ .done = 2, .size = fl->size };
 			return 0;
 		}
-		spread(x, u, su, sh, on, heap, &nh);
-		memset(su, 0, nev * sizeof(double));
-		on[u] = 0;
 	}
 	return 1;
 }
 
-/* The flat profile of one full instance of SCC t: the share of each SCC
- * it reaches (t itself 1), per metric. Cached per SCC. */
+/* The flat profile of one full instance of SCC t (one function): the
+ * share of each function it reaches (t itself 1), per metric. Cached
+ * per SCC. */
 struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
 			uint8_t *on, uint32_t *heap, size_t limit)
 {
@@ -144,6 +168,11 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 			cg_add_calls(x, cg_call_ctx(x, parent,
 					      g->fns[g->edges[e].to].func), n);
 	}
+	/* a group member's calls from its group come at it, as in the
+	 * tree (fold_calls) */
+	if (!insc)
+		cg_add_calls(x, cg_call_ctx(x, parent, g->fns[f].func),
+			     cg_fold_calls(x, u, x->uw, f));
 }
 
 /* Function f's self cost per position below parent, weighted by sh
@@ -162,46 +191,40 @@ void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
 		 const double *w)
 {
 	for (size_t i = 0; i < fl->n; i++) {
-		const struct scc *c = &x->sccs[fl->scc[i]];
+		uint32_t f = fl->fn[i], u = x->scc_of[f];
 		const double *sh = fl->share + i * x->nev;
-		for (uint32_t k = 0; k < c->n; k++) {
-			uint32_t f = x->members[c->first + k];
-			flat_calls(x, fl->scc[i], f, sh, w, parent, 1);
-			lay_fn_flat(x, f, sh, w, parent);
-		}
+		flat_calls(x, u, f, sh, w, parent, x->sccs[u].n == 1);
+		lay_fn_flat(x, f, sh, w, parent);
 	}
 }
 
-/* A member node of an opened instance that did not fit, as a cut below
- * its call site: the members of its subtree once each (with all the
- * instance's calls into them: fold_calls; a cut node is never the
- * entry, whose node is laid out when the instance is opened), then the
- * flat profile of the SCCs they call. Returns 0 if it is larger than
- * limit. */
+/* A member node of a recursive group that did not fit, as a cut below
+ * its call site: the members it reaches along the group's DAG, each
+ * with the share of its activity that flows there, then the flat
+ * profile of what they call; with the calls into the node's member that
+ * it stands for. Returns 0 if it is larger than limit. */
 int cg_cut_member(struct expand *x, const struct work *it,
 		  const double *w, double *sh, uint8_t *on,
 		  uint32_t *heap, size_t limit)
 {
-	const struct onode *nd = x->nodes + x->obase[it->inst];
+	size_t node = x->dags[it->inst].base + it->node;
+	uint32_t f = x->nodes[node].fn;
 	struct flat fl = { 0 };
-	size_t nh = 0;
-	for (uint32_t k = it->node; k < nd[it->node].end; k++)
-		fl.size += 1 + x->npos[nd[k].fn];
-	if (fl.size > limit)
+	/* limits only shrink: a node's cut too large once is so again */
+	if (x->nodes[node].least > limit)
 		return 0;
-	for (uint32_t k = it->node; k < nd[it->node].end; k++)
-		spread_fn(x, it->scc, nd[k].fn, x->ones, sh, on, heap, &nh);
-	if (!flat_run(x, &fl, sh, on, heap, nh, limit))
+	memcpy(cg_node_mass(x, x->nsh, it->inst, node), x->ones,
+	       x->nev * sizeof(double));
+	heap[0] = it->scc;
+	on[it->scc] = 1;
+	if (!flat_run(x, &fl, sh, on, heap, 1, limit)) {
+		x->nodes[node].least = fl.size;
 		return 0;
-	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
-		uint32_t f = nd[k].fn;
-		flat_calls(x, it->scc, f, x->ones, w, it->parent, 0);
-		lay_fn_flat(x, f, x->ones, w, it->parent);
-		cg_add_calls(x, cg_call_ctx(x, it->parent, x->g->fns[f].func),
-			  cg_fold_calls(x, it->scc, w, f));
 	}
 	cg_lay_flat(x, &fl, it->parent, w);
-	free(fl.scc);
+	cg_add_calls(x, cg_call_ctx(x, it->parent, x->g->fns[f].func),
+		     it->calls);
+	free(fl.fn);
 	free(fl.share);
 	return 1;
 }
@@ -228,52 +251,51 @@ static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
  * SCCs (callers before callees, shares passed on as for a cut below its
  * call site), giving each function reached its weight and the calls
  * into it (rw's lists). */
-static void walk_rest(struct expand *x, const struct anchor *an,
+static void walk_rest(struct expand *x, struct anchor *an,
 		      struct restwalk *rw)
 {
 	size_t nev = x->nev;
 	const struct cg_graph *g = x->g;
 	double *rest = rw->sh;
 	memcpy(rest, an->rest, x->nsccs * nev * sizeof(double));
+	/* a group's nodes' masses: the nodes cut, and the calls in */
+	if (!an->frest)
+		an->frest = pc_xcalloc(cg_nsh_size(x), sizeof(double));
+	double *nsh = an->frest, *fsh = x->fsh;
 	x->stamp++;
 	rw->n = 0;
 	for (size_t u = x->nsccs; u-- > 0;) {
-		double *su = rest + u * nev;
-		int whole = cg_any_positive(su, nev);
-		const struct scc *c = &x->sccs[u];
-		for (uint32_t k = 0; k < c->n; k++) {
-			uint32_t f = x->members[c->first + k];
-			const double *fw = an->frest ? an->frest +
-						(size_t)f * nev : NULL;
-			int part = fw && cg_any_positive(fw, nev);
-			if (!whole && !part)
-				continue;
-			for (size_t m = 0; m < nev; m++)
-				x->rw[m] = su[m] + (part ? fw[m] : 0);
-			spread_fn(x, (uint32_t)u, f, x->rw, rest, NULL, NULL,
+		int one = x->sccs[u].n == 1;
+		size_t n = scc_shares(x, (uint32_t)u, rest + u * nev, nsh, fsh);
+		for (size_t k = 0; k < n; k++) {
+			uint32_t f = x->flist[k];
+			const double *sf = fsh + (size_t)f * nev;
+			spread_fn(x, (uint32_t)u, f, sf, rest, nsh, NULL, NULL,
 				  NULL);
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)
-				rw->wf[(size_t)f * nev + m] += x->rw[m];
+				rw->wf[(size_t)f * nev + m] += sf[m];
 			if (x->calls == PC_NONE)
 				continue;
-			/* its calls: all of a whole SCC's, those out of
-			 * the SCC for a member node's */
+			/* its calls: all of one function's; a group
+			 * member's out of the group, and those into it
+			 * from the group at it */
 			for (uint32_t j = x->edge_start[f];
 			     j < x->edge_start[f + 1]; j++) {
 				uint32_t e = x->edge_idx[j];
 				uint32_t t = g->edges[e].to;
-				double n = whole ? cg_edge_calls(x, (uint32_t)u,
-							      su, e) : 0;
-				if (part && x->scc_of[t] != u)
-					n += cg_edge_calls(x, (uint32_t)u, fw, e);
-				if (n != 0) {
+				if (!one && x->scc_of[t] == u)
+					continue;
+				double c = cg_edge_calls(x, (uint32_t)u, sf, e);
+				if (c != 0) {
 					touch(x, rw, t);
-					rw->cin[t] += n;
+					rw->cin[t] += c;
 				}
 			}
+			if (!one)
+				rw->cin[f] += cg_fold_calls(x, (uint32_t)u, sf, f);
 		}
-		memset(su, 0, nev * sizeof(double));
+		scc_clear(x, (uint32_t)u, rest, NULL, fsh, n);
 	}
 	for (uint32_t f = 0; f < g->nfns; f++)
 		if (an->calls[f] != 0) {

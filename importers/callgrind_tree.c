@@ -58,155 +58,6 @@ static void csr(size_t nfns, size_t n, const void *items, size_t stride,
 	*idx = x;
 }
 
-/* Tarjan's algorithm without recursion. SCCs come out callees first
- * (reverse topological order), which the cost pass below relies on. */
-static void find_sccs(struct expand *x)
-{
-	const struct cg_graph *g = x->g;
-	size_t n = g->nfns;
-	uint32_t *index = pc_xmalloc(n * sizeof(uint32_t));
-	uint32_t *low = pc_xmalloc(n * sizeof(uint32_t));
-	char *on = pc_xcalloc(n, 1);
-	uint32_t *stack = pc_xmalloc(n * sizeof(uint32_t));
-	struct frame {
-		uint32_t v, next;
-	} *call = pc_xmalloc(n * sizeof(*call));
-	size_t sp = 0, cp = 0, cap = 0;
-	uint32_t counter = 0;
-	for (size_t i = 0; i < n; i++)
-		index[i] = UINT32_MAX;
-	x->scc_of = pc_xmalloc(n * sizeof(uint32_t));
-	x->members = pc_xmalloc(n * sizeof(uint32_t));
-	size_t nmem = 0;
-	for (uint32_t root = 0; root < n; root++) {
-		if (index[root] != UINT32_MAX)
-			continue;
-		call[cp++] = (struct frame){ root, x->edge_start[root] };
-		index[root] = low[root] = counter++;
-		stack[sp++] = root;
-		on[root] = 1;
-		while (cp) {
-			struct frame *f = &call[cp - 1];
-			uint32_t v = f->v;
-			if (f->next < x->edge_start[v + 1]) {
-				uint32_t w = g->edges[x->edge_idx[f->next++]].to;
-				if (index[w] == UINT32_MAX) {
-					index[w] = low[w] = counter++;
-					stack[sp++] = w;
-					on[w] = 1;
-					call[cp++] = (struct frame){
-						w, x->edge_start[w] };
-				} else if (on[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			if (low[v] == index[v]) {
-				PC_GROW(x->sccs, x->nsccs, cap);
-				struct scc *s = &x->sccs[x->nsccs];
-				s->first = (uint32_t)nmem;
-				uint32_t w;
-				do {
-					w = stack[--sp];
-					on[w] = 0;
-					x->scc_of[w] = (uint32_t)x->nsccs;
-					x->members[nmem++] = w;
-				} while (w != v);
-				s->n = (uint32_t)nmem - s->first;
-				x->nsccs++;
-			}
-			cp--;
-			if (cp) {
-				uint32_t u = call[cp - 1].v;
-				if (low[v] < low[u])
-					low[u] = low[v];
-			}
-		}
-	}
-	/* members in function order, so layouts do not depend on the
-	 * traversal */
-	for (size_t s = 0; s < x->nsccs; s++) {
-		uint32_t *m = x->members + x->sccs[s].first;
-		for (uint32_t i = 1; i < x->sccs[s].n; i++)
-			for (uint32_t j = i; j > 0 && m[j - 1] > m[j]; j--) {
-				uint32_t t = m[j];
-				m[j] = m[j - 1];
-				m[j - 1] = t;
-			}
-	}
-	free(index);
-	free(low);
-	free(on);
-	free(stack);
-	free(call);
-}
-
-static double ratio(double a, double b)
-{
-	return b > 0 ? a / b : 0;
-}
-
-/* Per SCC: inclusive cost, the cost of one full expansion, and the share
- * of its activity that no caller accounts for (it is a root there). */
-static void scc_costs(struct expand *x)
-{
-	const struct cg_graph *g = x->g;
-	size_t nev = x->nev, ns = x->nsccs;
-	double *self = pc_xcalloc(ns * nev, sizeof(double));
-	double *out = pc_xcalloc(ns * nev, sizeof(double));
-	double *in = pc_xcalloc(ns * nev, sizeof(double));
-	x->incl = pc_xcalloc(ns * nev, sizeof(double));
-	x->total = pc_xcalloc(ns * nev, sizeof(double));
-	x->root = pc_xcalloc(ns * nev, sizeof(double));
-	for (size_t r = 0; r < g->nrecs; r++) {
-		uint32_t s = x->scc_of[g->recs[r].fn];
-		for (size_t m = 0; m < nev; m++)
-			self[s * nev + m] += (double)g->rcost[r * nev + m];
-	}
-	for (size_t e = 0; e < g->nedges; e++) {
-		uint32_t a = x->scc_of[g->edges[e].from];
-		uint32_t b = x->scc_of[g->edges[e].to];
-		if (a == b)
-			continue;
-		for (size_t m = 0; m < nev; m++) {
-			double c = (double)g->ecost[e * nev + m];
-			out[a * nev + m] += c;
-			in[b * nev + m] += c;
-		}
-	}
-	for (size_t s = 0; s < ns; s++)
-		for (size_t m = 0; m < nev; m++) {
-			double own = self[s * nev + m] + out[s * nev + m];
-			double i = in[s * nev + m];
-			x->incl[s * nev + m] = own > i ? own : i;
-			double r = 1 - ratio(i, x->incl[s * nev + m]);
-			x->root[s * nev + m] = r > 1e-12 ? r : 0;
-		}
-	/* callees come first, so their totals are known */
-	for (size_t s = 0; s < ns; s++) {
-		double *t = x->total + s * nev;
-		memcpy(t, self + s * nev, nev * sizeof(double));
-		const struct scc *c = &x->sccs[s];
-		for (uint32_t k = 0; k < c->n; k++) {
-			uint32_t f = x->members[c->first + k];
-			for (uint32_t j = x->edge_start[f];
-			     j < x->edge_start[f + 1]; j++) {
-				uint32_t e = x->edge_idx[j];
-				uint32_t b = x->scc_of[g->edges[e].to];
-				if (b == s)
-					continue;
-				for (size_t m = 0; m < nev; m++)
-					t[m] += (double)g->ecost[e * nev + m] *
-						ratio(x->total[b * nev + m],
-						      x->incl[b * nev + m]);
-			}
-		}
-	}
-	free(self);
-	free(out);
-	free(in);
-}
-
 /* The context that positions a cost or a call site inside function
  * context fctx: a line, an instruction under it, or both. */
 /* Context c, the first time this part lays it out: in its order, and
@@ -363,15 +214,12 @@ static void to_rest(struct expand *x, const struct work *it, const double *w)
 		return;
 	}
 	if (!an->frest)
-		an->frest = pc_xcalloc((size_t)x->g->nfns * nev + 1,
-				       sizeof(double));
-	const struct onode *nd = x->nodes + x->obase[it->inst];
-	for (uint32_t k = it->node; k < nd[it->node].end; k++) {
-		uint32_t f = nd[k].fn;
-		for (size_t m = 0; m < nev; m++)
-			an->frest[(size_t)f * nev + m] += w[m];
-		an->calls[f] += cg_fold_calls(x, it->scc, w, f);
-	}
+		an->frest = pc_xcalloc(cg_nsh_size(x), sizeof(double));
+	size_t node = x->dags[it->inst].base + it->node;
+	double *ms = cg_node_mass(x, an->frest, it->inst, node);
+	for (size_t m = 0; m < nev; m++)
+		ms[m] += w[m];
+	an->calls[x->nodes[node].fn] += it->calls;
 }
 
 /* Work that can no longer fit: counted as a cut and sent to the rest. */
@@ -393,6 +241,18 @@ static void insert_work(struct workheap *h, struct work it)
 	h->items[i] = it;
 }
 
+/* Weights w at the end of the pool (a work item's: its w is the pool's
+ * size before). */
+static void pool_put(struct workheap *h, const double *w, size_t nev)
+{
+	if (h->npool + nev > h->cappool) {
+		h->cappool = (h->npool + nev) * 2;
+		h->pool = pc_xrealloc(h->pool, h->cappool, sizeof(double));
+	}
+	memcpy(h->pool + h->npool, w, nev * sizeof(double));
+	h->npool += nev;
+}
+
 static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 		      uint32_t entry, pc_id parent, const double *w,
 		      double calls)
@@ -401,19 +261,19 @@ static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 	struct work it = { scc, entry, parent, h->npool,
 			   cg_share_of(x, w, x->total + (size_t)scc * nev), calls,
 			   UINT32_MAX, 0, x->cur };
-	/* (opened, an instance needs room for its entry member first) */
+	if (x->sccs[scc].n > 1) { /* a group: its entry member's node */
+		size_t node = cg_entry_node(x, entry);
+		it.inst = x->dag_of[entry];
+		it.node = (uint32_t)(node - x->dags[it.inst].base);
+		it.share = cg_share_of(x, w, x->sub + node * nev);
+	}
 	if (hopeless(x, it.share, x->sccs[scc].n > 1 ?
 					  member_size(x, entry) : x->isize[scc])) {
 		cut_to_rest(x, &it, w);
 		return;
 	}
-	if (h->npool + nev > h->cappool) {
-		h->cappool = (h->npool + nev) * 2;
-		h->pool = pc_xrealloc(h->pool, h->cappool, sizeof(double));
-	}
-	memcpy(h->pool + h->npool, w, nev * sizeof(double));
+	pool_put(h, w, nev);
 	insert_work(h, it);
-	h->npool += nev;
 }
 
 static struct work pop_work(struct workheap *h)
@@ -591,132 +451,42 @@ static void expand_instance(struct expand *x, struct workheap *ws,
 	}
 }
 
-/* Opens an instance that does not fit whole: its spanning tree (the one
- * expand_instance follows, in the order it lays members out: a
- * preorder), each node with the share of its subtree. Returns the
- * opened instance, or UINT32_MAX when the nodes would pass their bound
- * (the instance is then cut whole). */
-static uint32_t open_instance(struct expand *x, const struct work *it,
-			      const double *w)
-{
-	const struct cg_graph *g = x->g;
-	const struct scc *c = &x->sccs[it->scc];
-	size_t nev = x->nev;
-	if (x->nnodes + c->n > x->maxnodes || x->nopened >= UINT32_MAX - 1)
-		return UINT32_MAX;
-	if (!x->own) { /* the first time: per function, once */
-		x->own = pc_xmalloc(((size_t)g->nfns * nev + 1) * sizeof(double));
-		memcpy(x->own, x->fself, (size_t)g->nfns * nev * sizeof(double));
-		x->fold = pc_xcalloc(g->nfns + 1, sizeof(double));
-		for (size_t e = 0; e < g->nedges; e++) {
-			uint32_t a = x->scc_of[g->edges[e].from];
-			uint32_t b = x->scc_of[g->edges[e].to];
-			double *o = x->own + (size_t)g->edges[e].from * nev;
-			if (a == b) {
-				if (cg_edge_calls(x, a, x->ones, e) != 0)
-					x->fold[g->edges[e].to] +=
-						(double)g->edges[e].count;
-				continue;
-			}
-			for (size_t m = 0; m < nev; m++)
-				o[m] += (double)g->ecost[e * nev + m] *
-					ratio(x->total[b * nev + m],
-					      x->incl[b * nev + m]);
-		}
-	}
-	while (x->nnodes + c->n > x->capnodes) {
-		/* the first time all of them: untouched room costs nothing,
-		 * growing copies */
-		x->capnodes = x->capnodes ? 2 * x->capnodes : x->maxnodes;
-		x->nodes = pc_xrealloc(x->nodes, x->capnodes,
-				       sizeof(*x->nodes));
-	}
-	if (c->n > x->capscratch) {
-		x->capscratch = c->n;
-		x->par = pc_xrealloc(x->par, c->n, sizeof(uint32_t));
-		x->sub = pc_xrealloc(x->sub, c->n * nev, sizeof(double));
-	}
-	struct onode *nd = x->nodes + x->nnodes;
-	struct pend {
-		uint32_t fn, parent, edge; /* parent node, spanning edge */
-	} *st = NULL;
-	size_t nst = 0, capst = 0;
-	uint32_t k = 0;
-	x->stamp++;
-	x->visit[it->entry] = x->stamp;
-	PC_GROW(st, nst, capst);
-	st[nst++] = (struct pend){ it->entry, UINT32_MAX, UINT32_MAX };
-	while (nst) {
-		struct pend l = st[--nst];
-		nd[k] = (struct onode){ l.fn, l.edge, k + 1, 0 };
-		x->par[k] = l.parent;
-		memcpy(x->sub + (size_t)k * nev, x->own + (size_t)l.fn * nev,
-		       nev * sizeof(double));
-		uint32_t e0 = x->edge_start[l.fn], e1 = x->edge_start[l.fn + 1];
-		for (uint32_t j = e1; j-- > e0;) {
-			uint32_t e = x->edge_idx[j];
-			uint32_t to = g->edges[e].to;
-			if (x->scc_of[to] != it->scc || x->visit[to] == x->stamp)
-				continue;
-			x->visit[to] = x->stamp;
-			PC_GROW(st, nst, capst);
-			st[nst++] = (struct pend){ to, k, e };
-		}
-		k++;
-	}
-	free(st);
-	/* subtrees: children come after their parents */
-	for (uint32_t i = k; i-- > 1;) {
-		uint32_t p = x->par[i];
-		if (nd[i].end > nd[p].end)
-			nd[p].end = nd[i].end;
-		for (size_t m = 0; m < nev; m++)
-			x->sub[(size_t)p * nev + m] += x->sub[(size_t)i * nev + m];
-	}
-	for (uint32_t i = 0; i < k; i++)
-		nd[i].share = cg_share_of(x, w, x->sub + (size_t)i * nev);
-	PC_GROW(x->obase, x->nopened, x->capopened);
-	x->obase[x->nopened] = x->nnodes;
-	x->nnodes += k;
-	return (uint32_t)x->nopened++;
-}
-
-/* Lays out one member node of an opened instance and queues its
- * children in the spanning tree, each a member node of its own. */
+/* Lays out one member node of a recursive group's DAG with weights w
+ * and queues its forward callees, each a node of its own with its share
+ * of w. */
 static void expand_member(struct expand *x, struct workheap *ws,
 			  const struct work *it, const double *w,
 			  double *wchild)
 {
-	size_t base = x->obase[it->inst];
-	uint32_t f = x->nodes[base + it->node].fn;
-	uint32_t end = x->nodes[base + it->node].end;
+	size_t nev = x->nev;
+	const struct onode *nd = x->nodes + x->dags[it->inst].base;
+	uint32_t f = nd[it->node].fn;
 	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild,
 				NULL);
 	cg_add_calls(x, fctx, it->calls + cg_fold_calls(x, it->scc, w, f));
-	for (uint32_t j = it->node + 1; j < end; j = x->nodes[base + j].end) {
-		const struct onode *ch = &x->nodes[base + j];
-		const struct cg_edge *ed = &x->g->edges[ch->edge];
+	for (size_t d = nd[it->node].e0; d < nd[it->node].e1; d++) {
+		uint32_t t = x->dedges[d].to;
+		const double *fr = x->dfrac + d * nev;
+		for (size_t m = 0; m < nev; m++)
+			wchild[m] = w[m] * fr[m];
+		if (!cg_any_positive(wchild, nev))
+			continue;
+		const struct cg_edge *ed = &x->g->edges[x->dedges[d].edge];
 		pc_id c = site_ctx(x, fctx, ed->file, ed->line, ed->module,
 				   ed->addr);
-		struct work cw = { it->scc, it->entry, c, it->w, ch->share, 0,
-				   it->inst, j, x->cur };
-		if (hopeless(x, cw.share, member_size(x, ch->fn)))
-			cut_to_rest(x, &cw, w);
-		else
-			insert_work(ws, cw);
+		struct work cw = {
+			it->scc, it->entry, c, ws->npool,
+			cg_share_of(x, wchild,
+				    x->sub + (x->dags[it->inst].base + t) * nev),
+			0, it->inst, t, x->cur
+		};
+		if (hopeless(x, cw.share, member_size(x, nd[t].fn))) {
+			cut_to_rest(x, &cw, wchild);
+			continue;
+		}
+		pool_put(ws, wchild, nev);
+		insert_work(ws, cw);
 	}
-}
-
-/* The member an SCC is entered at when it is a root: the first one no
- * other member calls, else the first one. */
-static uint32_t root_entry(const struct expand *x, const char *called,
-			   uint32_t s)
-{
-	const struct scc *c = &x->sccs[s];
-	for (uint32_t k = 0; k < c->n; k++)
-		if (!called[x->members[c->first + k]])
-			return x->members[c->first + k];
-	return x->members[c->first];
 }
 
 /* Contexts one instance of SCC s lays out (at most). */
@@ -764,14 +534,19 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	    offsetof(struct cg_rec, fn), &x.rec_start, &x.rec_idx);
 	csr(g->nfns, g->nedges, g->edges, sizeof(*g->edges),
 	    offsetof(struct cg_edge, from), &x.edge_start, &x.edge_idx);
-	find_sccs(&x);
-	scc_costs(&x);
-	x.efrac = pc_xmalloc((g->nedges * x.nev + 1) * sizeof(double));
-	for (size_t e = 0; e < g->nedges; e++)
-		for (size_t m = 0; m < x.nev; m++)
-			x.efrac[e * x.nev + m] = ratio(
-				(double)g->ecost[e * x.nev + m],
-				x.incl[(size_t)x.scc_of[g->edges[e].to] * x.nev + m]);
+	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
+	x.fself = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
+	for (size_t r = 0; r < g->nrecs; r++)
+		for (size_t m = 0; m < x.nev; m++) {
+			double c = (double)g->rcost[r * x.nev + m];
+			x.grand[m] += c;
+			x.fself[(size_t)g->recs[r].fn * x.nev + m] += c;
+		}
+	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
+	for (size_t m = 0; m < x.nev; m++)
+		x.ones[m] = 1;
+	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
+	cg_analyze(&x);
 	/* the flat profile (every function once with its positions) is
 	 * the floor; by default as much again goes to calling context, and
 	 * at least room for one instance of the largest recursive cluster
@@ -791,20 +566,11 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 							 x.reserve;
 	x.budget = opts && opts->max_contexts ? opts->max_contexts :
 		   x.reserve + extra + 1024;
-	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
-	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
 	x.laid = pc_xcalloc(x.nev + 1, sizeof(double));
-	x.fself = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
-	for (size_t r = 0; r < g->nrecs; r++)
-		for (size_t m = 0; m < x.nev; m++) {
-			double c = (double)g->rcost[r * x.nev + m];
-			x.grand[m] += c;
-			x.fself[(size_t)g->recs[r].fn * x.nev + m] += c;
-		}
 	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
-	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
-	for (size_t m = 0; m < x.nev; m++)
-		x.ones[m] = 1;
+	x.fsh = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
+	x.nsh = pc_xcalloc(cg_nsh_size(&x), sizeof(double));
+	x.flist = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
 	x.calls = PC_NONE;
 	for (size_t e = 0; e < g->nedges && x.calls == PC_NONE; e++)
 		if (g->edges[e].count)
@@ -814,6 +580,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				"(Callgrind calls= counts); inclusive: the "
 				"calls made in the subtree", "calls");
 	x.fcalls = pc_xcalloc(g->nfns, sizeof(double));
+	x.mw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.fctx = pc_xcalloc(g->nfns, sizeof(pc_id));
 	x.uw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.rw = pc_xmalloc((x.nev + 1) * sizeof(double));
@@ -824,7 +591,6 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	size_t caproom = cap > x.reserve ? cap - x.reserve : 0;
 	x.room = room;
 	x.caproom = caproom;
-	x.maxnodes = cap;
 	/* the contexts this may add (a default bound: and the roots' own
 	 * rest, at most a flat profile, see lay_rests), and values: a value
 	 * per event (and calls) for each, twice (a context's cost may come
@@ -840,18 +606,14 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	struct workheap ws = { 0 };
 	double *w = pc_xmalloc(x.nev * sizeof(double));
 	double *wchild = pc_xmalloc(x.nev * sizeof(double));
-	char *called = pc_xcalloc(g->nfns, 1);
-	for (size_t e = 0; e < g->nedges; e++)
-		if (x.scc_of[g->edges[e].from] == x.scc_of[g->edges[e].to])
-			called[g->edges[e].to] = 1;
 	/* anchors: the entry point, and work laid out with CG_ANCHOR_SHARE
 	 * of a metric's total or more; the rests of maxstore anchors take
 	 * at most some 16 MiB (a rest is dense: per SCC and function) */
 	x.anchors = pc_xcalloc(1, sizeof(*x.anchors));
 	x.anchors[0] = (struct anchor){ .ctx = entry };
 	x.nanchors = x.capanchors = 1;
-	x.maxstore = (16u << 20) / (((x.nsccs + g->nfns) * x.nev + g->nfns) *
-				    sizeof(double) + 1);
+	x.maxstore = (16u << 20) / (((x.nsccs * x.nev + cg_nsh_size(&x)) +
+				     g->nfns) * sizeof(double) + 1);
 	if (x.maxstore > 256)
 		x.maxstore = 256;
 	/* roots: SCCs with activity no caller accounts for */
@@ -859,9 +621,21 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		uint32_t s = x.scc_of[f];
 		if (x.members[x.sccs[s].first] != f)
 			continue; /* visit each SCC once, at its first member */
+		if (x.sccs[s].n > 1) {
+			/* a group: at each member whose activity no caller
+			 * accounts for */
+			for (uint32_t k = 0; k < x.sccs[s].n; k++) {
+				uint32_t m = x.members[x.sccs[s].first + k];
+				if (cg_any_positive(x.froot + (size_t)m * x.nev,
+						    x.nev))
+					push_work(&x, &ws, s, m, entry,
+						  x.froot + (size_t)m * x.nev, 0);
+			}
+			continue;
+		}
 		if (cg_any_positive(x.root + (size_t)s * x.nev, x.nev) &&
 		    cg_any_positive(x.total + (size_t)s * x.nev, x.nev))
-			push_work(&x, &ws, s, root_entry(&x, called, s), entry,
+			push_work(&x, &ws, s, f, entry,
 				  x.root + (size_t)s * x.nev, 0);
 	}
 	/* best first, while the room lasts */
@@ -884,22 +658,16 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			expand_instance(&x, &ws, &it, w, wchild);
 			continue;
 		}
-		/* an instance that does not fit whole is laid out member by
-		 * member, each member node (with its subtree) competing
+		/* a recursive group is laid out member by member along its
+		 * DAG, each member node (with what lies below it) competing
 		 * with all other pending work */
-		if (it.inst == UINT32_MAX && x.sccs[it.scc].n > 1 &&
-		    cg_used(&x) + member_size(&x, it.entry) <= lim) {
-			it.inst = open_instance(&x, &it, w);
-			it.node = 0; /* the entry: laid out now */
-		}
-		if (it.inst != UINT32_MAX &&
-		    (it.node == 0 ||
-		     cg_used(&x) + member_size(&x, x.nodes[x.obase[it.inst] +
-							 it.node].fn) <= lim)) {
-			x.cur = anchor_at(&x, &it,
-					  x.nodes[x.obase[it.inst] + it.node].fn);
-			expand_member(&x, &ws, &it, w, wchild);
-			continue;
+		if (it.inst != UINT32_MAX) {
+			uint32_t f = x.nodes[x.dags[it.inst].base + it.node].fn;
+			if (cg_used(&x) + member_size(&x, f) <= lim) {
+				x.cur = anchor_at(&x, &it, f);
+				expand_member(&x, &ws, &it, w, wchild);
+				continue;
+			}
 		}
 		note_cut(&x, it.share);
 		PC_GROW(cuts, ncut, capcuts);
@@ -962,12 +730,21 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.rw);
 	free(x.acc);
 	free(x.isize);
-	free(x.obase);
+	free(x.dags);
+	free(x.dag_of);
 	free(x.nodes);
-	free(x.own);
+	free(x.dedges);
+	free(x.dfrac);
 	free(x.fold);
-	free(x.par);
 	free(x.sub);
+	free(x.froot);
+	free(x.fsh);
+	free(x.nsh);
+	free(x.sdag);
+	free(x.dpos);
+	free(x.flist);
+	free(x.pos);
+	free(x.mw);
 	free(x.fcalls);
 	free(x.fctx);
 	free(x.uw);
@@ -1017,7 +794,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(heap);
 	free(cuts);
 	for (size_t s = 0; s < x.nsccs; s++) {
-		free(x.flats[s].scc);
+		free(x.flats[s].fn);
 		free(x.flats[s].share);
 	}
 	free(x.flats);
@@ -1026,7 +803,6 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.fself);
 	free(x.ones);
 	free(x.npos);
-	free(called);
 	free(w);
 	free(wchild);
 	free(ws.items);

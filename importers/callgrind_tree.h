@@ -54,8 +54,8 @@ struct expand {
 	size_t *isize;    /* per SCC: contexts an instance lays out */
 	/* cut below: per SCC, its flat profile (cached): SCC shares */
 	struct flat {
-		uint32_t *scc;
-		double *share; /* n x nev */
+		uint32_t *fn;  /* the functions it lays out */
+		double *share; /* n x nev: their shares */
 		size_t n;
 		size_t size;  /* contexts it lays out */
 		int done;     /* 1 computed, 2 larger than a limit seen */
@@ -71,7 +71,9 @@ struct expand {
 	uint32_t *members;
 
 	double *incl;  /* per SCC x nev: max(self + out, in) */
-	double *efrac; /* per edge x nev: its cost / its callee SCC's incl */
+	double *efrac; /* per edge into another SCC x nev: its share of its
+			* callee's activity (the callee SCC's incl, or a
+			* group member's flow) */
 	double *total; /* per SCC x nev: cost of one full expansion */
 	double *root;  /* per SCC x nev: share not covered by callers */
 
@@ -104,7 +106,8 @@ struct expand {
 	struct anchor {
 		pc_id ctx;     /* its function context */
 		uint32_t up;   /* the anchor above */
-		double *rest, *frest, *calls;
+		double *rest, *calls;
+		double *frest; /* per DAG node x nev: group members' */
 		/* the rest once walked (cg_lay_rests' first pass; the rest
 		 * itself freed): the functions it reaches, in the walk's
 		 * order, with their weights (nev each) and calls in */
@@ -118,22 +121,46 @@ struct expand {
 	size_t room, caproom; /* budget - floor; the cap - floor */
 	double *uw, *rw, *acc; /* scratch, nev each */
 
-	/* instances that did not fit whole, opened member by member: their
-	 * spanning trees (the one a whole instance follows) in preorder */
-	size_t *obase; /* per opened instance: its first node */
-	size_t nopened, capopened;
+	/* recursive groups (SCCs of more than one function), laid out
+	 * member by member: each group's DAG (callgrind_graph.c) */
+	struct dag {
+		uint32_t scc;
+		size_t base;   /* its nodes: nodes[base, base + n), in order */
+		uint32_t n;
+		size_t pbase;  /* dpos[pbase + i]: the node of member i */
+	} *dags;
+	size_t ndags, capdags;
+	uint32_t *sdag;   /* per SCC: its DAGs, dags[sdag[s], sdag[s + 1]) */
+	uint32_t *dag_of; /* per function: the DAG a call from outside
+			   * enters (UINT32_MAX: none does) */
+	uint32_t *dpos;
+	size_t npos_all, capdpos;
+	uint32_t *pos;    /* scratch: per function, its node in a DAG */
+	size_t maxnodes;  /* bound on the DAGs' nodes */
 	struct onode {
-		uint32_t fn, edge; /* the spanning edge; UINT32_MAX at the entry */
-		uint32_t end;      /* the subtree is nodes [this, end) */
-		double share;      /* largest share of a metric's total below */
+		uint32_t fn;
+		size_t e0, e1; /* its forward edges: dedges[e0, e1) */
+		size_t least;  /* its cut lays out more contexts than this */
 	} *nodes;
-	size_t nnodes, capnodes, maxnodes;
-	double *own;   /* per function x nev: self + its calls out of its SCC */
+	size_t nnodes, capnodes;
+	struct dedge {
+		uint32_t edge; /* the call edge */
+		uint32_t to;   /* its callee's node, in the same DAG */
+	} *dedges;
+	size_t ndedges, capdedges;
+	double *dfrac;  /* per forward edge x nev: its share of the callee */
+	size_t capdfrac;
+	double *sub;    /* per node x nev: the cost below it per unit,
+			 * itself included */
+	size_t capsub;
+	double *froot;  /* per function x nev: a group member's share of
+			 * its activity that no caller accounts for */
 	double *fold;  /* per function: calls= counts of the costed calls into
 			* it from its own SCC */
-	uint32_t *par; /* scratch: a node's parent */
-	double *sub;   /* scratch: a node's subtree cost, nev */
-	size_t capscratch;
+	double *fsh;   /* scratch: per function x nev, zero between uses */
+	double *nsh;   /* scratch: per DAG node x nev, zero between uses */
+	uint32_t *flist; /* scratch: per function */
+	double *mw;    /* scratch: nev */
 };
 
 struct work {
@@ -143,7 +170,7 @@ struct work {
 	double share;  /* largest share of a metric's total it carries */
 	double calls;  /* calls into the entry it stands for */
 	uint32_t inst; /* a whole instance (UINT32_MAX), or a member node of */
-	uint32_t node; /* opened instance inst: its node */
+	uint32_t node; /* DAG inst: its node (0: the entry) */
 	uint32_t anchor; /* where it goes if it becomes a rest */
 };
 
@@ -160,6 +187,17 @@ void cg_add_calls(struct expand *x, pc_id ctx, double calls);
 int cg_any_positive(const double *w, size_t n);
 void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 		    const double *sh, const double *w);
+
+/* callgrind_graph.c: SCCs, costs, the groups' DAGs */
+void cg_analyze(struct expand *x);
+size_t cg_group_walk(const struct expand *x, uint32_t u, double *nsh,
+		     double *fsh, uint32_t *list);
+size_t cg_entry_node(const struct expand *x, uint32_t f);
+size_t cg_nsh_size(const struct expand *x);
+double *cg_node_mass(const struct expand *x, double *nsh, uint32_t d,
+		     size_t node);
+void cg_group_clear(const struct expand *x, uint32_t u, double *nsh);
+uint32_t cg_member_index(const struct expand *x, uint32_t f);
 
 /* callgrind_rest.c: cuts, rests and the budget */
 struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,

@@ -42,8 +42,26 @@ $vg --tool=callgrind --callgrind-out-file=py-json.out /usr/bin/python3 -c \
 # collector's marking) and helpers with hundreds of callers
 $vg --tool=callgrind --callgrind-out-file=cc1plus.out \
 	/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus -quiet -O2 -g cc1-input.cpp -o cc1-input.s
-for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out; do gzip -9 -n -c $f > $f.gz; done
+# recursive groups the calling-context tree must keep to the call graph
+# (issue "Calling context a user can trust"): mutual recursion and a
+# group of three called from a cheap and a heavy caller, an interpreter's
+# dispatch loop, a memoized call; and sort with two threads without
+# --separate-threads (a thread's start_thread has no caller)
+cp "$here"/src/recur.c "$here"/src/interp.c "$here"/src/cache.c .
+for p in recur interp cache; do
+	gcc -O1 -g -fno-inline -o $p $p.c
+	$vg --tool=callgrind --callgrind-out-file=$p.out ./$p >/dev/null
+done
+/usr/bin/python3 -c 'import random
+random.seed(7)
+with open("sortin.txt", "w") as f:
+    n = 0
+    while n < 2*1024*1024:
+        l = "%012d\n" % random.randrange(10**12); f.write(l); n += len(l)'
+$vg --tool=callgrind --callgrind-out-file=sort-threads.out sort --parallel=2 -S 16M sortin.txt >/dev/null
+for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
 cd "$here"
 cp "$w"/*.out* .
+rm -f recur.out interp.out cache.out sort-threads.out
 rm -rf "$w"

@@ -1,0 +1,708 @@
+/* The call graph as the expansion (callgrind_tree.c) needs it: its
+ * strongly connected components (recursive groups), what one unit of
+ * work entering each costs, and each recursive group's DAG with the
+ * flows that decide where its members go (doc/design.md, "Callgrind:
+ * from a call graph to a calling-context tree").
+ *
+ * Outside recursion a call edge's weight is its share of its callee
+ * SCC's activity (its cost over the SCC's inclusive cost). Inside a
+ * group of several functions, activity flows from the group's entries
+ * (calls from outside, and activity no caller accounts for: a thread's
+ * start) along the edges, each member passing on to a callee the part
+ * of its own flow that the edge's cost is of its inclusive cost. The
+ * members are put in Prim's order from the entries (the heaviest edge
+ * first), edges to a later member are the DAG's, and edges back are
+ * recursion, folded into the callee. A member's flow is the sum of what
+ * reaches it; a context of it holds the share of that flow which comes
+ * along its path, so the shares of each member (and each metric) sum to
+ * 1 over its contexts: every self cost and every call out of the group
+ * is laid out exactly once, and a member sits under each caller in
+ * proportion to what that caller passes on to it. */
+#include "callgrind_tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An edge's or a flow's weight in the scalar column (the shares of the
+ * metrics' totals, summed), where a metric has none: every edge has at
+ * least this, so every member is reached. */
+#define CG_EPS 1e-12
+
+/* Room for n items in ptr (capacity cap), doubling. */
+#define GROW_TO(ptr, cap, n)                                                 \
+	do {                                                                 \
+		if ((n) > (cap)) {                                           \
+			(cap) = (cap) * 2 > (n) ? (cap) * 2 : (n);           \
+			(ptr) = pc_xrealloc((ptr), (cap), sizeof(*(ptr)));   \
+		}                                                            \
+	} while (0)
+
+/* Tarjan's algorithm without recursion. SCCs come out callees first
+ * (reverse topological order), which the cost pass below relies on. */
+static void find_sccs(struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t n = g->nfns;
+	uint32_t *index = pc_xmalloc(n * sizeof(uint32_t));
+	uint32_t *low = pc_xmalloc(n * sizeof(uint32_t));
+	char *on = pc_xcalloc(n, 1);
+	uint32_t *stack = pc_xmalloc(n * sizeof(uint32_t));
+	struct frame {
+		uint32_t v, next;
+	} *call = pc_xmalloc(n * sizeof(*call));
+	size_t sp = 0, cp = 0, cap = 0;
+	uint32_t counter = 0;
+	for (size_t i = 0; i < n; i++)
+		index[i] = UINT32_MAX;
+	x->scc_of = pc_xmalloc(n * sizeof(uint32_t));
+	x->members = pc_xmalloc(n * sizeof(uint32_t));
+	size_t nmem = 0;
+	for (uint32_t root = 0; root < n; root++) {
+		if (index[root] != UINT32_MAX)
+			continue;
+		call[cp++] = (struct frame){ root, x->edge_start[root] };
+		index[root] = low[root] = counter++;
+		stack[sp++] = root;
+		on[root] = 1;
+		while (cp) {
+			struct frame *f = &call[cp - 1];
+			uint32_t v = f->v;
+			if (f->next < x->edge_start[v + 1]) {
+				uint32_t w = g->edges[x->edge_idx[f->next++]].to;
+				if (index[w] == UINT32_MAX) {
+					index[w] = low[w] = counter++;
+					stack[sp++] = w;
+					on[w] = 1;
+					call[cp++] = (struct frame){
+						w, x->edge_start[w] };
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				PC_GROW(x->sccs, x->nsccs, cap);
+				struct scc *s = &x->sccs[x->nsccs];
+				s->first = (uint32_t)nmem;
+				uint32_t w;
+				do {
+					w = stack[--sp];
+					on[w] = 0;
+					x->scc_of[w] = (uint32_t)x->nsccs;
+					x->members[nmem++] = w;
+				} while (w != v);
+				s->n = (uint32_t)nmem - s->first;
+				x->nsccs++;
+			}
+			cp--;
+			if (cp) {
+				uint32_t u = call[cp - 1].v;
+				if (low[v] < low[u])
+					low[u] = low[v];
+			}
+		}
+	}
+	/* members in function order, so layouts do not depend on the
+	 * traversal */
+	for (size_t s = 0; s < x->nsccs; s++) {
+		uint32_t *m = x->members + x->sccs[s].first;
+		for (uint32_t i = 1; i < x->sccs[s].n; i++)
+			for (uint32_t j = i; j > 0 && m[j - 1] > m[j]; j--) {
+				uint32_t t = m[j];
+				m[j] = m[j - 1];
+				m[j - 1] = t;
+			}
+	}
+	free(index);
+	free(low);
+	free(on);
+	free(stack);
+	free(call);
+}
+
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+/* Prim's order: a max-heap of (key, function), ties to the smaller
+ * function, so the order does not depend on the heap's. */
+struct pkey {
+	double key;
+	uint32_t fn;
+};
+static int pkey_above(struct pkey a, struct pkey b)
+{
+	return a.key > b.key || (a.key == b.key && a.fn < b.fn);
+}
+static void pkey_push(struct pkey **h, size_t *n, size_t *cap, struct pkey k)
+{
+	PC_GROW(*h, *n, *cap);
+	size_t i = (*n)++;
+	while (i && pkey_above(k, (*h)[(i - 1) / 2])) {
+		(*h)[i] = (*h)[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	(*h)[i] = k;
+}
+static struct pkey pkey_pop(struct pkey *h, size_t *n)
+{
+	struct pkey top = h[0], last = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && pkey_above(h[c + 1], h[c]))
+			c++;
+		if (!pkey_above(h[c], last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+/* The analysis's scratch: per function, K columns (the metrics, then
+ * the scalar one) each. */
+struct gscratch {
+	size_t K;
+	double *xin;  /* calls in from other SCCs */
+	double *ain;  /* all calls in */
+	double *aout; /* all calls out */
+	double *self;
+	double *flow; /* a group member's flow (kept for its callers) */
+	double *cs;   /* per edge: its scalar weight */
+	uint32_t *midx; /* per function: its index among its SCC's members */
+	double *nflow;  /* per node: its flow (K columns) */
+	size_t capnflow;
+	struct pkey *h;
+	size_t caph;
+};
+
+/* Column k of edge e's cost. */
+static double ecol(const struct expand *x, const struct gscratch *gs,
+		   uint32_t e, size_t k)
+{
+	return k < x->nev ? (double)x->g->ecost[(size_t)e * x->nev + k] :
+			    gs->cs[e];
+}
+
+/* The column that stands for metric m at member f: m where a flow of m
+ * reaches f, else the scalar one. */
+static size_t col(const struct expand *x, const struct gscratch *gs,
+		  uint32_t f, size_t m)
+{
+	return gs->flow[(size_t)f * gs->K + m] > 0 ? m : x->nev;
+}
+
+/* The cost of the work a call along edge e starts, per unit of its
+ * weight: the callee SCC's full expansion, or the callee's node's. */
+static const double *callee_cost(const struct expand *x, uint32_t e)
+{
+	uint32_t to = x->g->edges[e].to, b = x->scc_of[to];
+	if (x->sccs[b].n == 1)
+		return x->total + (size_t)b * x->nev;
+	return x->sub + cg_entry_node(x, to) * x->nev;
+}
+
+/* Edge e's weights (into another SCC): its share of its callee's
+ * activity, per metric. */
+static void edge_weights(struct expand *x, const struct gscratch *gs,
+			 uint32_t e)
+{
+	size_t nev = x->nev;
+	uint32_t to = x->g->edges[e].to, b = x->scc_of[to];
+	for (size_t m = 0; m < nev; m++) {
+		if (x->sccs[b].n == 1) {
+			x->efrac[e * nev + m] =
+				ratio((double)x->g->ecost[e * nev + m],
+				      x->incl[(size_t)b * nev + m]);
+			continue;
+		}
+		size_t k = col(x, gs, to, m);
+		x->efrac[e * nev + m] =
+			ratio(ecol(x, gs, e, k), gs->flow[(size_t)to * gs->K + k]);
+	}
+}
+
+/* SCC s's own cost per unit (a whole instance's, for one function: its
+ * total): self plus the calls out of it, each with its callee's cost. */
+static void own_cost(struct expand *x, const struct gscratch *gs, uint32_t f,
+		     double *own)
+{
+	size_t nev = x->nev;
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j];
+		if (x->scc_of[x->g->edges[e].to] == x->scc_of[f])
+			continue;
+		edge_weights(x, gs, e);
+		const double *cc = callee_cost(x, e);
+		for (size_t m = 0; m < nev; m++)
+			own[m] += x->efrac[e * nev + m] * cc[m];
+	}
+}
+
+/* The member a group is entered at when no caller accounts for its
+ * activity: the first one no other member calls, else the first one. */
+static uint32_t root_member(const struct expand *x, const struct gscratch *gs,
+			    uint32_t s)
+{
+	const struct scc *c = &x->sccs[s];
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t f = x->members[c->first + k];
+		if (!cg_any_positive(gs->ain + (size_t)f * gs->K, x->nev))
+			return f;
+	}
+	return x->members[c->first];
+}
+
+/* The part of a flow `in` into member f that f passes on along edge e
+ * (column k): the edge's cost over f's inclusive cost, or over the flow
+ * where that is more (calls in counted again by recursion): a member
+ * never passes on more than the edge's cost. */
+static double pass_rate(const struct expand *x, const struct gscratch *gs,
+			uint32_t f, uint32_t e, size_t k, double in)
+{
+	double incl = gs->self[f * gs->K + k] + gs->aout[f * gs->K + k];
+	return ratio(ecol(x, gs, e, k), incl > in ? incl : in);
+}
+
+/* Prim's order of group s from the sources on the heap (nh of them):
+ * a DAG's nodes from x->nnodes on, with its forward edges and each
+ * node's flow (K columns: its sources' entry flows, then what its
+ * forward callers pass on) in gs->nflow; its node count. */
+static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
+			  size_t nh, const double *xflow)
+{
+	const struct cg_graph *g = x->g;
+	size_t K = gs->K, base = x->nnodes;
+	uint32_t n = 0;
+	x->stamp++;
+	while (nh) {
+		uint32_t f = pkey_pop(gs->h, &nh).fn;
+		if (x->visit[f] == x->stamp)
+			continue;
+		x->visit[f] = x->stamp;
+		x->pos[f] = n; /* (for this DAG, while it is made) */
+		x->nodes[base + n] = (struct onode){ .fn = f };
+		n++;
+		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
+		     j++) {
+			uint32_t e = x->edge_idx[j], to = g->edges[e].to;
+			if (x->scc_of[to] == s && x->visit[to] != x->stamp)
+				pkey_push(&gs->h, &nh, &gs->caph,
+					  (struct pkey){ gs->cs[e], to });
+		}
+	}
+	GROW_TO(gs->nflow, gs->capnflow, (base + n) * K);
+	struct onode *nd = x->nodes + base;
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(gs->nflow + (base + i) * K,
+		       xflow + (size_t)gs->midx[nd[i].fn] * K, K * sizeof(double));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = nd[i].fn;
+		const double *ff = gs->nflow + (base + i) * K;
+		nd[i].e0 = x->ndedges;
+		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
+		     j++) {
+			uint32_t e = x->edge_idx[j], to = g->edges[e].to;
+			if (x->scc_of[to] != s || x->pos[to] <= i)
+				continue;
+			PC_GROW(x->dedges, x->ndedges, x->capdedges);
+			x->dedges[x->ndedges++] = (struct dedge){ e, x->pos[to] };
+			double *ft = gs->nflow + (base + x->pos[to]) * K;
+			for (size_t k = 0; k < K; k++)
+				ft[k] += ff[k] * pass_rate(x, gs, f, e, k, ff[k]);
+		}
+		nd[i].e1 = x->ndedges;
+	}
+	/* where each member is in this DAG */
+	GROW_TO(x->dpos, x->capdpos, x->npos_all + n);
+	for (uint32_t i = 0; i < n; i++)
+		x->dpos[x->npos_all + gs->midx[nd[i].fn]] = i;
+	x->nnodes += n;
+	return n;
+}
+
+/* Group s (doc/design.md): its entries' flows (calls from outside, and
+ * its activity no caller accounts for, given to the members whose own
+ * cost their calls in do not account for: a thread's start); a DAG in
+ * Prim's order from each entry, the heaviest first, while the nodes'
+ * bound lasts, then one from all the other entries together; each
+ * member's flow summed over them; each forward edge's share of its
+ * callee's flow; each member's root share; each node's cost below it. */
+static void group(struct expand *x, struct gscratch *gs, uint32_t s)
+{
+	const struct cg_graph *g = x->g;
+	const struct scc *c = &x->sccs[s];
+	size_t nev = x->nev, K = gs->K;
+	const uint32_t *mem = x->members + c->first;
+	for (uint32_t k = 0; k < c->n; k++)
+		gs->midx[mem[k]] = k;
+	/* the activity no caller accounts for, per member */
+	double *rabs = pc_xcalloc(c->n * K, sizeof(double));
+	double *xflow = pc_xcalloc(c->n * K, sizeof(double));
+	for (size_t m = 0; m < nev; m++) {
+		double rs = x->root[(size_t)s * nev + m] *
+			    x->incl[(size_t)s * nev + m];
+		if (rs <= 0)
+			continue;
+		double most = 0, sum = 0;
+		for (uint32_t k = 0; k < c->n; k++) {
+			uint32_t f = mem[k];
+			double u = gs->self[f * K + m] + gs->aout[f * K + m] -
+				   gs->ain[f * K + m];
+			rabs[k * K + m] = u > 0 ? u : 0;
+			most = rabs[k * K + m] > most ? rabs[k * K + m] : most;
+		}
+		for (uint32_t k = 0; k < c->n; k++) {
+			if (rabs[k * K + m] < 0.01 * most)
+				rabs[k * K + m] = 0;
+			sum += rabs[k * K + m];
+		}
+		uint32_t fb = root_member(x, gs, s);
+		for (uint32_t k = 0; k < c->n; k++)
+			rabs[k * K + m] = sum > 0 ? rs * rabs[k * K + m] / sum :
+					  mem[k] == fb ? rs : 0;
+	}
+	/* the entries' flows; the scalar column is the shares summed */
+	uint32_t nent = 0;
+	uint32_t *ent = pc_xmalloc(c->n * sizeof(uint32_t));
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t f = mem[k];
+		for (size_t m = 0; m < nev; m++)
+			rabs[k * K + nev] += ratio(rabs[k * K + m], x->grand[m]);
+		for (size_t q = 0; q < K; q++)
+			xflow[k * K + q] = gs->xin[f * K + q] + rabs[k * K + q];
+		if (xflow[k * K + nev] > 0)
+			ent[nent++] = k;
+	}
+	if (!nent) { /* no cost at all: enter at the root member */
+		uint32_t fb = root_member(x, gs, s);
+		for (uint32_t k = 0; k < c->n; k++)
+			if (mem[k] == fb) {
+				xflow[k * K + nev] = rabs[k * K + nev] = CG_EPS;
+				ent[nent++] = k;
+			}
+	}
+	/* the heaviest entries first */
+	for (uint32_t i = 1; i < nent; i++)
+		for (uint32_t j = i; j > 0 &&
+		     pkey_above((struct pkey){ xflow[ent[j] * K + nev], mem[ent[j]] },
+				(struct pkey){ xflow[ent[j - 1] * K + nev],
+					       mem[ent[j - 1]] }); j--) {
+			uint32_t t = ent[j];
+			ent[j] = ent[j - 1];
+			ent[j - 1] = t;
+		}
+	/* a DAG per entry while the bound lasts, then one for the rest */
+	x->sdag[s] = (uint32_t)x->ndags;
+	size_t gbase = x->nnodes;
+	for (uint32_t i = 0; i < nent; i++) {
+		/* (its own for an entry of CG_MIN_SHARE or more of a
+		 * metric's total) */
+		int own = i + 1 == nent ||
+			  (xflow[ent[i] * K + nev] >= CG_MIN_SHARE &&
+			   x->nnodes + 2 * (size_t)c->n <= x->maxnodes);
+		size_t nh = 0;
+		double *xf = pc_xcalloc(c->n * K, sizeof(double));
+		uint32_t j = i;
+		for (; j < (own ? i + 1 : nent); j++) {
+			uint32_t k = ent[j];
+			memcpy(xf + (size_t)k * K, xflow + (size_t)k * K,
+			       K * sizeof(double));
+			pkey_push(&gs->h, &nh, &gs->caph,
+				  (struct pkey){ xflow[k * K + nev], mem[k] });
+		}
+		GROW_TO(x->nodes, x->capnodes, x->nnodes + c->n);
+		size_t base = x->nnodes, pbase = x->npos_all;
+		uint32_t n = dag_order(x, gs, s, nh, xf);
+		x->npos_all += c->n;
+		PC_GROW(x->dags, x->ndags, x->capdags);
+		x->dags[x->ndags] = (struct dag){ s, base, n, pbase };
+		for (uint32_t q = i; q < j; q++)
+			x->dag_of[mem[ent[q]]] = (uint32_t)x->ndags;
+		x->ndags++;
+		free(xf);
+		i = j - 1;
+	}
+	x->sdag[s + 1] = (uint32_t)x->ndags;
+	/* each member's flow: summed over the DAGs */
+	for (uint32_t k = 0; k < c->n; k++)
+		memset(gs->flow + (size_t)mem[k] * K, 0, K * sizeof(double));
+	for (size_t i = gbase; i < x->nnodes; i++)
+		for (size_t q = 0; q < K; q++)
+			gs->flow[(size_t)x->nodes[i].fn * K + q] +=
+				gs->nflow[i * K + q];
+	/* each forward edge's share of its callee's flow, per metric */
+	GROW_TO(x->dfrac, x->capdfrac, x->ndedges * nev);
+	for (size_t i = gbase; i < x->nnodes; i++) {
+		uint32_t f = x->nodes[i].fn;
+		for (size_t d = x->nodes[i].e0; d < x->nodes[i].e1; d++) {
+			uint32_t e = x->dedges[d].edge, to = g->edges[e].to;
+			for (size_t m = 0; m < nev; m++) {
+				size_t k = col(x, gs, to, m);
+				/* (a node's shares of f sum to its part of
+				 * f's flow: pass on per unit of f's) */
+				double pass = gs->flow[(size_t)f * K + k] *
+					      pass_rate(x, gs, f, e, k,
+							gs->nflow[i * K + k]);
+				x->dfrac[d * nev + m] =
+					ratio(pass, gs->flow[(size_t)to * K + k]);
+			}
+		}
+	}
+	/* root shares; the cost below each node (callees come later), and
+	 * the whole group's */
+	double *t = x->total + (size_t)s * nev;
+	double *own = pc_xcalloc(c->n * nev + 1, sizeof(double));
+	for (uint32_t k = 0; k < c->n; k++) {
+		uint32_t f = mem[k];
+		for (size_t m = 0; m < nev; m++) {
+			size_t q = col(x, gs, f, m);
+			x->froot[(size_t)f * nev + m] =
+				ratio(rabs[k * K + q], gs->flow[(size_t)f * K + q]);
+		}
+		double *o = own + (size_t)k * nev;
+		memcpy(o, x->fself + (size_t)f * nev, nev * sizeof(double));
+		own_cost(x, gs, f, o);
+		for (size_t m = 0; m < nev; m++)
+			t[m] += o[m];
+	}
+	GROW_TO(x->sub, x->capsub, x->nnodes * nev);
+	for (uint32_t d = x->sdag[s]; d < x->sdag[s + 1]; d++) {
+		const struct dag *dg = &x->dags[d];
+		for (uint32_t i = dg->n; i-- > 0;) {
+			const struct onode *nd = &x->nodes[dg->base + i];
+			double *si = x->sub + (dg->base + i) * nev;
+			memcpy(si, own + (size_t)gs->midx[nd->fn] * nev,
+			       nev * sizeof(double));
+			for (size_t e = nd->e0; e < nd->e1; e++) {
+				const double *st =
+					x->sub + (dg->base + x->dedges[e].to) * nev;
+				for (size_t m = 0; m < nev; m++)
+					si[m] += x->dfrac[e * nev + m] * st[m];
+			}
+		}
+	}
+	free(own);
+	free(ent);
+	free(xflow);
+	free(rabs);
+}
+
+/* Per SCC: inclusive cost, the cost of one full expansion, the share of
+ * its activity no caller accounts for (it is a root there); per edge
+ * into another SCC its weight; per recursive group its DAG. */
+static void scc_costs(struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev, ns = x->nsccs, K = nev + 1;
+	double *self = pc_xcalloc(ns * nev, sizeof(double));
+	double *out = pc_xcalloc(ns * nev, sizeof(double));
+	double *in = pc_xcalloc(ns * nev, sizeof(double));
+	x->incl = pc_xcalloc(ns * nev, sizeof(double));
+	x->total = pc_xcalloc(ns * nev, sizeof(double));
+	x->root = pc_xcalloc(ns * nev, sizeof(double));
+	x->efrac = pc_xcalloc(g->nedges * nev + 1, sizeof(double));
+	x->fold = pc_xcalloc(g->nfns + 1, sizeof(double));
+	x->pos = pc_xcalloc(g->nfns + 1, sizeof(uint32_t));
+	x->sdag = pc_xcalloc(ns + 1, sizeof(uint32_t));
+	/* the groups' DAGs: a node per member and entry at most, within
+	 * some 64 MiB of nodes and their costs */
+	x->maxnodes = (64u << 20) / (sizeof(struct onode) +
+				     nev * sizeof(double) + 3 * sizeof(double));
+	if (x->maxnodes < 4 * (size_t)g->nfns)
+		x->maxnodes = 4 * (size_t)g->nfns;
+	x->dag_of = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
+	for (uint32_t f = 0; f < g->nfns; f++)
+		x->dag_of[f] = UINT32_MAX;
+	struct gscratch gs = { .K = K };
+	int groups = 0;
+	for (size_t s = 0; s < ns; s++)
+		groups |= x->sccs[s].n > 1;
+	if (groups) {
+		x->froot = pc_xcalloc(g->nfns * nev + 1, sizeof(double));
+		gs.xin = pc_xcalloc(g->nfns * K + 1, sizeof(double));
+		gs.ain = pc_xcalloc(g->nfns * K + 1, sizeof(double));
+		gs.aout = pc_xcalloc(g->nfns * K + 1, sizeof(double));
+		gs.self = pc_xcalloc(g->nfns * K + 1, sizeof(double));
+		gs.flow = pc_xcalloc(g->nfns * K + 1, sizeof(double));
+		gs.cs = pc_xmalloc((g->nedges + 1) * sizeof(double));
+		gs.midx = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
+		for (uint32_t f = 0; f < g->nfns; f++)
+			for (size_t m = 0; m < nev; m++) {
+				double v = x->fself[(size_t)f * nev + m];
+				gs.self[f * K + m] = v;
+				gs.self[f * K + nev] += ratio(v, x->grand[m]);
+			}
+	}
+	for (size_t r = 0; r < g->nrecs; r++) {
+		uint32_t s = x->scc_of[g->recs[r].fn];
+		for (size_t m = 0; m < nev; m++)
+			self[s * nev + m] += (double)g->rcost[r * nev + m];
+	}
+	for (size_t e = 0; e < g->nedges; e++) {
+		uint32_t fa = g->edges[e].from, fb = g->edges[e].to;
+		uint32_t a = x->scc_of[fa], b = x->scc_of[fb];
+		int cost = 0; /* as the layout: an edge without cost is not there */
+		for (size_t m = 0; m < nev && !cost; m++)
+			cost = g->ecost[e * nev + m] != 0;
+		if (a == b && cost)
+			x->fold[fb] += (double)g->edges[e].count;
+		if (groups) {
+			double sc = CG_EPS;
+			for (size_t m = 0; m < nev; m++)
+				sc += ratio((double)g->ecost[e * nev + m],
+					    x->grand[m]);
+			gs.cs[e] = sc;
+			for (size_t k = 0; k < K; k++) {
+				double v = ecol(x, &gs, (uint32_t)e, k);
+				gs.aout[fa * K + k] += v;
+				gs.ain[fb * K + k] += v;
+				if (a != b)
+					gs.xin[fb * K + k] += v;
+			}
+		}
+		if (a == b)
+			continue;
+		for (size_t m = 0; m < nev; m++) {
+			double c = (double)g->ecost[e * nev + m];
+			out[a * nev + m] += c;
+			in[b * nev + m] += c;
+		}
+	}
+	for (size_t s = 0; s < ns; s++)
+		for (size_t m = 0; m < nev; m++) {
+			double own = self[s * nev + m] + out[s * nev + m];
+			double i = in[s * nev + m];
+			x->incl[s * nev + m] = own > i ? own : i;
+			double r = 1 - ratio(i, x->incl[s * nev + m]);
+			x->root[s * nev + m] = r > 1e-12 ? r : 0;
+		}
+	/* callees come first, so their costs are known */
+	for (size_t s = 0; s < ns; s++) {
+		const struct scc *c = &x->sccs[s];
+		if (c->n > 1) {
+			group(x, &gs, (uint32_t)s);
+			continue;
+		}
+		double *t = x->total + s * nev;
+		memcpy(t, self + s * nev, nev * sizeof(double));
+		own_cost(x, &gs, x->members[c->first], t);
+	}
+	free(self);
+	free(out);
+	free(in);
+	free(gs.xin);
+	free(gs.ain);
+	free(gs.aout);
+	free(gs.self);
+	free(gs.flow);
+	free(gs.cs);
+	free(gs.midx);
+	free(gs.nflow);
+	free(gs.h);
+}
+
+void cg_analyze(struct expand *x)
+{
+	find_sccs(x);
+	scc_costs(x);
+}
+
+/* The node (over all DAGs) where a call from outside enters member f of
+ * a group. */
+size_t cg_entry_node(const struct expand *x, uint32_t f)
+{
+	const struct dag *d = &x->dags[x->dag_of[f]];
+	return d->base + x->dpos[d->pbase + cg_member_index(x, f)];
+}
+
+/* Node masses (nsh) are per node, nev each, then a mark per DAG (0: no
+ * node has a mass, else 1 + the first that may): their size. */
+size_t cg_nsh_size(const struct expand *x)
+{
+	return x->nnodes * x->nev + x->ndags + 1;
+}
+
+/* The mass of node `node` (over all DAGs) of DAG d in nsh, marked. */
+double *cg_node_mass(const struct expand *x, double *nsh, uint32_t d,
+		     size_t node)
+{
+	/* the mark: 1 + the first node of the DAG with a mass */
+	double *mark = nsh + x->nnodes * x->nev + d;
+	double at = (double)(node - x->dags[d].base) + 1;
+	if (*mark == 0 || at < *mark)
+		*mark = at;
+	return nsh + node * x->nev;
+}
+
+/* Zeroes the masses of group u's nodes in nsh. */
+void cg_group_clear(const struct expand *x, uint32_t u, double *nsh)
+{
+	double *mark = nsh + x->nnodes * x->nev;
+	for (uint32_t d = x->sdag[u]; d < x->sdag[u + 1]; d++)
+		if (mark[d] != 0) {
+			memset(nsh + x->dags[d].base * x->nev, 0,
+			       x->dags[d].n * x->nev * sizeof(double));
+			mark[d] = 0;
+		}
+}
+
+/* f's index among the members of its SCC (in function order). */
+uint32_t cg_member_index(const struct expand *x, uint32_t f)
+{
+	const struct scc *c = &x->sccs[x->scc_of[f]];
+	const uint32_t *m = x->members + c->first;
+	uint32_t lo = 0, hi = c->n;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m[mid] <= f)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Group u's members' shares from the masses on its nodes in nsh (per
+ * node, nev each: calls in at entry nodes, cut nodes): each node's mass
+ * is passed on along its DAG's forward edges in order, and summed per
+ * member into fsh (per function); nsh is zero again after. The members
+ * with a share go in list; returns their count. */
+size_t cg_group_walk(const struct expand *x, uint32_t u, double *nsh,
+		     double *fsh, uint32_t *list)
+{
+	size_t nev = x->nev, n = 0;
+	double *mark = nsh + x->nnodes * nev;
+	for (uint32_t d = x->sdag[u]; d < x->sdag[u + 1]; d++) {
+		const struct dag *dg = &x->dags[d];
+		if (mark[d] == 0)
+			continue;
+		uint32_t from = (uint32_t)mark[d] - 1;
+		mark[d] = 0;
+		const struct onode *nd = x->nodes + dg->base;
+		for (uint32_t i = from; i < dg->n; i++) {
+			double *si = nsh + (dg->base + i) * nev;
+			if (!cg_any_positive(si, nev))
+				continue;
+			double *sf = fsh + (size_t)nd[i].fn * nev;
+			if (!cg_any_positive(sf, nev))
+				list[n++] = nd[i].fn;
+			for (size_t e = nd[i].e0; e < nd[i].e1; e++) {
+				double *st = nsh + (dg->base + x->dedges[e].to) * nev;
+				for (size_t m = 0; m < nev; m++)
+					st[m] += si[m] * x->dfrac[e * nev + m];
+			}
+			for (size_t m = 0; m < nev; m++)
+				sf[m] += si[m];
+			memset(si, 0, nev * sizeof(double));
+		}
+	}
+	return n;
+}

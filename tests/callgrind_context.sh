@@ -1,0 +1,80 @@
+#!/bin/sh
+# The calling-context tree built from a call graph keeps to the call
+# graph (issue "Calling context a user can trust"), judged as a user
+# would: callgrind_annotate --tree=calling --inclusive=yes of the input
+# and of profconv's Callgrind output of it, edge by edge
+# (tests/cg_edges.pl: no edge given more than 1% of the total above the
+# input's), a thread's start kept a root with its whole cost, and main's
+# inclusive share kept in go tool pprof's cumulative one. Inputs with
+# recursive groups: mutual recursion and a group called from a cheap and
+# a heavy caller, an interpreter's dispatch loop, a memoized call, sort
+# with two threads in one file, cc1plus, and CPython.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+CG="$TD/callgrind"
+if ! command -v callgrind_annotate >/dev/null; then
+	skip "call edges: needs callgrind_annotate (Debian: valgrind)"
+	done_testing
+	exit
+fi
+# edges NAME MAX-OVER MAX-INVENTED: converts NAME and compares its edges
+edges() {
+	"$PROFCONV" convert -q -o "$tmp/$1.callgrind" "$CG/$1" 2>"$tmp/err" ||
+		{ not_ok "$1: convert failed"; sed 's/^/# /' "$tmp/err"; return; }
+	r=$(perl "$top_srcdir/tests/cg_edges.pl" "$CG/$1" "$tmp/$1.callgrind")
+	over=$(echo "$r" | sed -n 's/.* over \([0-9]*\) .*/\1/p')
+	inv=$(echo "$r" | sed -n 's/.* invented \([0-9.]*\)% .*/\1/p')
+	if [ -n "$over" ] && [ "$over" -le "$2" ] &&
+		awk -v i="$inv" -v m="$3" 'BEGIN { exit !(i <= m) }'; then
+		ok "$1: $over call edges over by more than 1% of the total (at most $2), ${inv}% invented in all"
+	else
+		not_ok "$1: $r"
+	fi
+	# the judge of ../shared, where it is
+	if [ "$2" = 0 ] && [ -x /usr/bin/python3 ] && [ -f "$SHARED/tools/cg_edges.py" ]; then
+		/usr/bin/python3 "$SHARED/tools/cg_edges.py" "$CG/$1" "$tmp/$1.callgrind" >"$tmp/judge" 2>&1 &&
+			ok "$1: ../shared/tools/cg_edges.py agrees: $(head -1 "$tmp/judge" | sed 's/.*over-attributed/over-attributed/')" ||
+			{ not_ok "$1: cg_edges.py"; sed 's/^/# /' "$tmp/judge"; }
+	fi
+}
+edges recur.out.gz 0 1
+edges interp.out.gz 0 1
+edges cache.out.gz 0 1
+edges sort-threads.out.gz 0 1
+edges cc1plus.out.gz 0 40
+# CPython's interpreter loop: 39 edges over and 2028% invented before
+# the groups' DAGs; what is left (3 edges, 1-2 points over) is a
+# recursive group's folding
+edges py-json.out.gz 3 20
+
+# a thread's start (valgrind recorded it without a caller) keeps its
+# whole inclusive cost
+incl() { # FILE FUNCTION: its inclusive share in callgrind_annotate
+	case $1 in *.gz) gzip -dc "$1" >"$tmp/a.cg" ;; *) cp "$1" "$tmp/a.cg" ;; esac
+	callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/a.cg" 2>/dev/null |
+		awk -v f="$2" '$0 ~ (":" f " ") || $0 ~ (":" f "$") { gsub(/[(%)]/, "", $2); print $2; exit }'
+}
+a=$(incl "$CG/sort-threads.out.gz" start_thread)
+b=$(incl "$tmp/sort-threads.out.gz.callgrind" start_thread)
+if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(b >= a - 1) }'; then
+	ok "sort's second thread: start_thread ${b}% inclusive after conversion (${a}% in the input)"
+else
+	not_ok "sort's second thread: start_thread '${b}'% after conversion, '${a}'% in the input"
+fi
+
+# main keeps its inclusive share in go tool pprof's cumulative view
+if command -v go >/dev/null; then
+	for p in recur interp cache; do
+		"$PROFCONV" convert -q -o "$tmp/$p.pb.gz" "$CG/$p.out.gz"
+		a=$(incl "$CG/$p.out.gz" main)
+		b=$(HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -cum -nodecount=200 -sample_index=0 "$tmp/$p.pb.gz" 2>/dev/null |
+			awk '$NF == "main" { gsub(/%/, "", $5); print $5; exit }')
+		if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(b >= a - 1) }'; then
+			ok "$p: main ${b}% cumulative in go tool pprof (${a}% inclusive in callgrind_annotate)"
+		else
+			not_ok "$p: main '${b}'% cumulative in go tool pprof, '${a}'% in callgrind_annotate"
+		fi
+	done
+else
+	skip "main's share in go tool pprof: needs go (Debian: golang-go)"
+fi
+done_testing
