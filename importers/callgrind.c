@@ -48,6 +48,12 @@ struct parser {
 
 	/* body state */
 	pc_id cur_ob, cur_fl, cur_file; /* cur_file follows fi=/fe= */
+	/* compressed name ids used but never defined: how often, the
+	 * first's line and id */
+	size_t undef_n;
+	uint64_t undef_line, undef_id;
+	int seen_fl; /* an fl= line was read: else functions have no file
+		      * (files that name files with fi= alone) */
 	pc_id cur_func;  /* model function of the current fn= */
 	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */ /* graph function, UINT32_MAX if none */
 	pc_id cob, cfi;
@@ -338,6 +344,60 @@ static void print_costs(char *buf, size_t n, const uint64_t *c, size_t nev)
 }
 
 /* Turns the part read so far into a profile. */
+/* Functions that are called but have no cost lines and make no calls
+ * of their own (a producer that writes the call and not the callee's
+ * block; the format allows it): callgrind_annotate and KCachegrind show
+ * the calls' inclusive cost as the callee's, so each gets a cost line
+ * at its entry (the calls' target position) with the sum of the calls'
+ * inclusive costs, and a warning says so. */
+static void costless_callees(struct parser *p)
+{
+	struct cg_graph *g = &p->g;
+	size_t nev = g->nev, n = 0;
+	uint8_t *busy = pc_xcalloc(g->nfns + 1, 1);
+	uint64_t *in = pc_xcalloc(g->nfns * nev + 1, sizeof(uint64_t));
+	for (size_t r = 0; r < g->nrecs; r++)
+		busy[g->recs[r].fn] = 1;
+	for (size_t e = 0; e < g->nedges; e++) {
+		busy[g->edges[e].from] = 1;
+		for (size_t m = 0; m < nev; m++)
+		{
+			uint64_t *d = &in[(size_t)g->edges[e].to * nev + m];
+			uint64_t v = g->ecost[e * nev + m];
+			*d = *d > UINT64_MAX - v ? UINT64_MAX : *d + v;
+		}
+	}
+	uint32_t first = UINT32_MAX;
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		const uint64_t *c = in + (size_t)f * nev;
+		int any = 0;
+		for (size_t m = 0; m < nev; m++)
+			any |= c[m] != 0;
+		if (busy[f] || !any)
+			continue;
+		pc_id func = g->fns[f].func;
+		const struct pc_function *fn = &p->db->functions[func];
+		struct cg_rec r = {
+			.fn = f, .file = fn->file, .module = fn->module,
+			.line = func < p->nent ? p->ent_line[func] : 0,
+			.addr = func < p->nent ? p->ent_off[func] : 0,
+		};
+		memcpy(graph_rec(g, &r), c, nev * sizeof(uint64_t));
+		first = first == UINT32_MAX ? f : first;
+		n++;
+	}
+	if (n)
+		pc_warn(p->db->diag,
+			"%s: part %llu: %zu function(s) called without cost "
+			"lines of their own (the first: '%s'): the calls' "
+			"inclusive cost is kept as theirs, as "
+			"callgrind_annotate shows it", p->path,
+			(unsigned long long)p->part, n,
+			p->db->functions[g->fns[first].func].name);
+	free(busy);
+	free(in);
+}
+
 static void finish_part(struct parser *p)
 {
 	if (!p->part_has_data)
@@ -349,9 +409,10 @@ static void finish_part(struct parser *p)
 	if (p->have_totals &&
 	    memcmp(sum, p->totals, p->nev * sizeof(*sum)) != 0) {
 		print_costs(b, sizeof b, p->totals, p->nev);
-		pc_warn(p->db->diag,
+		pc_note(p->db->diag,
 			"%s: part %llu: 'totals: %s' differs from the sum of "
-			"the cost lines (%s); using the sum", p->path,
+			"the cost lines (%s); using the sum, as KCachegrind "
+			"does", p->path,
 			(unsigned long long)p->part, b, a);
 	} else if (p->have_summary && !p->have_totals &&
 		   memcmp(sum, p->summary, p->nev * sizeof(*sum)) != 0) {
@@ -359,11 +420,14 @@ static void finish_part(struct parser *p)
 		 * Callgrind's cache and branch simulations write a summary
 		 * a few units above both) */
 		print_costs(b, sizeof b, p->summary, p->nev);
-		pc_warn(p->db->diag,
+		pc_note(p->db->diag,
 			"%s: part %llu: 'summary: %s' differs from the sum of "
-			"the cost lines (%s); using the sum", p->path,
+			"the cost lines (%s); using the sum, as KCachegrind "
+			"does", p->path,
 			(unsigned long long)p->part, b, a);
 	}
+
+	costless_callees(p);
 
 	/* id tuple: the process (pid) and the thread; parts of one thread
 	 * (--dump-before) get consecutive logical thread ids */
@@ -598,9 +662,21 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 			idtab_set(t, id, *out);
 		} else {
 			*out = idtab_get(t, id);
-			if (!*out)
-				return fail(p, "name id (%llu) used before it "
-					    "is defined", (unsigned long long)id);
+			if (!*out) {
+				/* a producer's quirk (callgrind 0.10 wrote
+				 * cob=(8) never naming 8): as KCachegrind,
+				 * an unknown name, the costs kept */
+				if (!p->undef_n++) {
+					p->undef_line = p->in.lineno;
+					p->undef_id = id;
+				}
+				char buf[32];
+				int k = snprintf(buf, sizeof buf, "(%llu)",
+						 (unsigned long long)id);
+				*out = t == &p->fn ? pc_intern(p->db, buf,
+							       (size_t)k) :
+						     "???";
+			}
 		}
 		return 0;
 	}
@@ -740,7 +816,10 @@ static int cost_line(struct parser *p, const char *s)
 			      p->cfi != PC_NONE ? p->cfi : p->cur_file;
 		pc_id cmod = p->cob == GIVEN_UNKNOWN ? PC_NONE :
 			     p->cob != PC_NONE ? p->cob : p->cur_ob;
-		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0, cfile, 0);
+		/* (a file without fl= gives its fn= blocks no file: their
+		 * callees are found without one too) */
+		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0,
+					     p->seen_fl ? cfile : PC_NONE, 0);
 		note_entry(p, func);
 		struct cg_edge key = {
 			.from = p->cur_fn, .to = graph_fn(&p->g, func),
@@ -818,6 +897,7 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		if (parse_name(p, &p->fl, val, &name))
 			return -1;
 		p->cur_fl = p->cur_file = file_of(p, name);
+		p->seen_fl = 1;
 		return 0;
 	}
 	if (IS("fi") || IS("fe")) {
@@ -1030,6 +1110,12 @@ static int cg_read(struct pc_db *db, const char *path,
 		if (rc == 0)
 			pc_functions_set_entries(db, p.ent_off, p.ent_line,
 						 p.nent);
+		if (rc == 0 && p.undef_n)
+			pc_warn(db->diag, "%s:%llu: %zu use(s) of compressed "
+				"name ids never defined (the first: (%llu)): "
+				"read as unknown names, the costs kept", path,
+				(unsigned long long)p.undef_line, p.undef_n,
+				(unsigned long long)p.undef_id);
 	}
 	pc_lines_close(&p.in);
 	idtab_free(&p.ob);

@@ -126,6 +126,14 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
+int cg_any_positive(const double *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] > 0)
+			return 1;
+	return 0;
+}
+
 /* Prim's order: a max-heap of (key, function), ties to the smaller
  * function, so the order does not depend on the heap's. */
 struct pkey {

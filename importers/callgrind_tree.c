@@ -5,10 +5,11 @@
  * and speedscope do, that a function behaves alike whoever calls it:
  * each call edge receives the share of the callee's activity that its
  * inclusive cost represents, per metric. Recursion is handled on the
- * strongly connected components (SCCs) of the graph: an SCC is entered
- * as a unit, its members are laid out once along a depth-first spanning
- * tree from the member entered, and calls back into members already on
- * that tree are folded into them. So:
+ * strongly connected components (SCCs) of the graph: a recursive group
+ * is laid out member by member along DAGs of its members made from its
+ * entries' flows (callgrind_graph.c), each member under the members
+ * that pass activity on to it, in proportion; calls back up a DAG are
+ * folded into the member's contexts there. So:
  *   - every function's self cost is spread over its contexts with
  *     weights summing to 1 (per metric), recursion included;
  *   - the contexts of an edge outside a cycle receive its inclusive cost;
@@ -315,14 +316,6 @@ void cg_add_calls(struct expand *x, pc_id ctx, double calls)
 {
 	if (calls != 0)
 		pc_value_add(x->db, x->profile, ctx, x->calls, calls);
-}
-
-int cg_any_positive(const double *w, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (w[i] > 0)
-			return 1;
-	return 0;
 }
 
 /* Function f's self cost per position below its context fctx, weighted

@@ -99,8 +99,8 @@ struct expand {
 	/* where the cuts that do not fit below their call sites go: below
 	 * the nearest anchor laid out above them (work of CG_ANCHOR_SHARE
 	 * or more; the entry point is anchor 0). Their weights are summed
-	 * per SCC (rest) and, for members of opened instances, per
-	 * function (frest), with the calls into each function (calls).
+	 * per SCC (rest) and, for a recursive group's nodes, per node
+	 * (frest), with the calls into each function (calls).
 	 * At most maxstore anchors hold rests (they are dense); past
 	 * that, the nearest anchor above that holds one takes it. */
 	struct anchor {
@@ -184,12 +184,12 @@ size_t cg_used(const struct expand *x);
 double cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
 		     uint32_t e);
 void cg_add_calls(struct expand *x, pc_id ctx, double calls);
-int cg_any_positive(const double *w, size_t n);
 void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 		    const double *sh, const double *w);
 
 /* callgrind_graph.c: SCCs, costs, the groups' DAGs */
 void cg_analyze(struct expand *x);
+int cg_any_positive(const double *w, size_t n);
 size_t cg_group_walk(const struct expand *x, uint32_t u, double *nsh,
 		     double *fsh, uint32_t *list);
 size_t cg_entry_node(const struct expand *x, uint32_t f);

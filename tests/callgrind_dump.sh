@@ -188,17 +188,19 @@ check "... which are those of the input" grep -qx 'function	Calls	e	8' "$tmp/ful
 # and branch simulations write a summary a unit or two above the cost
 # lines, and totals equal to them (Ir 19097341593 and 19097341591 of a
 # cc1plus run): no warning there; a summary without totals, or totals
-# that differ, are said, and the sum is what is read.
+# that differ, are said in a note (as KCachegrind, the sum is what is
+# read: Xdebug's and pyprof2calltree's files all differ), and the sum is
+# what is read.
 sed 's/^summary: 381818$/summary: 381820/' small.main.out >"$tmp/sum.out"
 "$PROFCONV" info "$tmp/sum.out" 2>"$tmp/sum.err" | grep -q 'Ir.* 381818' &&
 	[ ! -s "$tmp/sum.err" ]
 check "a summary 2 above totals equal to the cost lines: no warning" test $? -eq 0
 grep -v '^totals:' "$tmp/sum.out" >"$tmp/nototals.out"
-"$PROFCONV" info "$tmp/nototals.out" 2>&1 >/dev/null |
-	grep -q "'summary: 381820' differs from the sum of the cost lines (381818); using the sum"
+"$PROFCONV" convert -o "$tmp/nototals.d" "$tmp/nototals.out" 2>&1 >/dev/null |
+	grep -q "note: .*'summary: 381820' differs from the sum of the cost lines (381818); using the sum, as KCachegrind does"
 check "... without totals, the summary that differs is said" test $? -eq 0
 sed 's/^totals: 381818$/totals: 381817/' small.main.out >"$tmp/tot.out"
-"$PROFCONV" info "$tmp/tot.out" 2>&1 >/dev/null |
-	grep -q "'totals: 381817' differs from the sum of the cost lines (381818); using the sum"
+"$PROFCONV" convert -o "$tmp/tot.d" "$tmp/tot.out" 2>&1 >/dev/null |
+	grep -q "note: .*'totals: 381817' differs from the sum of the cost lines (381818); using the sum"
 check "... and totals that differ" test $? -eq 0
 done_testing

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Callgrind files of other producers (testdata/callgrind/producers): each
+# converts with exit 0, says what its quirk does in one line, and its
+# Callgrind output shows, in callgrind_annotate, every function with the
+# self and inclusive cost the producer's own readers give it
+# (callgrind_annotate, KCachegrind; by function name: a file that names
+# no fl= has no function files to keep).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+P="$TD/callgrind/producers"
+if ! command -v callgrind_annotate >/dev/null; then
+	skip "producers' files: needs callgrind_annotate (Debian: valgrind)"
+	done_testing
+	exit
+fi
+# costs FILE: "name self inclusive" per function, as callgrind_annotate
+# reads FILE (the file and object around the name left out)
+costs() {
+	for inc in no yes; do
+		callgrind_annotate --inclusive=$inc --threshold=100 --auto=no "$1" 2>/dev/null |
+			awk -v k=$inc '/^-+$/ { sep++; next }
+				sep >= 3 && /^ *[0-9,]+ \(/ { v = $1; gsub(/,/, "", v)
+					n = $0; sub(/^ *[0-9,]+ \([^)]*\) +/, "", n)
+					sub(/ \[[^]]*\]$/, "", n); sub(/^[^:]*:/, "", n)
+					print n, k, v }'
+	done | sed 's/ no / self /; s/ yes / inclusive /' | sort -u
+}
+# quirk NAME WARNING COSTS: converts NAME; its one line, and its costs
+# ("name self|inclusive value" lines, sorted, joined by ',')
+quirk() {
+	"$PROFCONV" convert -o "$tmp/$1.callgrind" "$P/$1" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q -- "$2" "$tmp/err"; then
+		ok "$1: converted, $(grep -v '^profconv: wrote' "$tmp/err" | head -1 | cut -c1-120)"
+	else
+		not_ok "$1: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+	echo "$3" | tr ',' '\n' | sort >"$tmp/a"
+	costs "$tmp/$1.callgrind" | grep -v '^PROGRAM TOTALS' >"$tmp/b"
+	if cmp -s "$tmp/a" "$tmp/b"; then
+		ok "$1: every function's self and inclusive cost kept ($3)"
+	else
+		not_ok "$1: costs differ"; diff "$tmp/a" "$tmp/b" | sed 's/^/# /'
+	fi
+}
+quirk costless-callee.out "1 function(s) called without cost lines of their own (the first: 'g')" \
+	"f self 10,f inclusive 40,g self 30,g inclusive 30"
+quirk fi-only.out "wrote" \
+	"main self 10,main inclusive 40,g self 30,g inclusive 30"
+quirk undefined-id.out "undefined-id.out:5: 1 use(s) of compressed name ids never defined (the first: (7))" \
+	"(7) self 10,(7) inclusive 10"
+quirk undefined-ob.out "undefined-ob.out:7: 2 use(s) of compressed name ids never defined (the first: (8))" \
+	"main self 10,main inclusive 40,g self 30,g inclusive 30"
+done_testing
