@@ -268,15 +268,32 @@ static uint32_t root_member(const struct expand *x, const struct gscratch *gs,
 	return x->members[c->first];
 }
 
-/* The part of a flow `in` into member f that f passes on along edge e
- * (column k): the edge's cost over f's inclusive cost, or over the flow
- * where that is more (calls in counted again by recursion): a member
- * never passes on more than the edge's cost. */
-static double pass_rate(const struct expand *x, const struct gscratch *gs,
-			uint32_t f, uint32_t e, size_t k, double in)
+/* What member f at node nd of a DAG of its group s divides its flow
+ * among (column k): its self cost, its calls out of the group and its
+ * forward calls there; its calls back up the DAG are recursion, their
+ * cost counted already where they lead. */
+static double node_den(const struct expand *x, const struct gscratch *gs,
+		       uint32_t s, const struct onode *nd, size_t k)
 {
-	double incl = gs->self[f * gs->K + k] + gs->aout[f * gs->K + k];
-	return ratio(ecol(x, gs, e, k), incl > in ? incl : in);
+	uint32_t f = nd->fn;
+	double d = gs->self[f * gs->K + k];
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j];
+		if (x->scc_of[x->g->edges[e].to] != s)
+			d += ecol(x, gs, e, k);
+	}
+	for (size_t e = nd->e0; e < nd->e1; e++)
+		d += ecol(x, gs, x->dedges[e].edge, k);
+	return d;
+}
+
+/* The part of a flow `in` at a node that passes on along edge e (column
+ * k): the edge's cost over the node's den, or over the flow where that
+ * is more: never more than the edge's cost. */
+static double pass_rate(const struct expand *x, const struct gscratch *gs,
+			uint32_t e, size_t k, double den, double in)
+{
+	return ratio(ecol(x, gs, e, k), den > in ? den : in);
 }
 
 /* Prim's order of group s from the sources on the heap (nh of them):
@@ -322,11 +339,15 @@ static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 				continue;
 			PC_GROW(x->dedges, x->ndedges, x->capdedges);
 			x->dedges[x->ndedges++] = (struct dedge){ e, x->pos[to] };
-			double *ft = gs->nflow + (base + x->pos[to]) * K;
-			for (size_t k = 0; k < K; k++)
-				ft[k] += ff[k] * pass_rate(x, gs, f, e, k, ff[k]);
 		}
 		nd[i].e1 = x->ndedges;
+		for (size_t k = 0; k < K; k++) {
+			double den = node_den(x, gs, s, &nd[i], k);
+			for (size_t d = nd[i].e0; d < nd[i].e1; d++)
+				gs->nflow[(base + x->dedges[d].to) * K + k] +=
+					ff[k] * pass_rate(x, gs, x->dedges[d].edge,
+							  k, den, ff[k]);
+		}
 	}
 	/* where each member is in this DAG */
 	GROW_TO(x->dpos, x->capdpos, x->npos_all + n);
@@ -448,8 +469,11 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 				gs->nflow[i * K + q];
 	/* each forward edge's share of its callee's flow, per metric */
 	GROW_TO(x->dfrac, x->capdfrac, x->ndedges * nev);
+	double *den = pc_xmalloc(K * sizeof(double));
 	for (size_t i = gbase; i < x->nnodes; i++) {
 		uint32_t f = x->nodes[i].fn;
+		for (size_t k = 0; k < K; k++)
+			den[k] = node_den(x, gs, s, &x->nodes[i], k);
 		for (size_t d = x->nodes[i].e0; d < x->nodes[i].e1; d++) {
 			uint32_t e = x->dedges[d].edge, to = g->edges[e].to;
 			for (size_t m = 0; m < nev; m++) {
@@ -457,13 +481,14 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 				/* (a node's shares of f sum to its part of
 				 * f's flow: pass on per unit of f's) */
 				double pass = gs->flow[(size_t)f * K + k] *
-					      pass_rate(x, gs, f, e, k,
+					      pass_rate(x, gs, e, k, den[k],
 							gs->nflow[i * K + k]);
 				x->dfrac[d * nev + m] =
 					ratio(pass, gs->flow[(size_t)to * K + k]);
 			}
 		}
 	}
+	free(den);
 	/* root shares; the cost below each node (callees come later), and
 	 * the whole group's */
 	double *t = x->total + (size_t)s * nev;
