@@ -286,14 +286,16 @@ static void *read_some(void *arg)
 	struct rp *x = arg;
 	struct pc_db shadow;
 	struct pc_err err = { 0 };
-	/* the model's values change under the lock, at each turn */
+	/* the model's values change under the lock, at each turn; so do
+	 * the importer's shared counters, which another reader's merge
+	 * adds to while this one copies them */
 	pthread_mutex_lock(&x->mu);
 	shadow = *x->db;
-	pthread_mutex_unlock(&x->mu);
 	shadow.values = shadow.scoped = NULL;
 	shadow.nvalues = shadow.capvalues = shadow.nscoped =
 		shadow.capscoped = 0;
 	void *copy = x->pr->copy(x->ctx, &shadow, &err);
+	pthread_mutex_unlock(&x->mu);
 	for (;;) {
 		pthread_mutex_lock(&x->mu);
 		if (x->failed || x->next >= x->n) {

@@ -590,7 +590,8 @@ void pc_parallel(size_t n, unsigned threads,
  * adds values and trace samples to shadow (a copy of the model whose
  * values are its own) and says errors in err; read reads profile i into
  * it (0, or -1 with err set); merge adds what the copy counted to ctx
- * and frees it (under a lock). Each thread takes the next profile i of
+ * and frees it. copy and merge run under one lock (a copy reads the
+ * counters another thread's merge adds to). Each thread takes the next profile i of
  * n; profiles are handed on (pc_profile_done) in index order by turns,
  * prof_of[i] their model profile (PC_NONE: none, skipped): the same
  * values in the same order as one thread, and the first error in index

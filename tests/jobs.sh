@@ -52,6 +52,12 @@ same_error() {
 same "old database, 24 threads" "$old"
 "$PROFCONV" convert -q -j1 -o "$tmp/old.d" "$old"
 same "its v4 copy" "$tmp/old.d"
+# the readers of a v4 database at -j8, to folded stacks (the case where
+# ThreadSanitizer found a race: tests/extras.sh runs this script so)
+"$PROFCONV" convert -q -j1 -o "$tmp/f1.folded" "$tmp/old.d" &&
+	"$PROFCONV" convert -q -j8 -o "$tmp/f8.folded" "$tmp/old.d" &&
+	cmp -s "$tmp/f1.folded" "$tmp/f8.folded"
+check "its v4 copy -> folded: -j8 writes what -j1 writes" test $? -eq 0
 # a trace sample of profile 20 naming a context meta.db lacks: made
 # before the tree is frozen, with the id reading would give it
 cp -r "$tmp/old.d" "$tmp/tid.d"
