@@ -18,6 +18,7 @@
 #include "stacks.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 /* 2001 in nanoseconds since 1970: larger times are dates */
@@ -308,8 +309,11 @@ static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 	close_to(x, 0, last, pid, tid);
 	free(sorted);
 	x->traced++;
-	return ferror(x->of.f) ? pc_err_set(err, "%s: cannot write",
-					    pc_outfile_name(&x->of)) : 0;
+	/* (errno: that of the write that failed, which stdio leaves) */
+	return ferror(x->of.f) ? pc_err_set(err, "%s: cannot write: %s",
+					    pc_outfile_name(&x->of),
+					    strerror(errno ? errno : EIO)) :
+				 0;
 }
 
 static int ct_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,

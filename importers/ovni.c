@@ -934,6 +934,12 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 			*dot = 0;
 		if (ov_is_dir(pd) && !(rc = ov_proc_open(&p, pd, err)) && p.nst) {
 			struct tasks t = { 0 };
+			/* (key 0: no event's, whose letters are printable) */
+			if (p.nul_json)
+				pc_warn_once(c->db->diag, 0, "%s: a mark's "
+					     "title or label holds a NUL "
+					     "character (\\u0000): it is cut "
+					     "there", p.nul_json);
 			/* labels of task types and marks are per process */
 			for (size_t k = 0; k < c->capcache; k++)
 				c->cache[k].parent = PC_NONE;

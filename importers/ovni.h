@@ -107,6 +107,8 @@ struct proc {
 	struct mark_type *marks;
 	size_t nmarks, capmarks;
 	char *lib_buf;
+	const char *nul_json; /* a stream.json with a mark's title or
+			       * label holding a NUL (\u0000): cut there */
 };
 
 static inline uint32_t rd32(const uint8_t *p, int swap)

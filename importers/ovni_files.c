@@ -383,7 +383,15 @@ static int need_int(struct json_object *o, const char *file,
 			  key);
 }
 
-static void proc_marks(struct proc *p, struct json_object *root)
+/* Whether a JSON string holds a NUL (\u0000): read up to it. */
+static int has_nul(struct json_object *o)
+{
+	return (size_t)json_object_get_string_len(o) !=
+	       strlen(json_object_get_string(o));
+}
+
+static void proc_marks(struct proc *p, struct json_object *root,
+		       const char *json)
 {
 	struct json_object *m = jget(root, "ovni.mark");
 	if (!m || !json_object_is_type(m, json_type_object))
@@ -406,8 +414,11 @@ static void proc_marks(struct proc *p, struct json_object *root)
 		}
 		struct json_object *t = jget(val, "title");
 		if (t && json_object_is_type(t, json_type_string) &&
-		    !p->marks[i].title)
+		    !p->marks[i].title) {
 			p->marks[i].title = pc_xstrdup(json_object_get_string(t));
+			if (has_nul(t) && !p->nul_json)
+				p->nul_json = json;
+		}
 		struct json_object *l = jget(val, "labels");
 		if (l && json_object_is_type(l, json_type_object)) {
 			if (!p->marks[i].labels) {
@@ -416,6 +427,9 @@ static void proc_marks(struct proc *p, struct json_object *root)
 			json_object_object_foreach(l, lk, lv)
 			{
 				struct json_object *old;
+				if (json_object_is_type(lv, json_type_string) &&
+				    has_nul(lv) && !p->nul_json)
+					p->nul_json = json;
 				if (!json_object_object_get_ex(
 					    p->marks[i].labels, lk, &old))
 					json_object_object_add(
@@ -590,7 +604,7 @@ int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err)
 		if (!rc) {
 			if (jint(o, "ovni.rank", &x))
 				p->rank = x;
-			proc_marks(p, o);
+			proc_marks(p, o, p->st[i].json);
 			struct json_object *lv = jget(o, "ovni.lib.version");
 			if (lv && json_object_is_type(lv, json_type_string) &&
 			    !p->lib_buf)

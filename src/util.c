@@ -376,38 +376,47 @@ char *pc_utf8_escape(const char *s)
 
 void pc_escape_controls(char *s, size_t cap)
 {
-	/* terminal control bytes from inputs (names, paths, lines) are
-	 * shown as \xHH, so a message cannot drive the terminal */
+	/* terminal control bytes from inputs (names, paths, lines), and
+	 * bytes that are not UTF-8, are shown as \xHH, so a message can
+	 * neither drive the terminal nor carry raw bytes; cut at the end
+	 * where the escapes do not fit */
 	size_t n = strlen(s), extra = 0;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k = c < 0x80 ? 1 : utf8_seq((const unsigned char *)s + i);
+		if (c < 0x20 || c == 0x7f || !k) {
 			extra += 3;
+			k = 1;
+		}
+		i += k;
+	}
 	if (!extra)
 		return;
-	if (n + extra + 1 > cap) { /* cut at the end, keeping room */
-		size_t keep = n;
-		while (keep && keep + extra + 1 > cap) {
-			keep--;
-			if ((unsigned char)s[keep] < 0x20 || s[keep] == 0x7f)
-				extra -= 3;
-		}
-		n = keep;
-		s[n] = 0;
-	}
-	size_t w = n + extra;
-	s[w] = 0;
-	for (size_t i = n; i-- > 0;) {
+	char *d = pc_xmalloc(n + extra + 1);
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f) {
+		size_t k = c < 0x80 ? 1 : utf8_seq((const unsigned char *)s + i);
+		if (c < 0x20 || c == 0x7f || !k) {
 			static const char hex[] = "0123456789abcdef";
-			s[--w] = hex[c & 15];
-			s[--w] = hex[c >> 4];
-			s[--w] = 'x';
-			s[--w] = '\\';
-		} else {
-			s[--w] = (char)c;
+			if (w + 4 >= cap)
+				break;
+			d[w++] = '\\';
+			d[w++] = 'x';
+			d[w++] = hex[c >> 4];
+			d[w++] = hex[c & 15];
+			i++;
+			continue;
 		}
+		if (w + k >= cap)
+			break;
+		memcpy(d + w, s + i, k);
+		w += k;
+		i += k;
 	}
+	memcpy(s, d, w);
+	s[w] = 0;
+	free(d);
 }
 
 static int verr(struct pc_err *err, const char *prefix, const char *fmt,

@@ -206,4 +206,10 @@ check "--stats over profconv's own database: no warning" sh -c "! grep -q warnin
 printf 'x' >"$tmp/selfstats.d/meta.db"
 "$PROFCONV" check "$tmp/selfstats.d" 2>"$tmp/err"
 check "check: its error line starts 'profconv: error:'" grep -q '^profconv: error: .*meta.db' "$tmp/err"
+# a message quotes input bytes that are not UTF-8 as \xHH, as it does
+# control bytes
+printf 'events: Ir\nfn=a\n1 5\nzz\377\001q\n' >"$tmp/raw.out"
+"$PROFCONV" convert -o "$tmp/raw.d" "$tmp/raw.out" 2>"$tmp/err"
+check "an error quoting bytes that are not UTF-8: \\xff, \\x01" \
+	grep -q "raw.out:4: unrecognized line 'zz\\\\xff\\\\x01q'" "$tmp/err"
 done_testing

@@ -70,11 +70,16 @@ have_kc() { command -v kcachegrind >/dev/null && command -v dbus-run-session >/d
 # kc FILE: prints KCachegrind's load messages for FILE (headless). It
 # never exits by itself: its verdict is taken as soon as its window is
 # up (Qt's offscreen platform then says it cannot raise it), which is
-# after the load, however long a loaded machine takes (limited's guards)
+# after the load, however long a loaded machine takes (as limited's
+# guards: its CPU time bounded, 600 s of wall-clock time at most)
 kc() {
 	: >"$tmp/kc.log"
-	HOME="$tmp" XDG_RUNTIME_DIR="$tmp" limited 300 dbus-run-session -- \
-		kcachegrind -platform offscreen "$1" >"$tmp/kc.log" 2>&1 &
+	# (the subshell execs timeout, so $! is timeout's, and the kill
+	# below reaches KCachegrind through it; limited's own subshell
+	# would leave them running)
+	(ulimit -t 300 && HOME="$tmp" XDG_RUNTIME_DIR="$tmp" exec timeout 600 \
+		dbus-run-session -- kcachegrind -platform offscreen "$1") \
+		>"$tmp/kc.log" 2>&1 &
 	kcpid=$!
 	while kill -0 "$kcpid" 2>/dev/null && ! grep -q 'support raise()' "$tmp/kc.log"; do
 		sleep 0.1

@@ -223,4 +223,10 @@ if have_kc; then
 else
 	skip "kcachegrind not installed"
 fi
+# a mark's label with \u0000 is cut there, with a warning
+cp -r "$TD/ovni/marks" "$tmp/nulmk" && chmod -R u+w "$tmp/nulmk"
+sed -i 's/"init"/"in\\u0000it"/' "$tmp/nulmk/loom.host.fix/proc.100/thread.61/stream.json"
+"$PROFCONV" convert -o "$tmp/nulmk.d" "$tmp/nulmk" 2>"$tmp/err"
+check "a label with a NUL: converted, one warning naming the file" \
+	grep -q "thread.61/stream.json: a mark's title or label holds a NUL character (\\\\u0000): it is cut there" "$tmp/err"
 done_testing
