@@ -51,6 +51,7 @@ struct cx {
 	struct pc_keymap *pmap;
 	char **proc;
 	size_t nproc, capproc;
+	uint64_t *pkey; /* per process: its ids' logical values (PKEY) */
 	struct open *st; /* the open frames, outermost first */
 	size_t nst, capst;
 	pc_id *path;
@@ -89,6 +90,29 @@ static void ids_text(char *buf, size_t n, const struct pc_profile *pr,
 						pc_idkind_names[e->kind] : "ID",
 					(unsigned long long)e->logical);
 	}
+}
+
+/* A process's sort key: the logical values of its ids that are not a
+ * thread's (node, rank), the first PKEY of them, in order. */
+#define PKEY 4
+static void proc_key(uint64_t *key, const struct pc_profile *pr)
+{
+	size_t n = 0;
+	memset(key, 0, PKEY * sizeof(uint64_t));
+	for (uint32_t j = 0; j < pr->nids && n < PKEY; j++)
+		if (!thread_level(pr->ids[j].kind))
+			key[n++] = pr->ids[j].logical;
+}
+
+static const uint64_t *sort_keys;
+static int by_key(const void *a, const void *b)
+{
+	const uint64_t *p = sort_keys + *(const size_t *)a * PKEY;
+	const uint64_t *q = sort_keys + *(const size_t *)b * PKEY;
+	for (size_t i = 0; i < PKEY; i++)
+		if (p[i] != q[i])
+			return p[i] < q[i] ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
 static void event_start(struct cx *x)
@@ -243,8 +267,13 @@ static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 	uint64_t h = pc_hash_bytes(pname, strlen(pname));
 	pc_id pi = pc_keymap_find(x->pmap, h, proc_eq, x, pname);
 	if (pi == PC_NONE) {
+		size_t cap = x->capproc;
 		PC_GROW(x->proc, x->nproc, x->capproc);
+		if (cap != x->capproc)
+			x->pkey = pc_xrealloc(x->pkey, x->capproc * PKEY,
+					      sizeof(uint64_t));
 		x->proc[x->nproc] = pc_xstrdup(pname);
+		proc_key(x->pkey + x->nproc * PKEY, pr);
 		pc_keymap_insert(x->pmap, h, (pc_id)x->nproc);
 		pi = (pc_id)x->nproc++;
 		meta(x, "process_name", pi + 1, 0,
@@ -350,6 +379,7 @@ static void cx_free(struct cx *x)
 	for (size_t i = 0; i < x->nproc; i++)
 		free(x->proc[i]);
 	free(x->proc);
+	free(x->pkey);
 	free(x->st);
 	free(x->path);
 	for (size_t i = 0; i < x->njname; i++)
@@ -383,6 +413,20 @@ static int ct_end(struct pc_sink *s, const struct pc_db *db,
 				"ovni, HPCToolkit databases with trace.db or "
 				"hpctrace files)");
 	if (!rc) {
+		/* processes drawn in the order of their ids (RANK 0 above
+		 * RANK 1), whatever order their profiles came in */
+		size_t *ord = pc_xmalloc((x->nproc + 1) * sizeof(size_t));
+		for (size_t i = 0; i < x->nproc; i++)
+			ord[i] = i;
+		sort_keys = x->pkey;
+		qsort(ord, x->nproc, sizeof(size_t), by_key);
+		for (size_t i = 0; i < x->nproc; i++) {
+			event_start(x);
+			fprintf(x->of.f, "{\"ph\":\"M\",\"pid\":%zu,\"tid\":0,"
+				"\"name\":\"process_sort_index\",\"args\":"
+				"{\"sort_index\":%zu}}", ord[i] + 1, i);
+		}
+		free(ord);
 		fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
 		      "{\"creator\":\"profconv " PACKAGE_VERSION "\"", x->of.f);
 		fprintf(x->of.f, ",\"time_origin_ns\":\"%llu\"",

@@ -221,11 +221,51 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 		flush_samples(w);
 }
 
+/* The module pprof's "File:" header names (mapping 1): the program's
+ * own, the module of its main function, else the one named as the
+ * title's command, else the first. */
+static pc_id main_module(const struct pc_db *db)
+{
+	if (!db->nmodules)
+		return PC_NONE;
+	for (size_t f = 0; f < db->nfunctions; f++)
+		if (db->functions[f].module != PC_NONE &&
+		    !strcmp(db->functions[f].name, "main"))
+			return db->functions[f].module;
+	if (db->title) {
+		const char *cmd = db->title, *b = cmd;
+		size_t n = strcspn(cmd, " ");
+		for (size_t i = 0; i < n; i++)
+			if (cmd[i] == '/')
+				b = cmd + i + 1;
+		n -= (size_t)(b - cmd);
+		for (size_t m = 0; n && m < db->nmodules; m++) {
+			const char *p = strrchr(db->modules[m].path, '/');
+			p = p ? p + 1 : db->modules[m].path;
+			if (!strncmp(p, b, n))
+				return (pc_id)m;
+		}
+	}
+	return 0;
+}
+
+/* Mapping ids: the main module's 1, the others in order after it. */
+static uint64_t map_id(pc_id main, pc_id m)
+{
+	return m == main ? 1 : m < main ? (uint64_t)m + 2 : (uint64_t)m + 1;
+}
+
+static pc_id map_module(pc_id main, uint64_t id)
+{
+	return id == 1 ? main : id - 2 < main ? (pc_id)(id - 2) : (pc_id)(id - 1);
+}
+
 /* The tables: locations, functions, mappings, sample types, strings
  * (made last: every other piece names them). */
 static void put_tables(struct px *x, struct out *w)
 {
 	const struct pc_db *db = x->db;
+	pc_id main = main_module(db);
 	struct pc_db *mdb = (struct pc_db *)db;
 	void **ptrs = pc_xmalloc(BATCH * sizeof(void *));
 	Location *lv = pc_xmalloc(BATCH * sizeof(Location));
@@ -238,7 +278,8 @@ static void put_tables(struct px *x, struct out *w)
 			perftools__profiles__location__init(&lv[n]);
 			perftools__profiles__line__init(&ln[n]);
 			lv[n].id = i + 1;
-			lv[n].mapping_id = l->module != PC_NONE ? l->module + 1 : 0;
+			lv[n].mapping_id = l->module != PC_NONE ?
+						   map_id(main, l->module) : 0;
 			lv[n].address = l->addr;
 			ln[n].function_id = l->fn;
 			ln[n].line = l->line;
@@ -278,10 +319,11 @@ static void put_tables(struct px *x, struct out *w)
 	for (size_t i = 0; i < db->nmodules;) {
 		size_t n = 0;
 		for (; n < BATCH && i < db->nmodules; n++, i++) {
+			pc_id m = map_module(main, i + 1);
 			perftools__profiles__mapping__init(&mv[n]);
 			mv[n].id = i + 1;
-			mv[n].memory_limit = w->limit[i];
-			mv[n].filename = str_id(w, db->modules[i].path);
+			mv[n].memory_limit = w->limit[m];
+			mv[n].filename = str_id(w, db->modules[m].path);
 			mv[n].has_functions = mv[n].has_filenames = 1;
 			mv[n].has_line_numbers = 1;
 			ptrs[n] = &mv[n];

@@ -19,11 +19,11 @@ int pc_starts_frame(const struct pc_db *db, size_t c)
 const char *pc_frame_name(const struct pc_db *db, struct pc_db *mdb, pc_id c)
 {
 	static const char *const entries[] = {
-		"<unknown entry>", "<main thread>", "<application thread>",
+		"[unknown entry]", "[main thread]", "[application thread]",
 	};
 	const struct pc_context *k = &db->contexts[c];
 	if (c == 0)
-		return "<program root>";
+		return "[program root]";
 	if (k->kind == PC_CTX_ENTRY)
 		return entries[k->entry < 3 ? k->entry : 0];
 	if (k->kind == PC_CTX_FUNCTION && k->function != PC_NONE)
@@ -34,7 +34,7 @@ const char *pc_frame_name(const struct pc_db *db, struct pc_db *mdb, pc_id c)
 			 (unsigned long long)k->offset);
 		return pc_intern_cstr(mdb, buf);
 	}
-	return "<unknown function>";
+	return "[unknown function]";
 }
 
 /* The named function of frame c, or NULL. */

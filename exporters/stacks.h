@@ -31,7 +31,8 @@ struct pc_frames {
 /* Does context c start a frame of its own? */
 int pc_starts_frame(const struct pc_db *db, size_t c);
 /* The function name of frame c: the function's, the entry's
- * "<main thread>", "<program root>", or an unnamed callee's address
+ * "[main thread]", "[program root]" (pprof drops names in angle
+ * brackets), or an unnamed callee's address
  * as valgrind names code without symbols (interned in mdb). */
 const char *pc_frame_name(const struct pc_db *db, struct pc_db *mdb, pc_id c);
 /* The load module of frame c (PC_NONE: unknown). */

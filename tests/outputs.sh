@@ -126,7 +126,7 @@ check "-t pprof -o -: a gzip stream on standard output" test $? = 0
 # names that are not UTF-8, with the characters each format reserves
 printf 'events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=bad\xff;na"me\\x\ncalls=1 2\n2 7\nfn=bad\xff;na"me\\x\n3 7\n' >"$tmp/names.out"
 "$PROFCONV" convert -q -o "$tmp/names.folded" "$tmp/names.out" &&
-	grep -q '^<main thread>;main;bad\\xFF:na"me\\x 7$' "$tmp/names.folded" &&
+	grep -q '^\[main thread\];main;bad\\xFF:na"me\\x 7$' "$tmp/names.folded" &&
 	ok "folded: ';' in a name becomes ':', a byte that is not UTF-8 \\xFF" ||
 	{ not_ok "folded names"; sed 's/^/# /' "$tmp/names.folded"; }
 if have_go; then
@@ -196,5 +196,34 @@ if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -
 		grep -q "^profile 0 .* total=$total " "$tmp/ss"
 else
 	skip "speedscope in Chromium: needs /usr/bin/chromium (Debian: chromium) and 'npm ci' in tests/speedscope"
+fi
+# pprof: its "File:" header names the program (mapping 1), and the
+# synthetic roots keep their names (pprof drops names in angle brackets)
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/file.pb.gz" "$CG/py-json.out.gz"
+	HOME="$tmp" go tool pprof -top -cum "$tmp/file.pb.gz" >"$tmp/top" 2>/dev/null
+	check "pprof: File: names the program (python3.11), not its first library" \
+		grep -q '^File: python3.11$' "$tmp/top"
+	check "pprof: the thread's root shows as [main thread]" \
+		grep -q ' \[main thread\]$' "$tmp/top"
+fi
+# Chrome trace: processes drawn in the order of their ids, whatever
+# order their profiles come in (pipit's ping-pong lists RANK 1 first)
+PP="$SHARED/hpctoolkit-data/v4-pipit-ping-pong"
+if [ -d "$PP" ]; then
+	"$PROFCONV" convert -q -o "$tmp/ppsort.json" "$PP"
+	perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die;
+		my $j = decode_json(<$f>); my (%name, %idx);
+		for my $e (@{$j->{traceEvents}}) {
+			next unless ($e->{ph} // "") eq "M";
+			$name{$e->{pid}} = $e->{args}{name} if $e->{name} eq "process_name";
+			$idx{$e->{pid}} = $e->{args}{sort_index} if $e->{name} eq "process_sort_index";
+		}
+		print join(",", map { $name{$_} } sort { $idx{$a} <=> $idx{$b} } keys %idx), "\n"' \
+		"$tmp/ppsort.json" >"$tmp/order"
+	check "Chrome trace: processes sorted RANK 0, RANK 1 ($(cat "$tmp/order"))" \
+		grep -q '^NODE 0 RANK 0,NODE 0 RANK 1$' "$tmp/order"
+else
+	skip "Chrome trace process order: $NO_SHARED"
 fi
 done_testing
