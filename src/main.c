@@ -383,6 +383,19 @@ struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
 	return db;
 }
 
+
+/* Whether another of the n inputs is a thread file of `base` (base-01,
+ * base-02...: valgrind --separate-threads). */
+static int has_thread_files(char **inputs, int n, const char *base)
+{
+	size_t len = strlen(base);
+	for (int j = 0; j < n; j++)
+		if (inputs[j] != base && !strncmp(inputs[j], base, len) &&
+		    inputs[j][len] == '-')
+			return 1;
+	return 0;
+}
+
 /* Every input into one model (main.h). */
 struct pc_db *load(struct opts *o, char **inputs, int n,
 		   const char **formats, struct stream *to, struct pc_err *err)
@@ -417,8 +430,16 @@ struct pc_db *load(struct opts *o, char **inputs, int n,
 			size_t nt = 0;
 			char **tf = n == 1 ? thread_files(inputs[i], &nt) : NULL;
 			if (!nt) {
-				pc_warn(&o->diag, "%s: empty file, skipped",
-					inputs[i]);
+				/* beside its thread files (callgrind.out.PID*
+				 * names them all): valgrind's normal case */
+				if (has_thread_files(inputs, n, inputs[i]))
+					pc_note(&o->diag, "%s: empty, as valgrind "
+						"--separate-threads leaves it "
+						"beside its thread files: "
+						"skipped", inputs[i]);
+				else
+					pc_warn(&o->diag, "%s: empty file, "
+						"skipped", inputs[i]);
 				continue;
 			}
 			pc_note(&o->diag, "%s is empty: reading its %zu thread "

@@ -38,8 +38,14 @@ expect_rc 1 "forced format on a wrong file" "$PROFCONV" dump -f callgrind "$tmp/
 check "forced error has file:line" grep -q "text:1: unrecognized line 'hello'" "$tmp/err"
 expect_rc 2 "unknown -f format" "$PROFCONV" dump -f nope "$CG/prog.default.out"
 cp "$CG/small.main.out" "$tmp/callgrind.out.noheader"
-expect_rc 0 "empty file skipped with a warning" "$PROFCONV" dump "$CG/small.threads.out" "$CG/small.threads.out-02"
-check "warning says empty" grep -q 'empty file, skipped' "$tmp/err"
+expect_rc 0 "valgrind's empty base file beside its thread files: skipped without a warning" "$PROFCONV" dump "$CG/small.threads.out" "$CG/small.threads.out-02"
+check "... no warning" test ! -s "$tmp/err"
+"$PROFCONV" convert -j2 -o "$tmp/thr2.d" "$CG"/small.threads.out* 2>"$tmp/err"
+check "... and convert says so once, in a note, at -j2 too" \
+	test "$(grep -c 'small.threads.out: empty, as valgrind --separate-threads leaves it beside its thread files: skipped' "$tmp/err")" -eq 1
+cp "$CG/small.threads.out" "$tmp/lonely.out"
+"$PROFCONV" dump "$tmp/lonely.out" "$CG/small.main.out" >/dev/null 2>"$tmp/err"
+check "another empty input: skipped with a warning" grep -q 'lonely.out: empty file, skipped' "$tmp/err"
 expect_rc 0 "-q silences warnings" "$PROFCONV" dump -q "$CG/small.threads.out" "$CG/small.threads.out-02"
 check "nothing on stderr with -q" test ! -s "$tmp/err"
 
