@@ -463,6 +463,7 @@ const struct pc_exporter pc_export_chrome = {
 		       "as nested events (traces only)",
 	.claims = ct_claims,
 	.point_only = 1,
+	.needs_trace = 1,
 	.write = ct_write,
 	.begin = ct_begin,
 	.end = ct_end,

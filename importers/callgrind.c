@@ -1179,4 +1179,5 @@ const struct pc_importer pc_import_callgrind = {
 		       "plain or .gz",
 	.probe = cg_probe,
 	.read = cg_read,
+	.no_traces = 1,
 };

@@ -742,4 +742,5 @@ const struct pc_importer pc_import_dcpi = {
 		       "dcpicat text, profile database directories",
 	.probe = dcpi_probe,
 	.read = dcpi_read,
+	.no_traces = 1,
 };

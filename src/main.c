@@ -2,6 +2,7 @@
 #include "main.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <sched.h>
 #include <time.h>
@@ -677,6 +678,30 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	    pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
 			  &o->diag, &err))
 		return refused(o, &err);
+	/* so is an input that is not there, or inputs none of which can
+	 * have what the output needs */
+	int traces = 0;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(inputs[i], "-")) {
+			traces = 1;
+			continue;
+		}
+		if (stat(inputs[i], &si) != 0) {
+			pc_err_set(&err, "%s: %s", inputs[i], strerror(errno));
+			return refused(o, &err);
+		}
+		struct pc_err e = { 0 };
+		const struct pc_importer *im =
+			ex->needs_trace ? detect(inputs[i], o->from, &e) : NULL;
+		traces |= !im || !im->no_traces;
+	}
+	if (ex->needs_trace && !traces) {
+		pc_err_set(&err, "nothing to write: %s input has no trace "
+			   "(%s output is for traces: ovni, HPCToolkit "
+			   "databases with trace.db or hpctrace files)",
+			   n == 1 ? "this" : "no", ex->label);
+		return refused(o, &err);
+	}
 	pc_dest_signals();
 #ifdef PC_MPI
 	if (o->mpi_size > 1)

@@ -794,6 +794,7 @@ struct pc_importer {
 	/* ... and its tree and profiles are complete before the first is
 	 * done: a writer thread may take them (-j) */
 	int tree_first;
+	int no_traces; /* its inputs never have trace samples */
 	/* Pure; 0..100. */
 	int (*probe)(const struct pc_probe *p);
 	/* Reads one input into db (which may already hold other inputs). */
@@ -831,6 +832,7 @@ struct pc_exporter {
 	int (*claims)(const char *out);
 	int is_dir; /* the output is a directory */
 	int point_only; /* reads point values only (no stored scopes) */
+	int needs_trace; /* writes nothing without trace samples */
 	/* The whole model (its values sorted: pc_values_finish). */
 	int (*write)(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err);

@@ -113,7 +113,7 @@ rc=$?
 "$PROFCONV" convert -q -o "$tmp/none.json" "$CG/small.main.out" 2>"$tmp/err"
 rc=$?
 [ $rc = 1 ] && [ ! -e "$tmp/none.json" ] && ! ls "$tmp" | grep -q 'none.json.tmp' &&
-	grep -q "^profconv: error: nothing to write: the input has no trace" "$tmp/err" &&
+	grep -q "^profconv: error: nothing to write: this input has no trace" "$tmp/err" &&
 	ok "Chrome trace of an input without a trace: one line, exit 1, nothing left" ||
 	{ not_ok "Chrome trace without a trace: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 
@@ -226,4 +226,19 @@ if [ -d "$PP" ]; then
 else
 	skip "Chrome trace process order: $NO_SHARED"
 fi
+# ... refused before any input is read: a named pipe nobody writes to
+# (with -f callgrind) is never opened
+mkfifo "$tmp/nobody"
+limited 60 "$PROFCONV" convert -f callgrind -o "$tmp/fifo.json" "$tmp/nobody" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q "nothing to write: this input has no trace" "$tmp/err" &&
+	ok "Chrome trace of a Callgrind input: refused before the input is opened" ||
+	{ not_ok "Chrome trace of a FIFO: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+# an input that is not there is found before the first is read: one line
+"$PROFCONV" convert -o "$tmp/two.d" "$CG/py-json.out.gz" "$tmp/not-there.out" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "not-there.out: No such file or directory" "$tmp/err" &&
+	[ ! -e "$tmp/two.d" ] &&
+	ok "a second input that is not there: one line before the first is read, nothing written" ||
+	{ not_ok "missing second input: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 done_testing
