@@ -113,14 +113,25 @@ static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
 }
 
 /* A name in a folded line: ';' separates frames and the line ends at a
- * newline, so those become ':' and ' '; bytes that are not UTF-8 as
- * \xHH. */
+ * newline, so those are written \x3b, \x0a, \x0d, and with them the
+ * backslash (\x5c), so that distinct names stay distinct (a;b and a:b);
+ * bytes that are not UTF-8 as \xHH too. */
 static void put_frame(FILE *f, const char *name)
 {
-	char *esc = pc_utf8_escape(name);
-	for (const char *s = esc ? esc : name; *s; s++)
-		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
+	size_t n = 0;
+	for (const char *s = name; *s; s++)
+		n += strchr(";\n\r\\", *s) ? 4 : 1;
+	char *buf = pc_xmalloc(n + 1), *w = buf;
+	for (const char *s = name; *s; s++)
+		if (strchr(";\n\r\\", *s))
+			w += sprintf(w, "\\x%02x", (unsigned char)*s);
+		else
+			*w++ = *s;
+	*w = 0;
+	char *esc = pc_utf8_escape(buf);
+	fputs(esc ? esc : buf, f);
 	free(esc);
+	free(buf);
 }
 
 static void write_lines(struct fx *x)

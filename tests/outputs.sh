@@ -126,8 +126,8 @@ check "-t pprof -o -: a gzip stream on standard output" test $? = 0
 # names that are not UTF-8, with the characters each format reserves
 printf 'events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=bad\xff;na"me\\x\ncalls=1 2\n2 7\nfn=bad\xff;na"me\\x\n3 7\n' >"$tmp/names.out"
 "$PROFCONV" convert -q -o "$tmp/names.folded" "$tmp/names.out" &&
-	grep -q '^\[main thread\];main;bad\\xFF:na"me\\x 7$' "$tmp/names.folded" &&
-	ok "folded: ';' in a name becomes ':', a byte that is not UTF-8 \\xFF" ||
+	grep -q '^\[main thread\];main;bad\\xFF\\x3bna"me\\x5cx 7$' "$tmp/names.folded" &&
+	ok "folded: ';' in a name becomes \\x3b and '\\' \\x5c (a;b and a:b stay distinct), a byte that is not UTF-8 \\xFF" ||
 	{ not_ok "folded names"; sed 's/^/# /' "$tmp/names.folded"; }
 if have_go; then
 	"$PROFCONV" convert -q -o "$tmp/names.pb.gz" "$tmp/names.out" &&
