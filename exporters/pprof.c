@@ -558,7 +558,8 @@ static int write_file(struct px *x, const char *path,
 		for (; i < x->ncell && x->cell[i].ctx == c; i++) {
 			pc_id m = x->cell[i].metric;
 			double r = nearbyint(x->cell[i].v * pow(10, x->k[m]));
-			iv[m] = r >= 9.2e18 ? INT64_MAX :
+			/* (the readers refuse NaN; kept safe anyway) */
+			iv[m] = isnan(r) ? 0 : r >= 9.2e18 ? INT64_MAX :
 				r <= -9.2e18 ? INT64_MIN : (int64_t)r;
 			any |= iv[m] != 0;
 		}

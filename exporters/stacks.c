@@ -114,11 +114,14 @@ int pc_is_whole(double v)
 int pc_int_scale(double max, double total, int whole)
 {
 	int k = 0;
-	if (!whole && max > 0) {
+	/* (NaN and infinity, which the readers refuse: no scale, and no
+	 * endless loop) */
+	if (!whole && max > 0 && isfinite(max)) {
 		k = 9 - (int)ceil(log10(max));
 		k = k < 0 ? 0 : k > 15 ? 15 : k;
 	}
-	while (total * pow(10, k) > PC_INT_MAX_TOTAL)
+	while (isfinite(total) && k > -400 &&
+	       total * pow(10, k) > PC_INT_MAX_TOTAL)
 		k--;
 	return k;
 }

@@ -402,8 +402,9 @@ static void make_act(struct reader *r, int scopes)
  * a value was decided for each id once (r->act), so an output of point
  * values skips the stored scopes, three values in four, in a few
  * instructions. */
-static void visible_values(struct reader *r, pc_id prof, pc_id ctx,
-			   const unsigned char *y, uint64_t n)
+static const unsigned char *visible_values(struct reader *r, pc_id prof,
+					   pc_id ctx, const unsigned char *y,
+					   uint64_t n)
 {
 	struct pc_db *db = r->db;
 	const uint8_t *act = r->act;
@@ -414,6 +415,8 @@ static void visible_values(struct reader *r, pc_id prof, pc_id ctx,
 			continue;
 		pc_id m = r->prop[id].metric;
 		double d = pc_getlef64(y + 2);
+		if (!isfinite(d))
+			return y;
 		if (a == V_POINT) {
 			pc_value_add(db, prof, ctx, m, d);
 			continue;
@@ -429,6 +432,19 @@ static void visible_values(struct reader *r, pc_id prof, pc_id ctx,
 				prerelease_value(r, prof, ctx, m, sc, d);
 		}
 	}
+	return NULL;
+}
+
+/* A value that is not a finite number (NaN, infinity): refused where it
+ * is, as no output or viewer can show it. */
+static int not_finite(struct reader *r, const struct pc_blob *b,
+		      const unsigned char *y)
+{
+	double d = pc_getlef64(y + 2);
+	return pc_v4_fail_at(r, b, (uint64_t)(y - b->p) + 2,
+			     "value %s of metric id %u is not a finite "
+			     "number", isnan(d) ? "NaN" : d > 0 ? "+infinity" :
+			     "-infinity", (unsigned)pc_getle(y, 2));
 }
 
 /* The values of profile index i (its info entry at e): point values and
@@ -503,8 +519,11 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 			mctx = PC_NONE;
 		pc_blob_read(b, end - start);
 		if (mctx != PC_NONE) {
-			visible_values(r, r->prof_id[i], mctx,
-				       b->p + pv + 10 * start, end - start);
+			const unsigned char *bad = visible_values(
+				r, r->prof_id[i], mctx, b->p + pv + 10 * start,
+				end - start);
+			if (bad)
+				return not_finite(r, b, bad);
 			continue;
 		}
 		/* elided: only its point values belong anywhere (see
@@ -522,6 +541,8 @@ static int profile_values(struct reader *r, uint64_t i, uint64_t e,
 				continue;
 			}
 			double d = pc_getlef64(y + 2);
+			if (!isfinite(d))
+				return not_finite(r, b, y);
 			if (r->prop[id].scope == PC_SCOPE_POINT && d != 0 &&
 			    el) {
 				PC_GROW(r->el, r->nel, r->capel);

@@ -664,6 +664,14 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 				return bad(c, f, y, "metric id %u is not a %s "
 					   "of meta.db", m, summary ?
 					   "statMetricId" : "propMetricId");
+			uint64_t u = pc_getle(f->p + y + 2, 8);
+			double v;
+			memcpy(&v, &u, sizeof v);
+			if (!isfinite(v))
+				return bad(c, f, y + 2, "value %s of context %u, "
+					   "metric id %u, is not a finite number",
+					   isnan(v) ? "NaN" : v > 0 ? "+infinity" :
+					   "-infinity", ctx, m);
 			if (c->values && summary)
 				note_value(c, ctx, m, f->p + y + 2);
 		}

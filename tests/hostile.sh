@@ -104,4 +104,21 @@ run "$PROFCONV" info "$tmp/big.callgrind"
 grep -q '^  cycles: 5.53402322254236[0-9]*e+19 ' "$tmp/out" &&
 	ok "profconv reads it back: 5.534e19 cycles" ||
 	{ not_ok "read back"; sed 's/^/# /' "$tmp/out" "$tmp/err"; }
+# --- a NaN among a v4 database's values: refused where it is ---
+"$PROFCONV" convert -q "$TD/callgrind/small.main.out" -o "$tmp/nan.d" || exit 1
+perl -e 'open(my $f, "+<", $ARGV[0]) or die; binmode $f; local $/; my $d = <$f>;
+	my $i = index($d, pack("d<", 381818)); die "no total" if $i < 0;
+	seek($f, $i, 0); print $f pack("d<", 9**9**9 / 9**9**9)' "$tmp/nan.d/profile.db"
+for cmd in check convert; do
+	case $cmd in
+	check) run "$PROFCONV" check "$tmp/nan.d" ;;
+	convert) run "$PROFCONV" convert "$tmp/nan.d" -o "$tmp/nan.pb.gz" ;;
+	esac
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q "nan.d/profile.db@0x[0-9a-f]*: value NaN of .*metric id [0-9]*,\{0,1\} is not a finite number" "$tmp/err" &&
+		[ ! -e "$tmp/nan.pb.gz" ] &&
+		ok "$cmd: a NaN value is refused with its offset" ||
+		{ not_ok "$cmd of a NaN value: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+done
 done_testing
