@@ -785,7 +785,7 @@ static int cg_write_split(const struct pc_db *cdb, const char *out,
 	struct pc_dest *o = pc_xcalloc(nout, sizeof(*o));
 	int rc = 0;
 	for (size_t i = 0; i < nout && !rc; i++) {
-		snprintf(final[i], sizeof final[i], "%s-%02zu", out, i + 1);
+		pc_split_name(final[i], sizeof final[i], out, NULL, i + 1);
 		rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
 	}
 	struct ex *x = pc_xcalloc(1, sizeof(*x));
@@ -812,6 +812,8 @@ static int cg_write_split(const struct pc_db *cdb, const char *out,
 		rc = pc_dest_commit(&o[i], db->diag, err);
 	for (size_t i = 0; i < nout; i++)
 		pc_dest_abort(&o[i]);
+	if (!rc)
+		pc_split_done(out, NULL, nout, opts, db->diag);
 	free(final);
 	free(o);
 	ex_free(x);

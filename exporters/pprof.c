@@ -649,16 +649,6 @@ static int pp_end(struct pc_sink *s, const struct pc_db *db,
 	return rc;
 }
 
-/* --split: OUT-01.pb.gz... (before a .pb.gz suffix, else at the end). */
-static void split_name(char *buf, size_t n, const char *out, size_t i)
-{
-	size_t len = strlen(out);
-	if (pc_path_ends(out, ".pb.gz") && len > 6)
-		snprintf(buf, n, "%.*s-%02zu.pb.gz", (int)(len - 6), out, i);
-	else
-		snprintf(buf, n, "%s-%02zu", out, i);
-}
-
 static int pp_write_split(const struct pc_db *db, const char *out,
 			  const struct pc_export_opts *opts,
 			  struct pc_err *err)
@@ -674,7 +664,7 @@ static int pp_write_split(const struct pc_db *db, const char *out,
 	char (*final)[4200] = pc_xcalloc(nout, sizeof(*final));
 	int rc = 0;
 	for (size_t i = 0; i < nout && !rc; i++) {
-		split_name(final[i], sizeof final[i], out, i + 1);
+		pc_split_name(final[i], sizeof final[i], out, ".pb.gz", i + 1);
 		rc = pc_dest_check(final[i], 0, opts->force, NULL, err);
 	}
 	struct px *x = pc_xcalloc(1, sizeof(*x));
@@ -702,6 +692,8 @@ static int pp_write_split(const struct pc_db *db, const char *out,
 		rc = pc_outfile_commit(&of[i], db->diag, err);
 	for (size_t i = 0; i < nof; i++)
 		pc_outfile_abort(&of[i]);
+	if (!rc)
+		pc_split_done(out, ".pb.gz", nout, opts, db->diag);
 	free(of);
 	free(final);
 	px_free(x);

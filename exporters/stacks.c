@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int pc_starts_frame(const struct pc_db *db, size_t c)
 {
@@ -265,4 +267,45 @@ int pc_metric_scale(const struct pc_metric *m, double max, double total,
 	while (total * pow(10, k) > PC_INT_MAX_TOTAL)
 		k--;
 	return k;
+}
+
+void pc_split_name(char *buf, size_t n, const char *out, const char *suffix,
+		   size_t i)
+{
+	size_t len = strlen(out), k = suffix ? strlen(suffix) : 0;
+	if (k && len > k && pc_path_ends(out, suffix))
+		snprintf(buf, n, "%.*s-%02zu%s", (int)(len - k), out, i, suffix);
+	else
+		snprintf(buf, n, "%s-%02zu", out, i);
+}
+
+void pc_split_done(const char *out, const char *suffix, size_t n,
+		   const struct pc_export_opts *opts, struct pc_diag *d)
+{
+	char name[4200], first[4200] = "", last[4200] = "";
+	struct stat st;
+	size_t gone = 0;
+	for (size_t i = n + 1; i < 100000; i++) {
+		pc_split_name(name, sizeof name, out, suffix, i);
+		if (lstat(name, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    unlink(name) != 0)
+			break;
+		snprintf(gone++ ? last : first, sizeof first, "%s", name);
+	}
+	if (gone)
+		pc_note(d, "removed the %zu file%s of an earlier split beyond "
+			"the %zu written (%s%s%s)", gone, gone == 1 ? "" : "s",
+			n, first, gone > 1 ? " ... " : "", last);
+	struct pc_split_done *w = opts->split_done;
+	if (!w)
+		return;
+	w->n = n;
+	w->bytes = 0;
+	for (size_t i = 1; i <= n; i++) {
+		pc_split_name(name, sizeof name, out, suffix, i);
+		if (stat(name, &st) == 0)
+			w->bytes += (uint64_t)st.st_size;
+	}
+	pc_split_name(w->first, sizeof w->first, out, suffix, 1);
+	pc_split_name(w->last, sizeof w->last, out, suffix, n);
 }

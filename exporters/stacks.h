@@ -100,4 +100,15 @@ void pc_outfile_abort(struct pc_outfile *o);
 void pc_put_json(FILE *f, const char *s);
 /* The same as a string (free it). */
 char *pc_json_escape(const char *s);
+/* --split's file i (from 1): OUT-01, or before suffix (".pb.gz"):
+ * x-01.pb.gz. */
+void pc_split_name(char *buf, size_t n, const char *out, const char *suffix,
+		   size_t i);
+/* Once a split of n files is in place: the files of an earlier, larger
+ * split beyond them (OUT-(n+1), ...: part of the output --force
+ * replaced) are removed, with a note; and what was written goes to
+ * opts->split_done. */
+void pc_split_done(const char *out, const char *suffix, size_t n,
+		   const struct pc_export_opts *opts, struct pc_diag *d);
+
 #endif

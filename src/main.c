@@ -709,6 +709,8 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 #endif
 	o->imp.point_only = ex->point_only;
 	o->exp.jobs = o->jobs;
+	struct pc_split_done split = { .n = 0 };
+	o->exp.split_done = &split;
 	o->imp.jobs = o->jobs;
 	/* where the importer and the output can, profiles stream to the
 	 * output as they are read: the model holds the tree and the
@@ -767,9 +769,17 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 				"size of the input (%s); --max-contexts bounds "
 				"the tree", a, (double)out / (double)in, b);
 		}
+		char what[9000];
+		snprintf(what, sizeof what, "%s", o->out);
+		if (split.n) { /* the files --split wrote */
+			pc_human_size(size, sizeof size, split.bytes);
+			snprintf(what, sizeof what, "%zu files, %s%s%s", split.n,
+				 split.first, split.n > 1 ? " ... " : "",
+				 split.n > 1 ? split.last : "");
+		}
 		fprintf(stderr, "profconv: wrote %s (%s, %s): %zu profile%s, "
 			"%zu context%s, %zu metric%s, %zu point value%s\n",
-			o->out, ex->name, size, np, np == 1 ? "" : "s", nc,
+			what, ex->name, size, np, np == 1 ? "" : "s", nc,
 			nc == 1 ? "" : "s", nm, nm == 1 ? "" : "s", nv,
 			nv == 1 ? "" : "s");
 	}

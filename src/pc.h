@@ -811,6 +811,13 @@ struct pc_export_opts {
 	int no_compress;    /* callgrind: no name compression */
 	unsigned callers;   /* callgrind: f'caller1'caller2 names, depth */
 	const char *metric; /* folded: the metric written (NULL: the first) */
+	/* --split: what was written, for the last line (the exporter fills
+	 * it in; NULL: not asked) */
+	struct pc_split_done {
+		char first[4200], last[4200];
+		size_t n;
+		uint64_t bytes;
+	} *split_done;
 };
 
 /* The options of convert an output takes (pc_exporter.takes). */

@@ -241,4 +241,15 @@ rc=$?
 	[ ! -e "$tmp/two.d" ] &&
 	ok "a second input that is not there: one line before the first is read, nothing written" ||
 	{ not_ok "missing second input: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+# --split --force over an earlier, larger split: the set is one output,
+# replaced whole; the last line names what was written
+mkdir "$tmp/sp"
+"$PROFCONV" convert -q --split -o "$tmp/sp/m.pb.gz" "$TD/ovni/multi/ovni"
+"$PROFCONV" convert --split --force -o "$tmp/sp/m.pb.gz" "$CG"/threads.out-0* 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && [ "$(ls "$tmp/sp" | tr '\n' ' ')" = "m-01.pb.gz m-02.pb.gz m-03.pb.gz " ] &&
+	grep -q "note: removed the 1 file of an earlier split beyond the 3 written (.*/m-04.pb.gz)" "$tmp/err" &&
+	grep -q "^profconv: wrote 3 files, .*/m-01.pb.gz ... .*/m-03.pb.gz (pprof, [0-9.]* kB): 3 profiles" "$tmp/err" &&
+	ok "--split --force: the earlier split's extra file removed, the last line names the files written" ||
+	{ not_ok "--split --force: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
 done_testing
