@@ -70,6 +70,7 @@ struct out {
 	size_t nfun, capfun;
 	uint64_t *locid; /* per context, 0: not made yet */
 	uint64_t *limit; /* per module: highest address + 1 */
+	uint8_t *has;    /* per metric: a sample has a value of it */
 	/* the samples of the piece being made */
 	Sample smp[BATCH], *sp[BATCH];
 	size_t first[BATCH]; /* each sample's ids in ids (which may move) */
@@ -194,6 +195,8 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 	const struct pc_db *db = x->db;
 	Sample *s = &w->smp[w->nsmp];
 	perftools__profiles__sample__init(s);
+	for (size_t m = 0; m < x->nm; m++)
+		w->has[m] |= v[m] != 0;
 	size_t first = w->nids;
 	/* the innermost frame first, then each caller's call site (the
 	 * innermost PC_MAX_STACK of a deeper stack) */
@@ -361,7 +364,14 @@ static void put_tables(struct px *x, struct out *w)
 		piece(w, &p);
 	}
 	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	p.default_sample_type = x->nm ? tv[0].type : 0;
+	/* the default: the first metric with values (an HPCToolkit GPU
+	 * database's first can have none: "0 total") */
+	size_t def = 0;
+	while (def + 1 < x->nm && !w->has[def])
+		def++;
+	if (def < x->nm && !w->has[def])
+		def = 0;
+	p.default_sample_type = x->nm ? tv[def].type : 0;
 	if (db->title) {
 		p.n_comment = 1;
 		p.comment = &comment;
@@ -404,6 +414,7 @@ static void out_free(struct out *w)
 	free(w->fun);
 	free(w->locid);
 	free(w->limit);
+	free(w->has);
 	free(w->ids);
 	free(w->vals);
 	free(w);
@@ -433,6 +444,7 @@ static struct out *out_open(struct px *x, struct pc_outfile *of,
 	str_id(w, ""); /* string_table[0] */
 	w->locid = pc_xcalloc(x->db->ncontexts + 1, sizeof(uint64_t));
 	w->limit = pc_xcalloc(x->db->nmodules + 1, sizeof(uint64_t));
+	w->has = pc_xcalloc(x->nm + 1, 1);
 	w->vals = pc_xmalloc(BATCH * (x->nm + 1) * sizeof(int64_t));
 	return w;
 }
@@ -545,6 +557,9 @@ static int write_file(struct px *x, const char *path,
 		lab[j].key = str_id(w, pc_intern_cstr((struct pc_db *)x->db,
 						      kind));
 		lab[j].num = (int64_t)el->logical;
+		/* with a unit: pprof drops a numeric label of 0 without
+		 * one, and rank 0 or thread 0 could not be selected */
+		lab[j].num_unit = str_id(w, "id");
 		lp[j] = &lab[j];
 	}
 	/* the contexts in id order, each with its metrics' sums */

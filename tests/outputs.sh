@@ -165,6 +165,11 @@ if have_go; then
 	HOME="$tmp" go tool pprof -symbolize=none -tags "$tmp/split-02.pb.gz" >"$tmp/tags" 2>&1
 	check "--split: samples labelled with the profile's ids (go tool pprof -tags)" \
 		grep -q 'thread: Total' "$tmp/tags"
+	# ... thread 0 and rank 0 too (a numeric label of 0 without a unit
+	# is dropped by pprof)
+	HOME="$tmp" go tool pprof -symbolize=none -tags "$tmp/split-01.pb.gz" >"$tmp/tags" 2>&1
+	check "--split: rank 0 and thread 0 are labels too" \
+		sh -c "grep -q 'rank: Total' '$tmp/tags' && grep -q 'thread: Total' '$tmp/tags'"
 fi
 
 # -j: the same bytes from writer threads
@@ -252,4 +257,15 @@ rc=$?
 	grep -q "^profconv: wrote 3 files, .*/m-01.pb.gz ... .*/m-03.pb.gz (pprof, [0-9.]* kB): 3 profiles" "$tmp/err" &&
 	ok "--split --force: the earlier split's extra file removed, the last line names the files written" ||
 	{ not_ok "--split --force: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
+# pprof's default sample type has values (the GPU database's first
+# metric has none: "0 total" before)
+GPU="$SHARED/hpctoolkit-data/v4-loops-cuda-nvidia-t.d"
+if have_go && [ -d "$GPU" ]; then
+	"$PROFCONV" convert -q -o "$tmp/gpu.pb.gz" "$GPU"
+	HOME="$tmp" go tool pprof -top "$tmp/gpu.pb.gz" >"$tmp/top" 2>/dev/null
+	check "pprof: the default sample type has values ($(sed -n 's/^Type: //p' "$tmp/top"))" \
+		sh -c "grep -q '^Showing nodes accounting for .* of [1-9][0-9.]*[a-z]* total' '$tmp/top'"
+else
+	skip "pprof's default sample type: needs go and $NO_SHARED"
+fi
 done_testing
