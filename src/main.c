@@ -114,6 +114,10 @@ static const char *const command_help[][2] = {
 	  "traces\n"
 	  "Folded stacks (flamegraph.pl OUT.folded >OUT.svg, speedscope):\n"
 	  "      --metric=NAME     the metric written (default: the first)\n"
+	  "      --min-width=P     frames narrower than P% of the total merge "
+	  "into\n"
+	  "                        their callers (default 0.01; 0: keep "
+	  "all)\n"
 	  "\n"
 	  "OUT is checked before any input is read, written under a temporary\n"
 	  "name, and put in place once complete; an interrupted run leaves\n"
@@ -621,13 +625,15 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		{ PC_XO_SPLIT, "--split" }, { PC_XO_NO_COMPRESS, "--no-compress" },
 		{ PC_XO_CALLERS, "--callers" }, { PC_XO_STATS, "--stats" },
 		{ PC_XO_POINT, "--point" }, { PC_XO_METRIC, "--metric" },
+		{ PC_XO_MIN_WIDTH, "--min-width" },
 	};
 	unsigned given = (o->exp.split ? PC_XO_SPLIT : 0) |
 			 (o->exp.no_compress ? PC_XO_NO_COMPRESS : 0) |
 			 (o->exp.callers ? PC_XO_CALLERS : 0) |
 			 (o->exp.stats ? PC_XO_STATS : 0) |
 			 (o->exp.point ? PC_XO_POINT : 0) |
-			 (o->exp.metric ? PC_XO_METRIC : 0);
+			 (o->exp.metric ? PC_XO_METRIC : 0) |
+			 (o->exp.min_width >= 0 ? PC_XO_MIN_WIDTH : 0);
 	for (size_t i = 0; i < sizeof xo / sizeof xo[0]; i++) {
 		if (!(given & xo[i].bit) || (ex->takes & xo[i].bit))
 			continue;
@@ -938,6 +944,7 @@ int main(int argc, char **argv)
 
 	struct opts o = { 0 };
 	o.jobs = cores();
+	o.exp.min_width = -1; /* folded: the default */
 	o.mpi_size = 1;
 #ifdef PC_MPI
 	o.mpi_rank = mpi_rank;
@@ -968,6 +975,7 @@ int main(int argc, char **argv)
 		{ "no-compress", no_argument, NULL, 'N' },
 		{ "callers", required_argument, NULL, 'C' },
 		{ "metric", required_argument, NULL, 'E' },
+		{ "min-width", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -990,7 +998,7 @@ int main(int argc, char **argv)
 		{ 'j', " convert " },
 		{ 's', " convert " },
 		{ 'N', " convert " }, { 'C', " convert " },
-		{ 'E', " convert " },
+		{ 'E', " convert " }, { 'W', " convert " },
 		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
 		{ 'L', " convert dump info " }, { 'v', " check " },
 		{ 'R', " check " }, { 'J', " info " },
@@ -1038,6 +1046,15 @@ int main(int argc, char **argv)
 		case 's': o.exp.split = 1; break;
 		case 'N': o.exp.no_compress = 1; break;
 		case 'E': o.exp.metric = optarg; break;
+		case 'W': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (*end || !(v >= 0 && v <= 100))
+				return usage_error("bad --min-width '%s' (a "
+						   "percentage, 0 to 100)", optarg);
+			o.exp.min_width = v / 100;
+			break;
+		}
 		case 'C': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);

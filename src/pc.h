@@ -811,6 +811,9 @@ struct pc_export_opts {
 	int no_compress;    /* callgrind: no name compression */
 	unsigned callers;   /* callgrind: f'caller1'caller2 names, depth */
 	const char *metric; /* folded: the metric written (NULL: the first) */
+	/* folded: frames narrower than this share of the total merge into
+	 * their callers (negative: the default) */
+	double min_width;
 	/* --split: what was written, for the last line (the exporter fills
 	 * it in; NULL: not asked) */
 	struct pc_split_done {
@@ -828,6 +831,7 @@ enum {
 	PC_XO_NO_COMPRESS = 8,
 	PC_XO_CALLERS = 16,
 	PC_XO_METRIC = 32,
+	PC_XO_MIN_WIDTH = 64,
 };
 
 struct pc_exporter {

@@ -59,7 +59,7 @@ for in in "$@"; do
 	nctx=$("$PROFCONV_REF" info -q "$tmp/$l.d" | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
 	m1=$(awk -F'\t' '$1 == "total" { print $2; exit }' "$tmp/$l.v")
 	# folded stacks, the first metric
-	if "$PROFCONV" convert -o "$tmp/$l.folded" "$in" >/dev/null 2>"$tmp/$l.ferr"; then
+	if "$PROFCONV" convert --min-width=0 -o "$tmp/$l.folded" "$in" >/dev/null 2>"$tmp/$l.ferr"; then
 		first=$("$PROFCONV_REF" info --json "$tmp/$l.d" | sed -n 's/^      "name":"\(.*\)",*$/\1/p' | head -1)
 		if ! grep -q "^function	$first	" "$tmp/$l.v"; then
 			check "$l: folded stacks of '$first', which has no values: none, and a warning" \
@@ -95,7 +95,7 @@ done
 have_go || skip "go tool pprof judges: needs Go (Debian: apt-get install golang-go)"
 
 # --metric: the second metric of a Callgrind file (its call counts)
-"$PROFCONV" convert -o "$tmp/calls.folded" --metric=Calls "$CG/small.main.out" 2>"$tmp/err"
+"$PROFCONV" convert --min-width=0 -o "$tmp/calls.folded" --metric=Calls "$CG/small.main.out" 2>"$tmp/err"
 l=$(label "$CG/small.main.out")
 check "--metric=Calls: per function the exclusive call counts" \
 	folded_cmp "$tmp/calls.folded" "$tmp/$l.v" Calls "$(note_scale "$tmp/err" Calls)" 2000
@@ -118,7 +118,7 @@ rc=$?
 	{ not_ok "Chrome trace without a trace: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 
 # standard output: the stacks go to a pipe
-"$PROFCONV" convert -q -t folded -o - "$CG/small.main.out" >"$tmp/stdout.folded"
+"$PROFCONV" convert -q --min-width=0 -t folded -o - "$CG/small.main.out" >"$tmp/stdout.folded"
 check "-t folded -o -: the same stacks on standard output" cmp "$tmp/stdout.folded" "$tmp/$l.folded"
 "$PROFCONV" convert -q -t pprof -o - "$CG/small.main.out" | gzip -t
 check "-t pprof -o -: a gzip stream on standard output" test $? = 0
@@ -268,4 +268,16 @@ if have_go && [ -d "$GPU" ]; then
 else
 	skip "pprof's default sample type: needs go and $NO_SHARED"
 fi
+# folded stacks are bounded by default: frames narrower than 0.01% of
+# the total merge into their callers, with a note, the total kept
+"$PROFCONV" convert -o "$tmp/cc.folded" "$CG/cc1plus.out.gz" 2>"$tmp/err"
+"$PROFCONV" convert -q --min-width=0 -o "$tmp/cc0.folded" "$CG/cc1plus.out.gz"
+a=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/cc.folded")
+b=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/cc0.folded")
+in=$(gzip -dc "$CG/cc1plus.out.gz" | wc -c)
+sa=$(wc -c <"$tmp/cc.folded"); sb=$(wc -c <"$tmp/cc0.folded")
+[ "$a" = "$b" ] && [ "$sa" -le $((3 * in)) ] && [ "$sb" -gt "$sa" ] &&
+	grep -q "note: [0-9]* frame(s) narrower than 0.01% of the total merged into their callers" "$tmp/err" &&
+	ok "folded: cc1plus in $sa bytes by default ($sb with --min-width=0, input $in), the total $a kept, a note" ||
+	{ not_ok "folded bound: totals $a/$b, sizes $sa/$sb, input $in"; sed 's/^/# /' "$tmp/err"; }
 done_testing
