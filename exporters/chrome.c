@@ -39,6 +39,7 @@ struct cx {
 	struct pc_outfile of;
 	int opened;
 	uint64_t nevents;
+	int big; /* said that the file passes what viewers load */
 	/* per frame context: its name as JSON, made at its first event */
 	char **jname;
 	size_t njname;
@@ -338,6 +339,16 @@ static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 	close_to(x, 0, last, pid, tid);
 	free(sorted);
 	x->traced++;
+	/* viewers load some hundreds of MB of JSON: say so once the file
+	 * passes that, with the events so far */
+	off_t at = ftello(x->of.f);
+	if (!x->big && at > ((off_t)256 << 20)) {
+		x->big = 1;
+		pc_warn(db->diag, "the Chrome trace passes 256 MB (%llu events "
+			"so far): chrome://tracing loads about that much, "
+			"Perfetto UI about 1 GB of JSON", (unsigned long long)
+			x->nevents);
+	}
 	/* (errno: that of the write that failed, which stdio leaves) */
 	return ferror(x->of.f) ? pc_err_set(err, "%s: cannot write: %s",
 					    pc_outfile_name(&x->of),
