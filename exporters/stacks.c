@@ -264,7 +264,8 @@ int pc_metric_scale(const struct pc_metric *m, double max, double total,
 	if (whole || !pc_unit_name(m, 9))
 		return pc_int_scale(max, total, whole);
 	int k = 9;
-	while (total * pow(10, k) > PC_INT_MAX_TOTAL)
+	while (isfinite(total) && k > -400 &&
+	       total * pow(10, k) > PC_INT_MAX_TOTAL)
 		k--;
 	return k;
 }
