@@ -11,11 +11,7 @@
 # with two threads in one file, cc1plus, and CPython.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 CG="$TD/callgrind"
-if ! command -v callgrind_annotate >/dev/null; then
-	skip "call edges: needs callgrind_annotate (Debian: valgrind)"
-	done_testing
-	exit
-fi
+needs callgrind_annotate "call edges" valgrind
 # edges NAME MAX-OVER MAX-INVENTED: converts NAME and compares its edges
 edges() {
 	"$PROFCONV" convert -q -o "$tmp/$1.callgrind" "$CG/$1" 2>"$tmp/err" ||

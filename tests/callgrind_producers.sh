@@ -7,11 +7,7 @@
 # no fl= has no function files to keep).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 P="$TD/callgrind/producers"
-if ! command -v callgrind_annotate >/dev/null; then
-	skip "producers' files: needs callgrind_annotate (Debian: valgrind)"
-	done_testing
-	exit
-fi
+needs callgrind_annotate "producers' files" valgrind
 # costs FILE: "name self inclusive" per function, as callgrind_annotate
 # reads FILE (the file and object around the name left out)
 costs() {

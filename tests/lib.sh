@@ -32,6 +32,14 @@ check() {
 # time against a process blocked on I/O, which spends no CPU: no test
 # comes near it, even on a machine loaded many times over
 limited() { (ulimit -t "$1" && shift && exec timeout 600 "$@"); }
+# needs COMMAND WHAT PACKAGE: without COMMAND the whole script is one
+# SKIP saying what it needs
+needs() {
+	command -v "$1" >/dev/null && return 0
+	skip "$2: needs $1 (Debian: $3)"
+	done_testing
+	exit
+}
 done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
 # cg_same A B: two Callgrind files show the same functions with the same
 # self and inclusive costs in callgrind_annotate, for every event (the
