@@ -144,6 +144,14 @@ static int pkey_above(struct pkey a, struct pkey b)
 {
 	return a.key > b.key || (a.key == b.key && a.fn < b.fn);
 }
+/* qsort's order of pkey_above (members' indices stand for functions in
+ * function order) */
+static int pkey_cmp(const void *a, const void *b)
+{
+	struct pkey p = *(const struct pkey *)a, q = *(const struct pkey *)b;
+	return pkey_above(p, q) ? -1 : pkey_above(q, p) ? 1 : 0;
+}
+
 static void pkey_push(struct pkey **h, size_t *n, size_t *cap, struct pkey k)
 {
 	PC_GROW(*h, *n, *cap);
@@ -418,16 +426,14 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 				ent[nent++] = k;
 			}
 	}
-	/* the heaviest entries first */
-	for (uint32_t i = 1; i < nent; i++)
-		for (uint32_t j = i; j > 0 &&
-		     pkey_above((struct pkey){ xflow[ent[j] * K + nev], mem[ent[j]] },
-				(struct pkey){ xflow[ent[j - 1] * K + nev],
-					       mem[ent[j - 1]] }); j--) {
-			uint32_t t = ent[j];
-			ent[j] = ent[j - 1];
-			ent[j - 1] = t;
-		}
+	/* the heaviest entries first (ties: the smaller function) */
+	struct pkey *ek = pc_xmalloc((nent + 1) * sizeof(*ek));
+	for (uint32_t i = 0; i < nent; i++)
+		ek[i] = (struct pkey){ xflow[ent[i] * K + nev], ent[i] };
+	qsort(ek, nent, sizeof(*ek), pkey_cmp);
+	for (uint32_t i = 0; i < nent; i++)
+		ent[i] = ek[i].fn;
+	free(ek);
 	/* a DAG per entry while the bound lasts, then one for the rest */
 	x->sdag[s] = (uint32_t)x->ndags;
 	size_t gbase = x->nnodes;
