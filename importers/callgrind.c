@@ -1167,6 +1167,10 @@ static int cg_probe(const struct pc_probe *pr)
 		score = score > 70 ? score : 70;
 	if (!strncmp(b, "desc: ", 6) && has_line(b, "events: "))
 		score = score > 80 ? score : 80;
+	/* gperftools' pprof --callgrind of a run without samples: the
+	 * events line alone */
+	if (!strncmp(b, "events: ", 8))
+		score = score > 60 ? score : 60;
 	if (!score && (pc_basename_starts(pr->path, "callgrind.out") ||
 		       pc_basename_starts(pr->path, "cachegrind.out")))
 		score = 25;

@@ -46,4 +46,8 @@ quirk undefined-id.out "undefined-id.out:5: 1 use(s) of compressed name ids neve
 	"(7) self 10,(7) inclusive 10"
 quirk undefined-ob.out "undefined-ob.out:7: 2 use(s) of compressed name ids never defined (the first: (8))" \
 	"main self 10,main inclusive 40,g self 30,g inclusive 30"
+# gperftools' pprof --callgrind of a run without samples: recognized
+# without -f (the events line alone), and said to have nothing
+"$PROFCONV" identify "$P/gperftools-empty.out" >"$tmp/id" 2>&1
+check "gperftools-empty.out: recognized as Callgrind without -f" grep -q -- '-> callgrind$' "$tmp/id"
 done_testing
