@@ -664,7 +664,9 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	 * output */
 	if (o->mpi_size > 1 && o->mpi_rank > 0) {
 		struct pc_err e = { 0 };
-		return pc_mpi_agree(0, &e) ? 1 : mpi_follow(o, inputs, n);
+		if (pc_mpi_agree(0, &e) || pc_mpi_same_inputs(inputs, n, &e))
+			return 1;
+		return mpi_follow(o, inputs, n);
 	}
 #endif
 	struct pc_err err = { 0 };
@@ -710,8 +712,14 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	}
 	pc_dest_signals();
 #ifdef PC_MPI
-	if (o->mpi_size > 1)
+	if (o->mpi_size > 1) {
 		pc_mpi_agree(0, &err);
+		/* every rank reads what rank 0 does, or none does */
+		if (pc_mpi_same_inputs(inputs, n, &err)) {
+			report(&err);
+			return 1;
+		}
+	}
 #endif
 	o->imp.point_only = ex->point_only;
 	o->exp.jobs = o->jobs;

@@ -50,6 +50,30 @@ int pc_mpi_agree(int failed, struct pc_err *err)
 	return 1;
 }
 
+int pc_mpi_same_inputs(char **inputs, int n, struct pc_err *err)
+{
+	int rank;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	uint64_t *mine = pc_xcalloc((size_t)n + 1, sizeof(uint64_t));
+	uint64_t *ref = pc_xcalloc((size_t)n + 1, sizeof(uint64_t));
+	for (int i = 0; i < n; i++)
+		mine[i] = strcmp(inputs[i], "-") ? pc_tree_print(inputs[i]) : 0;
+	memcpy(ref, mine, (size_t)n * sizeof(uint64_t));
+	MPI_Bcast(ref, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	int bad = -1;
+	for (int i = 0; i < n && bad < 0; i++)
+		if (mine[i] != ref[i])
+			bad = i;
+	if (bad >= 0)
+		pc_err_set(err, "%s: the input differs between ranks: rank %d "
+			   "sees other files or sizes than rank 0 (a trace "
+			   "still being written, or a file system's cached "
+			   "attributes); nothing written", inputs[bad], rank);
+	free(mine);
+	free(ref);
+	return pc_mpi_agree(bad >= 0, err);
+}
+
 uint64_t pc_mpi_sum(uint64_t v)
 {
 	uint64_t s = 0;

@@ -54,6 +54,7 @@ void pc_trim(void);
 /* The entries of a directory but those starting with '.', sorted by
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);
+uint64_t pc_tree_print(const char *path);
 void pc_free_list(char **v, size_t n);
 /* Opens path for reading if it is a regular file: a FIFO or a device
  * is refused at once ("not a regular file") instead of blocking in

@@ -15,6 +15,10 @@ void pc_mpi_finalize(void);
  * the message of the lowest failing rank (the first error in the
  * order one process reads), on every rank. */
 int pc_mpi_agree(int failed, struct pc_err *err);
+/* Whether every rank sees the n inputs as rank 0 does (the names and
+ * sizes of their files): 0 if so; else 1 on every rank, with err naming
+ * the input and the first rank that sees it otherwise. */
+int pc_mpi_same_inputs(char **inputs, int n, struct pc_err *err);
 /* The sum of v over the ranks, on every rank. */
 uint64_t pc_mpi_sum(uint64_t v);
 /* rank 0's value of *rc, on every rank. */

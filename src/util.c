@@ -669,6 +669,29 @@ char **pc_list_dir(const char *dir, size_t *n)
 	return v;
 }
 
+/* A fingerprint of path and everything below it: the names (in order)
+ * and sizes of its files, the names of its directories. 0: not there. */
+uint64_t pc_tree_print(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	uint64_t h = pc_hash64((uint64_t)st.st_size ^
+			       (S_ISDIR(st.st_mode) ? 0x5a5a5a5aULL : 0));
+	if (!S_ISDIR(st.st_mode))
+		return h ? h : 1;
+	size_t n;
+	char **names = pc_list_dir(path, &n);
+	for (size_t i = 0; i < n; i++) {
+		char sub[4200];
+		pc_path_join(sub, sizeof sub, path, names[i]);
+		h = pc_hash64(h ^ pc_hash_bytes(names[i], strlen(names[i])));
+		h = pc_hash64(h ^ pc_tree_print(sub));
+	}
+	pc_free_list(names, n);
+	return h ? h : 1;
+}
+
 void pc_free_list(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

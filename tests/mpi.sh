@@ -124,4 +124,21 @@ rc=$?
 [ $rc = 1 ] && [ "$(grep -c '^profconv: error' "$tmp/errm")" = 1 ] && [ -f "$tmp/taken.d/mine" ] &&
 	ok "a refused output: one line, exit 1, every rank stops" ||
 	{ not_ok "a refused output: exit $rc"; sed 's/^/# /' "$tmp/errm" | head; }
+# ranks that see different inputs (a trace still being written, cached
+# attributes): one line naming the input and the rank, exit 1, nothing
+# written. The same relative path in two working directories, one with
+# a thread fewer (mpirun's MPMD form)
+mkdir -p "$tmp/wa" "$tmp/wb"
+cp -r "$TD/ovni/multi/ovni" "$tmp/wa/trace" && cp -r "$TD/ovni/multi/ovni" "$tmp/wb/trace" &&
+	chmod -R u+w "$tmp/wa" "$tmp/wb" &&
+	rm -rf "$(find "$tmp/wb/trace" -name 'thread.*' | sort | head -1)"
+limited 600 mpirun --oversubscribe -np 1 --wdir "$tmp/wa" -x ASAN_OPTIONS "$MPI" convert trace -o "$tmp/diff.d" : \
+	-np 1 --wdir "$tmp/wb" -x ASAN_OPTIONS "$MPI" convert trace -o "$tmp/diff.d" >"$tmp/errd" 2>&1
+rc=$?
+said=$(grep '^profconv:' "$tmp/errd")
+[ $rc -ne 0 ] && [ "$(echo "$said" | wc -l)" -eq 1 ] &&
+	echo "$said" | grep -q "^profconv: error: trace: the input differs between ranks: rank 1 sees other files or sizes than rank 0" &&
+	[ ! -e "$tmp/diff.d" ] && ! ls "$tmp" | grep -q 'diff.d.tmp' &&
+	ok "ranks that see different inputs: one line naming the input and the rank, nothing written" ||
+	{ not_ok "ranks that see different inputs: exit $rc"; sed 's/^/# /' "$tmp/errd" | head -8; }
 done_testing
