@@ -118,18 +118,20 @@ static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
  * bytes that are not UTF-8 as \xHH too. */
 static void put_frame(FILE *f, const char *name)
 {
-	size_t n = 0;
+	size_t n = 0, len = strlen(name);
 	for (const char *s = name; *s; s++)
 		n += strchr(";\n\r\\", *s) ? 4 : 1;
-	char *buf = pc_xmalloc(n + 1), *w = buf;
-	for (const char *s = name; *s; s++)
+	char *buf = n == len ? NULL : pc_xmalloc(n + 1), *w = buf;
+	for (const char *s = name; w && *s; s++)
 		if (strchr(";\n\r\\", *s))
 			w += sprintf(w, "\\x%02x", (unsigned char)*s);
 		else
 			*w++ = *s;
-	*w = 0;
-	char *esc = pc_utf8_escape(buf);
-	fputs(esc ? esc : buf, f);
+	if (w)
+		*w = 0;
+	const char *plain = buf ? buf : name;
+	char *esc = pc_utf8_escape(plain);
+	fputs(esc ? esc : plain, f);
 	free(esc);
 	free(buf);
 }

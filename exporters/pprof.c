@@ -195,8 +195,6 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 	const struct pc_db *db = x->db;
 	Sample *s = &w->smp[w->nsmp];
 	perftools__profiles__sample__init(s);
-	for (size_t m = 0; m < x->nm; m++)
-		w->has[m] |= v[m] != 0;
 	size_t first = w->nids;
 	/* the innermost frame first, then each caller's call site (the
 	 * innermost PC_MAX_STACK of a deeper stack) */
@@ -577,6 +575,7 @@ static int write_file(struct px *x, const char *path,
 			iv[m] = isnan(r) ? 0 : r >= 9.2e18 ? INT64_MAX :
 				r <= -9.2e18 ? INT64_MIN : (int64_t)r;
 			any |= iv[m] != 0;
+			w->has[m] |= iv[m] != 0;
 		}
 		if (any)
 			add_sample(x, w, c, iv, lp, nlab);

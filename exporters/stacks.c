@@ -113,19 +113,25 @@ int pc_is_whole(double v)
 	return fabs(v - nearbyint(v)) <= 1e-6 * (v > 1 ? v : 1);
 }
 
-int pc_int_scale(double max, double total, int whole)
+/* k, lowered until the total times 10^k fits (an infinite total, which
+ * the readers refuse, leaves it: no endless loop) */
+static int fit_total(double total, int k)
 {
-	int k = 0;
-	/* (NaN and infinity, which the readers refuse: no scale, and no
-	 * endless loop) */
-	if (!whole && max > 0 && isfinite(max)) {
-		k = 9 - (int)ceil(log10(max));
-		k = k < 0 ? 0 : k > 15 ? 15 : k;
-	}
 	while (isfinite(total) && k > -400 &&
 	       total * pow(10, k) > PC_INT_MAX_TOTAL)
 		k--;
 	return k;
+}
+
+int pc_int_scale(double max, double total, int whole)
+{
+	int k = 0;
+	/* (NaN and infinity, which the readers refuse: no scale) */
+	if (!whole && max > 0 && isfinite(max)) {
+		k = 9 - (int)ceil(log10(max));
+		k = k < 0 ? 0 : k > 15 ? 15 : k;
+	}
+	return fit_total(total, k);
 }
 
 static int ends(const char *s, const char *suffix)
@@ -263,11 +269,7 @@ int pc_metric_scale(const struct pc_metric *m, double max, double total,
 {
 	if (whole || !pc_unit_name(m, 9))
 		return pc_int_scale(max, total, whole);
-	int k = 9;
-	while (isfinite(total) && k > -400 &&
-	       total * pow(10, k) > PC_INT_MAX_TOTAL)
-		k--;
-	return k;
+	return fit_total(total, 9);
 }
 
 void pc_split_name(char *buf, size_t n, const char *out, const char *suffix,

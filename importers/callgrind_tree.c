@@ -356,25 +356,13 @@ void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 				     x->acc[m]);
 }
 
-struct lay {
-	uint32_t fn;
-	pc_id parent;
-};
-
-struct todo {
-	struct lay *a;
-	size_t n, cap;
-};
-
 /* Lays out function fn of SCC s below parent with weights w: its
  * context, its costs per position and its call sites. Calls into other
- * SCCs are queued as instances. Calls into members of s: with a todo
- * list (a whole instance), the members not laid out yet go on it and
- * the calls into the others are folded into them; without one (a
- * member node), the member nodes take care of them. */
+ * SCCs are queued as instances; calls inside s are its caller's to lay
+ * out (a recursive group's DAG, or a function's calls to itself). */
 static pc_id lay_member(struct expand *x, struct workheap *ws, uint32_t s,
 			uint32_t fn, pc_id parent, const double *w,
-			double *wchild, struct todo *todo)
+			double *wchild)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
@@ -382,30 +370,13 @@ static pc_id lay_member(struct expand *x, struct workheap *ws, uint32_t s,
 	cg_lay_records(x, fn, fctx, NULL, w);
 	for (size_t m = 0; m < nev; m++)
 		x->laid[m] += w[m] * x->fself[(size_t)fn * nev + m];
-	/* in reverse, so members are laid out in edge order */
 	uint32_t e0 = x->edge_start[fn], e1 = x->edge_start[fn + 1];
 	for (uint32_t j = e1; j-- > e0;) {
 		uint32_t e = x->edge_idx[j];
 		const struct cg_edge *ed = &g->edges[e];
 		uint32_t t = x->scc_of[ed->to];
-		if (t == s) {
-			if (!todo)
-				continue;
-			double n = cg_edge_calls(x, t, w, e);
-			if (x->visit[ed->to] == x->stamp) {
-				/* folded recursion: its calls go to the
-				 * callee's one context here */
-				x->fcalls[ed->to] += n;
-				continue;
-			}
-			x->visit[ed->to] = x->stamp;
-			x->fcalls[ed->to] = n;
-			pc_id c = site_ctx(x, fctx, ed->file, ed->line,
-					   ed->module, ed->addr);
-			PC_GROW(todo->a, todo->n, todo->cap);
-			todo->a[todo->n++] = (struct lay){ ed->to, c };
+		if (t == s)
 			continue;
-		}
 		for (size_t m = 0; m < nev; m++)
 			wchild[m] = w[m] * x->efrac[e * nev + m];
 		if (!cg_any_positive(wchild, nev))
@@ -417,31 +388,22 @@ static pc_id lay_member(struct expand *x, struct workheap *ws, uint32_t s,
 	return fctx;
 }
 
-/* Lays out one instance of an SCC entered at `entry` below `parent`
- * with weights w, and queues the instances of the SCCs it calls. */
+/* Lays out an instance of a one-function SCC below parent with weights
+ * w: its calls to itself (recursion) are folded into its one context,
+ * with the calls into the instance; the SCCs it calls are queued. */
 static void expand_instance(struct expand *x, struct workheap *ws,
 			    const struct work *it, const double *w,
 			    double *wchild)
 {
-	struct todo todo = { 0 };
-	x->stamp++;
-	x->visit[it->entry] = x->stamp;
-	x->fcalls[it->entry] = it->calls;
-	PC_GROW(todo.a, todo.n, todo.cap);
-	todo.a[todo.n++] = (struct lay){ it->entry, it->parent };
-	while (todo.n) {
-		struct lay l = todo.a[--todo.n];
-		x->fctx[l.fn] = lay_member(x, ws, it->scc, l.fn, l.parent, w,
-					   wchild, &todo);
+	uint32_t f = it->entry;
+	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild);
+	double calls = it->calls;
+	for (uint32_t j = x->edge_start[f + 1]; j-- > x->edge_start[f];) {
+		uint32_t e = x->edge_idx[j];
+		if (x->scc_of[x->g->edges[e].to] == it->scc)
+			calls += cg_edge_calls(x, it->scc, w, e);
 	}
-	free(todo.a);
-	/* the calls into each member laid out, folded ones included */
-	const struct scc *c = &x->sccs[it->scc];
-	for (uint32_t k = 0; k < c->n; k++) {
-		uint32_t f = x->members[c->first + k];
-		if (x->visit[f] == x->stamp)
-			cg_add_calls(x, x->fctx[f], x->fcalls[f]);
-	}
+	cg_add_calls(x, fctx, calls);
 }
 
 /* Lays out one member node of a recursive group's DAG with weights w
@@ -454,8 +416,7 @@ static void expand_member(struct expand *x, struct workheap *ws,
 	size_t nev = x->nev;
 	const struct onode *nd = x->nodes + x->dags[it->inst].base;
 	uint32_t f = nd[it->node].fn;
-	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild,
-				NULL);
+	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild);
 	cg_add_calls(x, fctx, it->calls + cg_fold_calls(x, it->scc, w, f));
 	for (size_t d = nd[it->node].e0; d < nd[it->node].e1; d++) {
 		uint32_t t = x->dedges[d].to;
@@ -572,9 +533,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				"Calls of the function from its call site "
 				"(Callgrind calls= counts); inclusive: the "
 				"calls made in the subtree", "calls");
-	x.fcalls = pc_xcalloc(g->nfns, sizeof(double));
 	x.mw = pc_xmalloc((x.nev + 1) * sizeof(double));
-	x.fctx = pc_xcalloc(g->nfns, sizeof(pc_id));
 	x.uw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.rw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.acc = pc_xmalloc((x.nev + 1) * sizeof(double));
@@ -738,8 +697,6 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.flist);
 	free(x.pos);
 	free(x.mw);
-	free(x.fcalls);
-	free(x.fctx);
 	free(x.uw);
 	if (shown)
 		pc_progress_done(db->diag);

@@ -80,12 +80,8 @@ struct expand {
 	uint32_t *visit; /* per function: stamp of the last instance */
 	uint32_t stamp;
 
-	/* calls= counts: the metric (PC_NONE without counts), per function
-	 * the calls into it in the instance being laid out and its
-	 * context there */
+	/* calls= counts: the metric (PC_NONE without counts) */
 	pc_id calls;
-	double *fcalls;
-	pc_id *fctx;
 	/* cuts: their count and largest share, and the largest share of a
 	 * metric's total laid out flat below the entry point */
 	size_t ncut;

@@ -224,20 +224,16 @@ static int dir_hint(const char *path, char *hint, size_t n)
 		char file[4096];
 		pc_path_join(file, sizeof file, path, ents[i]->d_name);
 		struct pc_err e = { 0 };
-		struct pc_probe pr;
 		if (ents[i]->d_name[0] == '.' || stat(file, &st) != 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (pc_probe_open(&pr, file, &e) == 0)
-			for (size_t k = 0; pc_importers[k] && !found; k++)
-				if (pc_importers[k]->probe(&pr) > 0) {
-					snprintf(hint, n, "it holds %s files "
-						 "(%s): give the files, e.g. "
-						 "%s/*", pc_importers[k]->name,
-						 ents[i]->d_name, path);
-					found = 1;
-				}
-		pc_probe_close(&pr);
+		const struct pc_importer *im = detect(file, NULL, &e);
+		if (im) {
+			snprintf(hint, n, "it holds %s files (%s): give the "
+				 "files, e.g. %s/*", im->name, ents[i]->d_name,
+				 path);
+			found = 1;
+		}
 	}
 	for (int i = 0; i < ne; i++)
 		free(ents[i]);
