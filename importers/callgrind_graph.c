@@ -28,6 +28,11 @@
  * metrics' totals, summed), where a metric has none: every edge has at
  * least this, so every member is reached. */
 #define CG_EPS 1e-12
+/* Balancing a group's DAGs (balance()): at most this many rounds, until
+ * every DAG lays out what its entries bring in within this share of the
+ * group's cost. */
+#define CG_BALANCE_ROUNDS 200
+#define CG_BALANCED 1e-9
 
 /* Room for n items in ptr (capacity cap), doubling. */
 #define GROW_TO(ptr, cap, n)                                                 \
@@ -194,6 +199,8 @@ struct gscratch {
 	double *cs;   /* per edge: its scalar weight */
 	uint32_t *midx; /* per function: its index among its SCC's members */
 	double *nflow;  /* per node: its flow (K columns) */
+	double *escale; /* per function x nev: a group member's calls in
+			 * from outside, scaled by balance() */
 	size_t capnflow;
 	struct pkey *h;
 	size_t caph;
@@ -241,7 +248,9 @@ static void edge_weights(struct expand *x, const struct gscratch *gs,
 		}
 		size_t k = col(x, gs, to, m);
 		x->efrac[e * nev + m] =
-			ratio(ecol(x, gs, e, k), gs->flow[(size_t)to * gs->K + k]);
+			ratio(ecol(x, gs, e, k),
+			      gs->flow[(size_t)to * gs->K + k]) *
+			gs->escale[(size_t)to * nev + m];
 	}
 }
 
@@ -302,6 +311,111 @@ static double pass_rate(const struct expand *x, const struct gscratch *gs,
 			uint32_t e, size_t k, double den, double in)
 {
 	return ratio(ecol(x, gs, e, k), den > in ? den : in);
+}
+
+/* Sinkhorn's balancing of group s's DAGs, metric by metric
+ * (doc/design.md): the cost a DAG lays out of a member is the member's
+ * own cost times the share of its flow that DAG holds. Those amounts are
+ * scaled per DAG (r) and per member (c) until each DAG lays out what its
+ * entries bring in (so a call into the group carries its own cost, as a
+ * call outside recursion does) and each member its own cost, the
+ * members' last (so each member's shares still sum to 1). Then a forward
+ * edge's share is scaled by c of its callee over c of its caller and a
+ * call in by r times c of the member it enters (escale), so that each
+ * node holds r times c of the mass it held before. */
+static void balance(struct expand *x, struct gscratch *gs, uint32_t s,
+		    const double *xflow, const double *own)
+{
+	const uint32_t *mem = x->members + x->sccs[s].first;
+	size_t nev = x->nev, K = gs->K, n = x->sccs[s].n;
+	uint32_t d0 = x->sdag[s], nd = x->sdag[s + 1] - d0;
+	if (nd < 2)
+		return; /* one DAG holds every entry and every member */
+	double *a = pc_xmalloc(nd * n * sizeof(double));
+	double *want = pc_xmalloc(nd * sizeof(double));
+	double *r = pc_xmalloc(nd * sizeof(double));
+	double *rw = pc_xmalloc(nd * sizeof(double));
+	double *cm = pc_xmalloc(n * nev * sizeof(double));
+	for (size_t k = 0; k < n * nev; k++)
+		cm[k] = 1;
+	for (size_t q = 0; q < nev; q++) {
+		double in = 0, sum = 0;
+		for (uint32_t d = 0; d < nd; d++)
+			want[d] = 0, r[d] = 1;
+		for (size_t k = 0; k < n; k++) {
+			sum += own[k * nev + q];
+			uint32_t d = x->dag_of[mem[k]];
+			if (d != UINT32_MAX) {
+				want[d - d0] += xflow[k * K + q];
+				in += xflow[k * K + q];
+			}
+		}
+		if (in <= 0 || sum <= 0)
+			continue;
+		for (uint32_t d = 0; d < nd; d++) {
+			const struct dag *dg = &x->dags[d0 + d];
+			want[d] *= sum / in;
+			for (size_t k = 0; k < n; k++) {
+				uint32_t f = mem[k];
+				size_t p = x->dpos[dg->pbase + k],
+				       i = dg->base + p;
+				size_t kc = col(x, gs, f, q);
+				a[d * n + k] =
+					p < dg->n && x->nodes[i].fn == f ?
+						ratio(gs->nflow[i * K + kc],
+						      gs->flow[(size_t)f * K + kc]) *
+							own[k * nev + q] :
+						0;
+			}
+		}
+		/* rounds: the DAGs' scales, the members' (so the members'
+		 * sums are exact when it stops) */
+		for (int round = 0; round < CG_BALANCE_ROUNDS; round++) {
+			double err = 0;
+			for (uint32_t d = 0; d < nd; d++) {
+				double rs = 0;
+				for (size_t k = 0; k < n; k++)
+					rs += a[d * n + k] * cm[k * nev + q];
+				double off = fabs(r[d] * rs - want[d]);
+				err = off > err ? off : err;
+				rw[d] = rs > 0 ? want[d] / rs : 1;
+			}
+			if (err <= CG_BALANCED * sum)
+				break;
+			memcpy(r, rw, nd * sizeof(double));
+			for (size_t k = 0; k < n; k++) {
+				double cs = 0;
+				for (uint32_t d = 0; d < nd; d++)
+					cs += r[d] * a[d * n + k];
+				if (cs > 0 && own[k * nev + q] > 0)
+					cm[k * nev + q] = own[k * nev + q] / cs;
+			}
+		}
+		for (uint32_t d = 0; d < nd; d++) {
+			const struct dag *dg = &x->dags[d0 + d];
+			for (uint32_t i = 0; i < dg->n; i++) {
+				const struct onode *o = &x->nodes[dg->base + i];
+				double cf = cm[gs->midx[o->fn] * nev + q];
+				for (size_t e = o->e0; e < o->e1; e++) {
+					uint32_t to = x->nodes[dg->base +
+							       x->dedges[e].to].fn;
+					x->dfrac[e * nev + q] *=
+						cm[gs->midx[to] * nev + q] / cf;
+				}
+			}
+		}
+		for (size_t k = 0; k < n; k++) {
+			uint32_t d = x->dag_of[mem[k]];
+			if (d != UINT32_MAX)
+				gs->escale[(size_t)mem[k] * nev + q] =
+					r[d - d0] * cm[k * nev + q];
+		}
+	}
+	free(a);
+	free(want);
+	free(r);
+	free(rw);
+	free(cm);
 }
 
 /* Prim's order of group s from the sources on the heap (nh of them):
@@ -495,22 +609,26 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 		}
 	}
 	free(den);
-	/* root shares; the cost below each node (callees come later), and
-	 * the whole group's */
+	/* each member's own cost; the DAGs balanced; root shares; the cost
+	 * below each node (callees come later), and the whole group's */
 	double *t = x->total + (size_t)s * nev;
 	double *own = pc_xcalloc(c->n * nev + 1, sizeof(double));
+	for (uint32_t k = 0; k < c->n; k++) {
+		double *o = own + (size_t)k * nev;
+		memcpy(o, x->fself + (size_t)mem[k] * nev, nev * sizeof(double));
+		own_cost(x, gs, mem[k], o);
+		for (size_t m = 0; m < nev; m++)
+			t[m] += o[m];
+	}
+	balance(x, gs, s, xflow, own);
 	for (uint32_t k = 0; k < c->n; k++) {
 		uint32_t f = mem[k];
 		for (size_t m = 0; m < nev; m++) {
 			size_t q = col(x, gs, f, m);
 			x->froot[(size_t)f * nev + m] =
-				ratio(rabs[k * K + q], gs->flow[(size_t)f * K + q]);
+				ratio(rabs[k * K + q], gs->flow[(size_t)f * K + q]) *
+				gs->escale[(size_t)f * nev + m];
 		}
-		double *o = own + (size_t)k * nev;
-		memcpy(o, x->fself + (size_t)f * nev, nev * sizeof(double));
-		own_cost(x, gs, f, o);
-		for (size_t m = 0; m < nev; m++)
-			t[m] += o[m];
 	}
 	GROW_TO(x->sub, x->capsub, x->nnodes * nev);
 	for (uint32_t d = x->sdag[s]; d < x->sdag[s + 1]; d++) {
@@ -571,6 +689,9 @@ static void scc_costs(struct expand *x)
 		gs.aout = pc_xcalloc(g->nfns * K + 1, sizeof(double));
 		gs.self = pc_xcalloc(g->nfns * K + 1, sizeof(double));
 		gs.flow = pc_xcalloc(g->nfns * K + 1, sizeof(double));
+		gs.escale = pc_xmalloc((g->nfns * nev + 1) * sizeof(double));
+		for (size_t i = 0; i < g->nfns * nev; i++)
+			gs.escale[i] = 1;
 		gs.cs = pc_xmalloc((g->nedges + 1) * sizeof(double));
 		gs.midx = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
 		for (uint32_t f = 0; f < g->nfns; f++)
@@ -642,6 +763,7 @@ static void scc_costs(struct expand *x)
 	free(gs.aout);
 	free(gs.self);
 	free(gs.flow);
+	free(gs.escale);
 	free(gs.cs);
 	free(gs.midx);
 	free(gs.nflow);
