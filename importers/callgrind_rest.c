@@ -237,6 +237,7 @@ struct restwalk {
 	uint32_t *list;
 	size_t n;
 	double *sh;   /* nsccs x nev, zeroed */
+	double *nsh;  /* node masses (cg_nsh_size), zeroed */
 };
 
 static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
@@ -250,18 +251,24 @@ static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
 /* The rest of anchor an: its cuts' flat profiles in one pass over the
  * SCCs (callers before callees, shares passed on as for a cut below its
  * call site), giving each function reached its weight and the calls
- * into it (rw's lists). */
+ * into it (rw's lists). Its entries are consumed. */
 static void walk_rest(struct expand *x, struct anchor *an,
 		      struct restwalk *rw)
 {
 	size_t nev = x->nev;
 	const struct cg_graph *g = x->g;
-	double *rest = rw->sh;
-	memcpy(rest, an->rest, x->nsccs * nev * sizeof(double));
-	/* a group's nodes' masses: the nodes cut, and the calls in */
-	if (!an->frest)
-		an->frest = pc_xcalloc(cg_nsh_size(x), sizeof(double));
-	double *nsh = an->frest, *fsh = x->fsh;
+	double *rest = rw->sh, *nsh = rw->nsh, *fsh = x->fsh;
+	/* the cut SCCs' shares, the cut nodes' masses */
+	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next) {
+		const struct rent *r = &x->rents[i];
+		const double *v = x->rval + (size_t)i * nev;
+		double *d = r->kind == CG_REST_SCC ? rest + (size_t)r->idx * nev :
+			    r->kind == CG_REST_NODE ?
+				    cg_node_mass(x, nsh, r->inst, r->idx) :
+				    NULL;
+		for (size_t m = 0; d && m < nev; m++)
+			d[m] += v[m];
+	}
 	x->stamp++;
 	rw->n = 0;
 	for (size_t u = x->nsccs; u-- > 0;) {
@@ -297,19 +304,14 @@ static void walk_rest(struct expand *x, struct anchor *an,
 		}
 		scc_clear(x, (uint32_t)u, rest, NULL, fsh, n);
 	}
-	for (uint32_t f = 0; f < g->nfns; f++)
-		if (an->calls[f] != 0) {
+	/* the calls into the cuts' entries */
+	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next)
+		if (x->rents[i].kind == CG_REST_CALLS) {
+			uint32_t f = x->rents[i].idx;
 			touch(x, rw, f);
-			rw->cin[f] += an->calls[f];
+			rw->cin[f] += x->rval[(size_t)i * nev];
 		}
-}
-
-static void free_rest(struct anchor *an)
-{
-	free(an->rest);
-	free(an->frest);
-	free(an->calls);
-	an->rest = an->frest = an->calls = NULL;
+	an->rhead = UINT32_MAX;
 }
 
 /* Shares are put in buckets of a quarter power of two. */
@@ -402,9 +404,8 @@ static void gather(struct expand *x, uint32_t a, struct carry *cr,
 		an->wf = NULL;
 		an->ww = an->wc = NULL;
 		an->walked = 0;
-	} else if (rest && an->rest) {
+	} else if (rest && an->rhead != UINT32_MAX) {
 		walk_rest(x, an, rw);
-		free_rest(an);
 		for (size_t i = 0; i < rw->n; i++)
 			src[rw->list[i]] = a;
 	} else {
@@ -451,6 +452,15 @@ static int cmp_ranked(const void *a, const void *b)
 	return x->f < y->f ? -1 : x->f > y->f;
 }
 
+/* Whether anchor a is a member of function f's recursive group: f's
+ * rest there would read as recursion it does not hold (a call edge
+ * inside the group), so it goes to an anchor above. */
+static int in_group(const struct expand *x, uint32_t a, uint32_t f)
+{
+	uint32_t af = x->anchors[a].fn, s = x->scc_of[f];
+	return af != UINT32_MAX && x->sccs[s].n > 1 && x->scc_of[af] == s;
+}
+
 /* Lays out the anchors' rests within `avail` contexts (with rootroom:
  * and the entry point's own part), anchors below their
  * ancestors. Each function an anchor's cuts reach is laid out below the
@@ -471,6 +481,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		.cin = pc_xcalloc(nf + 1, sizeof(double)),
 		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
+		.nsh = pc_xcalloc(cg_nsh_size(x), sizeof(double)),
 	};
 	const double *self = x->fself;
 	/* room kept for the last flat profile: the flat profile and the
@@ -482,14 +493,12 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	size_t hist[CG_NBUCKETS] = { 0 };
 	for (size_t a = 1; a < na; a++) {
 		struct anchor *an = &x->anchors[a];
-		if (!an->rest)
+		if (an->rhead == UINT32_MAX)
 			continue;
 		walk_rest(x, an, &rw);
 		/* what the walk gave is kept for the second pass (gather),
-		 * which does not walk again, and the rest is freed: 12 + 8
-		 * nev bytes a function reached, where the rest took 8 nev
-		 * an SCC and 8 (more with a member's part) a function */
-		free_rest(an);
+		 * which does not walk again: 12 + 8 nev bytes a function
+		 * reached */
 		an->walked = 1;
 		an->wn = rw.n;
 		an->wf = pc_xmalloc((rw.n + 1) * sizeof(uint32_t));
@@ -542,6 +551,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			double sh = cg_share_of(x, w, self + (size_t)f * nev);
 			size_t sz = settled_size(x, f, w, rw.cin[f]);
 			if (sh > 0 && bucket_of(sh) < last &&
+			    !in_group(x, (uint32_t)a, f) &&
 			    cg_used(x) + sz + keep <= end)
 				lay_settled(x, f, w, rw.cin[f],
 					    x->anchors[a].ctx);
@@ -585,12 +595,15 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	for (uint32_t f = 0; f < nf; f++) {
 		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
 		const double *sf = self + (size_t)f * nev;
-		if (x->visit[f] == x->stamp && src[f] != 0) {
+		int reached = x->visit[f] == x->stamp;
+		while (reached && src[f] != 0 && in_group(x, src[f], f))
+			src[f] = x->anchors[src[f]].up;
+		if (reached && src[f] != 0) {
 			for (size_t m = 0; m < nev; m++)
 				below[m] += w[m] * sf[m];
 			lay_settled(x, f, w, rw.cin[f],
 				    x->anchors[src[f]].ctx);
-		} else if (x->visit[f] == x->stamp) {
+		} else if (reached) {
 			for (size_t m = 0; m < nev; m++)
 				v[m] += w[m];
 			c0[f] += rw.cin[f];
@@ -612,6 +625,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(rw.cin);
 	free(rw.list);
 	free(rw.sh);
+	free(rw.nsh);
 }
 
 static int cmp_pos(const void *a, const void *b)

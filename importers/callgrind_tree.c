@@ -185,42 +185,89 @@ static void note_cut(struct expand *x, double share)
 		x->heaviest = share;
 }
 
-/* The anchor that holds the rest of work anchored at a: a itself, or
- * the nearest anchor above it once maxstore anchors hold rests (the
- * entry point's always can). */
-static struct anchor *store_of(struct expand *x, uint32_t a)
+/* The slot of rest entry (a, kind, idx) in the hash table: its own, or
+ * the free one where it would go. */
+static uint32_t *rest_slot(const struct expand *x, uint32_t a, uint32_t kind,
+			   uint32_t idx)
 {
-	while (a && !x->anchors[a].rest && x->nstore >= x->maxstore)
-		a = x->anchors[a].up;
-	struct anchor *an = &x->anchors[a];
-	if (!an->rest) {
-		an->rest = pc_xcalloc(x->nsccs * x->nev + 1, sizeof(double));
-		an->calls = pc_xcalloc(x->g->nfns, sizeof(double));
-		x->nstore += a != 0;
+	uint64_t h = ((uint64_t)a * 0x9E3779B97F4A7C15u) ^
+		     (((uint64_t)idx << 2 | kind) * 0xC2B2AE3D27D4EB4Fu);
+	size_t i = (size_t)(h >> 20) & (x->nslot - 1);
+	for (;; i = (i + 1) & (x->nslot - 1)) {
+		uint32_t e = x->rslot[i];
+		if (!e)
+			return &x->rslot[i];
+		const struct rent *r = &x->rents[e - 1];
+		if (r->anchor == a && r->idx == idx && r->kind == kind)
+			return &x->rslot[i];
 	}
-	return an;
 }
 
-/* Work cut flat below its anchor: its weights w are summed per SCC, or
- * for a member node per function of its subtree (laid out by lay_rest
- * at the end). */
-static void to_rest(struct expand *x, const struct work *it, const double *w)
+/* Rest entry (kind, idx) of anchor a: a's own, new (with inst and zero
+ * values) if need be, or past maxrents entries the same entry of the
+ * nearest anchor above that has one, else the entry point's. */
+static size_t rest_entry(struct expand *x, uint32_t a, uint32_t kind,
+			 uint32_t idx, uint32_t inst)
 {
 	size_t nev = x->nev;
-	struct anchor *an = store_of(x, it->anchor);
-	if (it->inst == UINT32_MAX) {
-		an->calls[it->entry] += it->calls;
-		for (size_t m = 0; m < nev; m++)
-			an->rest[(size_t)it->scc * nev + m] += w[m];
-		return;
+	if (x->nrents >= x->maxrents) {
+		for (uint32_t b = a; b; b = x->anchors[b].up) {
+			uint32_t *sl = rest_slot(x, b, kind, idx);
+			if (*sl)
+				return *sl - 1;
+		}
+		a = 0;
 	}
-	if (!an->frest)
-		an->frest = pc_xcalloc(cg_nsh_size(x), sizeof(double));
-	size_t node = x->dags[it->inst].base + it->node;
-	double *ms = cg_node_mass(x, an->frest, it->inst, node);
+	if (2 * (x->nrents + 1) > x->nslot) { /* (half full at most) */
+		free(x->rslot);
+		x->nslot = x->nslot ? 2 * x->nslot : 1024;
+		x->rslot = pc_xcalloc(x->nslot, sizeof(uint32_t));
+		for (size_t e = 0; e < x->nrents; e++) {
+			const struct rent *r = &x->rents[e];
+			*rest_slot(x, r->anchor, r->kind, r->idx) =
+				(uint32_t)e + 1;
+		}
+	}
+	uint32_t *sl = rest_slot(x, a, kind, idx);
+	if (!*sl) {
+		if (x->nrents == x->caprents) {
+			x->caprents = x->caprents ? 2 * x->caprents : 1024;
+			x->rents = pc_xrealloc(x->rents, x->caprents,
+					       sizeof(*x->rents));
+			x->rval = pc_xrealloc(x->rval, x->caprents * nev,
+					      sizeof(double));
+		}
+		size_t e = x->nrents++;
+		x->rents[e] = (struct rent){ a, idx, inst, x->anchors[a].rhead,
+					     kind };
+		x->anchors[a].rhead = (uint32_t)e;
+		memset(x->rval + e * nev, 0, nev * sizeof(double));
+		*sl = (uint32_t)e + 1;
+	}
+	return *sl - 1;
+}
+
+/* Work cut flat below its anchor: its weights w go to the anchor's rest
+ * as its SCC's, or for a member node as that node's (laid out by
+ * cg_lay_rests at the end), and its calls in as its entry's. */
+static void to_rest(struct expand *x, const struct work *it, const double *w)
+{
+	size_t nev = x->nev, e;
+	uint32_t fn = it->entry;
+	if (it->inst == UINT32_MAX) {
+		e = rest_entry(x, it->anchor, CG_REST_SCC, it->scc, 0);
+	} else {
+		uint32_t node = (uint32_t)(x->dags[it->inst].base + it->node);
+		e = rest_entry(x, it->anchor, CG_REST_NODE, node, it->inst);
+		fn = x->nodes[node].fn;
+	}
 	for (size_t m = 0; m < nev; m++)
-		ms[m] += w[m];
-	an->calls[x->nodes[node].fn] += it->calls;
+		x->rval[e * nev + m] += w[m];
+	if (it->calls != 0) {
+		/* (the entry first: it may move rval) */
+		e = rest_entry(x, it->anchor, CG_REST_CALLS, fn, 0);
+		x->rval[e * nev] += it->calls;
+	}
 }
 
 /* Work that can no longer fit: counted as a cut and sent to the rest. */
@@ -464,6 +511,8 @@ static uint32_t anchor_at(struct expand *x, const struct work *it,
 	x->anchors[x->nanchors] = (struct anchor){
 		.ctx = cg_call_ctx(x, it->parent, x->g->fns[fn].func),
 		.up = it->anchor,
+		.fn = fn,
+		.rhead = UINT32_MAX,
 	};
 	return (uint32_t)x->nanchors++;
 }
@@ -559,15 +608,13 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	double *w = pc_xmalloc(x.nev * sizeof(double));
 	double *wchild = pc_xmalloc(x.nev * sizeof(double));
 	/* anchors: the entry point, and work laid out with CG_ANCHOR_SHARE
-	 * of a metric's total or more; the rests of maxstore anchors take
-	 * at most some 16 MiB (a rest is dense: per SCC and function) */
+	 * of a metric's total or more; their rests within some 64 MiB */
 	x.anchors = pc_xcalloc(1, sizeof(*x.anchors));
-	x.anchors[0] = (struct anchor){ .ctx = entry };
+	x.anchors[0] = (struct anchor){ .ctx = entry, .fn = UINT32_MAX,
+					.rhead = UINT32_MAX };
 	x.nanchors = x.capanchors = 1;
-	x.maxstore = (16u << 20) / (((x.nsccs * x.nev + cg_nsh_size(&x)) +
-				     g->nfns) * sizeof(double) + 1);
-	if (x.maxstore > 256)
-		x.maxstore = 256;
+	x.maxrents = (64u << 20) / (sizeof(struct rent) + x.nev * sizeof(double) +
+				    2 * sizeof(uint32_t));
 	/* roots: SCCs with activity no caller accounts for */
 	for (uint32_t f = 0; f < g->nfns; f++) {
 		uint32_t s = x.scc_of[f];
@@ -679,6 +726,9 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			    UINT64_MAX);
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
 	free(x.anchors);
+	free(x.rents);
+	free(x.rval);
+	free(x.rslot);
 	free(x.rw);
 	free(x.acc);
 	free(x.isize);

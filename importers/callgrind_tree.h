@@ -15,6 +15,8 @@
  * anchor: the cuts below it that do not fit below their call sites go
  * flat below it (see lay_rests). */
 #define CG_ANCHOR_SHARE 1e-2
+/* the kinds of a rest's entries (struct rent) */
+enum { CG_REST_SCC, CG_REST_NODE, CG_REST_CALLS };
 /* room for the warning's account of where the rests went */
 #define CG_WHERE 512
 
@@ -94,25 +96,37 @@ struct expand {
 	double top_share;
 	/* where the cuts that do not fit below their call sites go: below
 	 * the nearest anchor laid out above them (work of CG_ANCHOR_SHARE
-	 * or more; the entry point is anchor 0). Their weights are summed
-	 * per SCC (rest) and, for a recursive group's nodes, per node
-	 * (frest), with the calls into each function (calls).
-	 * At most maxstore anchors hold rests (they are dense); past
-	 * that, the nearest anchor above that holds one takes it. */
+	 * or more; the entry point is anchor 0), as entries of its rest
+	 * (rents, below) */
 	struct anchor {
 		pc_id ctx;     /* its function context */
 		uint32_t up;   /* the anchor above */
-		double *rest, *calls;
-		double *frest; /* per DAG node x nev: group members' */
-		/* the rest once walked (cg_lay_rests' first pass; the rest
-		 * itself freed): the functions it reaches, in the walk's
-		 * order, with their weights (nev each) and calls in */
+		uint32_t fn;   /* its function (UINT32_MAX: the entry point) */
+		uint32_t rhead; /* its rest's last entry (UINT32_MAX: none) */
+		/* the rest once walked (cg_lay_rests' first pass; the
+		 * entries consumed): the functions it reaches, in the
+		 * walk's order, with their weights (nev each) and calls in */
 		uint32_t *wf;
 		double *ww, *wc;
 		size_t wn;
 		int walked;
 	} *anchors;
-	size_t nanchors, capanchors, nstore, maxstore;
+	size_t nanchors, capanchors;
+	/* the anchors' rests, sparse: an entry per anchor and cut SCC
+	 * (kind CG_REST_SCC, idx the SCC), cut node of a group's DAG
+	 * (CG_REST_NODE, idx the node, inst its DAG) or function called
+	 * (CG_REST_CALLS, idx the function), found by a hash table. Past
+	 * maxrents entries a new one is merged into the same entry of the
+	 * nearest anchor above that has one, else the entry point's. */
+	struct rent {
+		uint32_t anchor, idx, inst, next; /* next: the anchor's one
+						   * before */
+		uint32_t kind;
+	} *rents;
+	double *rval;     /* per entry: nev weights (calls: the count) */
+	size_t nrents, caprents, maxrents;
+	uint32_t *rslot;  /* the table: 1 + an entry, 0 free */
+	size_t nslot;     /* its size, a power of two */
 	uint32_t cur;  /* the anchor of the work being laid out */
 	size_t room, caproom; /* budget - floor; the cap - floor */
 	double *uw, *rw, *acc; /* scratch, nev each */
