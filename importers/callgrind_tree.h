@@ -1,7 +1,8 @@
 /* The call-graph-to-tree expansion's own state, shared by
- * importers/callgrind_tree.c (the expansion: SCCs, costs, the best-first
- * layout of instances and members) and importers/callgrind_rest.c (flat
- * profiles below cuts, the rests laid out below anchors, the budget):
+ * importers/callgrind_graph.c (SCCs, costs, the groups' DAGs),
+ * callgrind_tree.c (the best-first layout of instances and members),
+ * callgrind_rest.c (flat profiles below cuts, the rests laid out below
+ * anchors, the budget) and callgrind_lay.c (contexts, shares, calls):
  * not for other files. See callgrind_tree.c's opening comment. */
 #ifndef PC_CALLGRIND_TREE_H
 #define PC_CALLGRIND_TREE_H
@@ -184,7 +185,10 @@ struct work {
 	uint32_t anchor; /* where it goes if it becomes a rest */
 };
 
-/* callgrind_tree.c: contexts, shares and calls */
+/* callgrind_lay.c: contexts, shares and calls */
+void cg_first_laid(struct expand *x, pc_id c);
+pc_id cg_site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
+		  pc_id module, uint64_t addr);
 pc_id cg_call_ctx(struct expand *x, pc_id parent, pc_id func);
 double cg_share_of(const struct expand *x, const double *w,
 		   const double *c);

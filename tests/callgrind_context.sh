@@ -58,8 +58,9 @@ else
 fi
 
 # main keeps its inclusive share in go tool pprof's cumulative view
+# (cc1plus: its tree is cut; the cuts stay below their nearest anchor)
 if command -v go >/dev/null; then
-	for p in recur interp cache; do
+	for p in recur interp cache cc1plus; do
 		"$PROFCONV" convert -q -o "$tmp/$p.pb.gz" "$CG/$p.out.gz"
 		a=$(incl "$CG/$p.out.gz" main)
 		b=$(HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -cum -nodecount=200 -sample_index=0 "$tmp/$p.pb.gz" 2>/dev/null |

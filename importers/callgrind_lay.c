@@ -1,0 +1,163 @@
+/* The expansion's layout primitives, used by callgrind_tree.c (the
+ * tree) and callgrind_rest.c (what the budget left out): contexts as a
+ * part lays them out (its order, the contexts it shares with earlier
+ * parts, its count of them), shares of the totals, calls, and a
+ * function's self cost per position. They call nothing of either file,
+ * so the importer's files run one way: callgrind.c (parse) ->
+ * callgrind_graph.c (the call graph) -> callgrind_tree.c with
+ * callgrind_rest.c (the tree) -> callgrind_round.c (whole numbers). */
+#include "callgrind_tree.h"
+
+#include <string.h>
+
+/* Context c, the first time this part lays it out: in its order, and
+ * counted where an earlier part made it. */
+void cg_first_laid(struct expand *x, pc_id c)
+{
+	PC_GROW(x->order, x->norder, x->caporder);
+	x->order[x->norder++] = c;
+}
+
+/* The child of parent with key k, found or made. */
+static pc_id laid_ctx(struct expand *x, pc_id parent,
+		      const struct pc_context *k)
+{
+	size_t made = x->db->ncontexts;
+	pc_id c = pc_ctx_child(x->db, parent, k);
+	if (c >= made) {
+		cg_first_laid(x, c);
+	} else if (c < x->start && !(x->shared[c >> 3] & (1u << (c & 7)))) {
+		x->shared[c >> 3] |= (unsigned char)(1u << (c & 7));
+		x->nshared++;
+		cg_first_laid(x, c);
+	}
+	return c;
+}
+
+/* The context that positions a cost or a call site inside function
+ * context fctx: a line, an instruction under it, or both. */
+pc_id cg_site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
+		  pc_id module, uint64_t addr)
+{
+	pc_id c = fctx;
+	if (x->g->has_line) {
+		struct pc_context k = { .kind = PC_CTX_LINE,
+					.rel = PC_REL_LEXICAL, .file = file,
+					.line = line };
+		c = laid_ctx(x, c, &k);
+	}
+	if (x->instr_ctx) {
+		struct pc_context k = { .kind = PC_CTX_INSTRUCTION,
+					.rel = PC_REL_LEXICAL, .module = module,
+					.offset = addr };
+		c = laid_ctx(x, c, &k);
+	}
+	return c;
+}
+
+pc_id cg_call_ctx(struct expand *x, pc_id parent, pc_id func)
+{
+	struct pc_context k = { .kind = PC_CTX_FUNCTION, .rel = PC_REL_CALL,
+				.function = func, .file = PC_NONE,
+				.module = PC_NONE };
+	return laid_ctx(x, parent, &k);
+}
+
+/* The largest share of a metric's total that cost c (per metric) with
+ * weights w carries. */
+double cg_share_of(const struct expand *x, const double *w,
+		   const double *c)
+{
+	double share = 0;
+	for (size_t m = 0; m < x->nev; m++) {
+		double s = x->grand[m] > 0 ? w[m] * c[m] / x->grand[m] : 0;
+		share = s > share ? s : share;
+	}
+	return share;
+}
+
+/* An instance's share of SCC s's calls: its weight in the first metric
+ * the SCC has activity in (the weights of each metric sum to 1 over the
+ * instances, so the counts stay whole); 0 without activity. */
+static double calls_weight(const struct expand *x, uint32_t s, const double *w)
+{
+	for (size_t m = 0; m < x->nev; m++)
+		if (x->incl[(size_t)s * x->nev + m] > 0)
+			return w[m];
+	return 0;
+}
+
+/* The calls into member f of SCC s from the other members of one
+ * instance with weights w (each of the instance's calls inside s goes
+ * to its callee's node: as edge_calls, summed). */
+double cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
+		     uint32_t f)
+{
+	if (x->calls == PC_NONE || !x->fold[f])
+		return 0;
+	return x->fold[f] * calls_weight(x, s, w);
+}
+
+size_t cg_used(const struct expand *x)
+{
+	return x->db->ncontexts - x->start + x->nshared;
+}
+
+/* The calls an instance of SCC s with weights w makes along edge e:
+ * the edge's count times the instance's calls_weight. */
+double cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
+		     uint32_t e)
+{
+	if (x->calls == PC_NONE || !x->g->edges[e].count)
+		return 0;
+	int cost = 0; /* as the layout: an edge without cost is not there */
+	for (size_t m = 0; m < x->nev && !cost; m++)
+		cost = x->g->ecost[(size_t)e * x->nev + m] != 0;
+	if (!cost)
+		return 0;
+	return (double)x->g->edges[e].count * calls_weight(x, s, w);
+}
+
+void cg_add_calls(struct expand *x, pc_id ctx, double calls)
+{
+	if (calls != 0)
+		pc_value_add(x->db, x->profile, ctx, x->calls, calls);
+}
+
+/* Function f's self cost per position below its context fctx, weighted
+ * by w (times sh unless NULL). A run of records at one position (an
+ * instruction-level file's instructions of a line, when instructions
+ * are not laid out) takes one context lookup and one value per metric:
+ * the model sums a context's values in the order they come, so the sum
+ * of the run is the same as value by value. */
+void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
+		    const double *sh, const double *w)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	const struct cg_rec *prev = NULL;
+	pc_id c = PC_NONE;
+	for (uint32_t j = x->rec_start[f]; j < x->rec_start[f + 1]; j++) {
+		uint32_t r = x->rec_idx[j];
+		const struct cg_rec *rec = &g->recs[r];
+		if (!prev || x->instr_ctx || rec->file != prev->file ||
+		    rec->line != prev->line) {
+			if (prev)
+				for (size_t m = 0; m < nev; m++)
+					pc_value_add(x->db, x->profile, c,
+						     g->metric[m], x->acc[m]);
+			c = cg_site_ctx(x, fctx, rec->file, rec->line, rec->module,
+				     rec->addr);
+			memset(x->acc, 0, nev * sizeof(double));
+		}
+		prev = rec;
+		for (size_t m = 0; m < nev; m++)
+			x->acc[m] += sh ? (double)g->rcost[r * nev + m] * sh[m] *
+						  w[m] :
+					  (double)g->rcost[r * nev + m] * w[m];
+	}
+	if (prev)
+		for (size_t m = 0; m < nev; m++)
+			pc_value_add(x->db, x->profile, c, g->metric[m],
+				     x->acc[m]);
+}
