@@ -376,6 +376,18 @@ struct pc_db *load_end(struct opts *o, struct pc_db *db, char **inputs, int n,
 			struct pc_idelem t = { .kind = PC_ID_THREAD };
 			pc_profile_add(db, &t, 1);
 		}
+	} else if (none && db->nmetrics) {
+		/* metrics and no value: a run that measured nothing (a
+		 * profiler's output without samples) converts to an empty
+		 * output, as its own readers show it */
+		pc_note(&o->diag, "%s: no costs: %s measured nothing in its "
+			"%zu metric%s; the output is empty", n == 1 ? inputs[0] :
+			"the inputs", n == 1 ? "it" : "they", db->nmetrics,
+			db->nmetrics == 1 ? "" : "s");
+		if (!db->nprofiles) {
+			struct pc_idelem t = { .kind = PC_ID_THREAD };
+			pc_profile_add(db, &t, 1);
+		}
 	} else if (none) {
 		load_refuse(o, inputs, n, err);
 		pc_db_free(db);

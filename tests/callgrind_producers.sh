@@ -50,4 +50,22 @@ quirk undefined-ob.out "undefined-ob.out:7: 2 use(s) of compressed name ids neve
 # without -f (the events line alone), and said to have nothing
 "$PROFCONV" identify "$P/gperftools-empty.out" >"$tmp/id" 2>&1
 check "gperftools-empty.out: recognized as Callgrind without -f" grep -q -- '-> callgrind$' "$tmp/id"
+# a run without samples: an empty output in every form, and a note
+for t in hpctoolkit callgrind pprof folded; do
+	if "$PROFCONV" convert -t $t -o "$tmp/empty.$t" "$P/gperftools-empty.out" 2>"$tmp/err" &&
+		grep -q "no costs: it measured nothing in its 1 metric; the output is empty" "$tmp/err"; then
+		ok "gperftools-empty.out -> $t: converted, with the note"
+	else
+		not_ok "gperftools-empty.out -> $t"; sed 's/^/# /' "$tmp/err"
+	fi
+done
+check "the empty database passes check" "$PROFCONV" check "$tmp/empty.hpctoolkit"
+callgrind_annotate "$tmp/empty.callgrind" >"$tmp/ann" 2>&1
+check "callgrind_annotate reads the empty Callgrind output" grep -q "PROGRAM TOTALS" "$tmp/ann"
+if command -v go >/dev/null; then
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top "$tmp/empty.pprof" >"$tmp/top" 2>&1
+	check "go tool pprof reads the empty profile" grep -q "Type: Hits" "$tmp/top"
+else
+	skip "go tool pprof on the empty profile: needs go (Debian: golang-go)"
+fi
 done_testing
