@@ -140,26 +140,46 @@ static int ends(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Does the metric count seconds ("CPUTIME (sec)", unit "s")? */
-static int in_seconds(const struct pc_metric *m)
+/* NOTIME: the metric is not a time */
+#define NOTIME 1000
+
+/* The power of ten of a second the metric's values count: 0 for
+ * seconds ("CPUTIME (sec)", unit "s"), -9 for unit "ns", -8 for Xdebug's
+ * "10ns"; NOTIME for other metrics. */
+static int time_exp(const struct pc_metric *m)
 {
-	static const char *const units[] = { "s", "sec", "second", "seconds" };
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (!strcmp(m->unit, units[i]))
-			return 1;
-	return ends(m->name, "(sec)") || ends(m->name, "(s)");
+	static const char *const secs[] = { "s", "sec", "second", "seconds" };
+	for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++)
+		if (!strcmp(m->unit, secs[i]))
+			return 0;
+	if (ends(m->name, "(sec)") || ends(m->name, "(s)"))
+		return 0;
+	/* [10...0]ms, us, ns */
+	const char *u = m->unit;
+	int e = 0;
+	if (u[0] == '1') {
+		u++;
+		while (*u == '0')
+			u++, e++;
+	}
+	static const char *const sub[] = { "ms", "us", "ns" };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(u, sub[i]))
+			return e - 3 * (i + 1);
+	return NOTIME;
 }
 
 const char *pc_unit_name(const struct pc_metric *m, int k)
 {
 	static const char *const times[] = { "seconds", "milliseconds",
 					     "microseconds", "nanoseconds" };
-	if (in_seconds(m))
-		return k >= 0 && k <= 9 && k % 3 == 0 ? times[k / 3] : NULL;
+	int e = time_exp(m);
+	if (e != NOTIME) {
+		int d = k - e; /* values times 10^k count 10^-d seconds */
+		return d >= 0 && d <= 9 && d % 3 == 0 ? times[d / 3] : NULL;
+	}
 	if (k)
 		return NULL;
-	if (!strcmp(m->unit, "ns"))
-		return "nanoseconds";
 	if (!strcmp(m->unit, "B") || !strcmp(m->unit, "bytes") ||
 	    ends(m->name, "(B)"))
 		return "bytes";
@@ -267,9 +287,18 @@ void pc_put_json(FILE *f, const char *s)
 int pc_metric_scale(const struct pc_metric *m, double max, double total,
 		    int whole)
 {
-	if (whole || !pc_unit_name(m, 9))
+	int e = time_exp(m);
+	if (e == NOTIME)
 		return pc_int_scale(max, total, whole);
-	return fit_total(total, 9);
+	if (!whole) /* seconds: in nanoseconds */
+		return e ? pc_int_scale(max, total, whole) : fit_total(total, 9);
+	/* whole: the least scale up to a time unit pprof names (Xdebug's
+	 * 10 ns: times 10, in nanoseconds) */
+	int k = pc_int_scale(max, total, whole);
+	for (int up = 0; up < 3; up++)
+		if (pc_unit_name(m, k + up))
+			return fit_total(total, k + up);
+	return k;
 }
 
 void pc_split_name(char *buf, size_t n, const char *out, const char *suffix,

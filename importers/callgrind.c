@@ -458,6 +458,31 @@ static void finish_part(struct parser *p)
 	start_graph(p);
 }
 
+
+/* The unit an event's name carries, as Xdebug writes them
+ * ("Time_(10ns)", "Memory_(bytes)"): a time (s, ms, us or ns, after a
+ * power of ten or not) or bytes; "" for any other name. */
+static const char *event_unit(struct pc_db *db, const char *name)
+{
+	size_t n = strlen(name);
+	const char *u = strrchr(name, '(');
+	if (!u || name[n - 1] != ')')
+		return "";
+	u++;
+	size_t len = (size_t)(name + n - 1 - u);
+	const char *v = u;
+	if (*v == '1')
+		for (v++; *v == '0'; v++)
+			;
+	static const char *const units[] = { "s", "ms", "us", "ns", "bytes" };
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		const char *w = i < 4 ? v : u; /* (bytes: no power of ten) */
+		size_t k = strlen(units[i]);
+		if ((size_t)(name + n - 1 - w) == k && !strncmp(w, units[i], k))
+			return pc_intern(db, u, len);
+	}
+	return "";
+}
 /* A header line that begins a new part once the current one has data. */
 static void maybe_new_part(struct parser *p)
 {
@@ -519,7 +544,8 @@ static int set_events(struct parser *p, const char *s)
 					    "'events:'", name);
 		PC_GROW(p->ev, p->nev, cap);
 		/* whole numbers, unless 'event:' scales them */
-		p->ev[p->nev++] = pc_metric_get_whole(p->db, name, desc, "");
+		p->ev[p->nev++] = pc_metric_get_whole(p->db, name, desc,
+						      event_unit(p->db, name));
 		s = e;
 	}
 	if (p->nev == 0)

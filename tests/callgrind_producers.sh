@@ -46,6 +46,49 @@ quirk undefined-id.out "undefined-id.out:5: 1 use(s) of compressed name ids neve
 	"(7) self 10,(7) inclusive 10"
 quirk undefined-ob.out "undefined-ob.out:7: 2 use(s) of compressed name ids never defined (the first: (8))" \
 	"main self 10,main inclusive 40,g self 30,g inclusive 30"
+# Xdebug (a real file): its summary is not the sum of its cost lines (a
+# note); every function's costs kept; its events' units reach pprof:
+# Time_(10ns) in nanoseconds (times 10), Memory_(bytes) in bytes
+"$PROFCONV" convert -o "$tmp/xdebug.callgrind" "$P/xdebug.out" 2>"$tmp/err"
+check "xdebug.out: converted, the summary said to differ" \
+	grep -q "differs from the sum of the cost lines" "$tmp/err"
+# selfs FILE EVENT: "name self" per function, callgrind_annotate's
+selfs() {
+	callgrind_annotate --threshold=100 --auto=no --show="$2" "$1" 2>/dev/null |
+		awk '/^-+$/ { sep++; next }
+			sep >= 3 && /^ *[0-9,]+ \(/ { v = $1; gsub(/,/, "", v)
+				n = $0; sub(/^ *[0-9,]+ \([^)]*\) +/, "", n)
+				sub(/ \[[^]]*\]$/, "", n); sub(/^[^:]*:/, "", n)
+				print n, v }' | grep -v '^PROGRAM TOTALS' | sort
+}
+# (written as Time_10ns, its long name Time_(10ns): the specification's
+# event names are letters, digits and _)
+for ev in 'Time_(10ns) Time_10ns' 'Memory_(bytes) Memory_bytes'; do
+	selfs "$P/xdebug.out" "${ev% *}" >"$tmp/a"
+	selfs "$tmp/xdebug.callgrind" "${ev#* }" >"$tmp/b"
+	if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
+		ok "xdebug.out: $(wc -l <"$tmp/a") functions keep their self cost in ${ev% *}"
+	else
+		not_ok "xdebug.out: self costs in ${ev% *} differ"; diff "$tmp/a" "$tmp/b" | sed 's/^/# /'
+	fi
+done
+if command -v go >/dev/null; then
+	"$PROFCONV" convert -q -o "$tmp/xdebug.pb.gz" "$P/xdebug.out"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/xdebug.pb.gz" >"$tmp/raw" 2>&1
+	t=$(selfs "$P/xdebug.out" 'Time_(10ns)' | awk '{ n += $NF } END { print n }')
+	# the samples' first values, summed (pprof -raw: "values: stack ids")
+	s=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		on && /^ *[0-9]+ .*:/ { n += $1 } END { print n + 0 }' "$tmp/raw")
+	check "xdebug.out -> pprof: sample types in nanoseconds and bytes" \
+		grep -q "Time_(10ns)/nanoseconds\[dflt\] Memory_(bytes)/bytes" "$tmp/raw"
+	if [ -n "$t" ] && [ "$s" = "$((t * 10))" ]; then
+		ok "xdebug.out -> pprof: $s ns in all, 10 times the file's $t (10 ns units)"
+	else
+		not_ok "xdebug.out -> pprof: '$s' ns in all for '$t' units of 10 ns"
+	fi
+else
+	skip "Xdebug's units in pprof: needs go (Debian: golang-go)"
+fi
 # gperftools' pprof --callgrind of a run without samples: recognized
 # without -f (the events line alone), and said to have nothing
 "$PROFCONV" identify "$P/gperftools-empty.out" >"$tmp/id" 2>&1
