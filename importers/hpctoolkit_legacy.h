@@ -77,6 +77,8 @@ struct open {
 	uint8_t entry;  /* a root frame that became an entry point */
 	uint8_t own;    /* node is this element's own (positive id) */
 	uint8_t tree;   /* a tree element (not M, not a wrapper) */
+	uint8_t idle;   /* in the root frame "<no activity>" (hpcprof's for
+			 * trace samples of a thread doing nothing) */
 };
 
 struct legacy {

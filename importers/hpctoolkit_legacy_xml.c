@@ -384,7 +384,8 @@ static int tree_element(struct legacy *r, const char *el,
 	struct open o = { .ctx = up ? up->ctx : 0,
 			  .file = up ? up->file : PC_NONE,
 			  .module = up ? up->module : PC_NONE,
-			  .node = up ? up->node : 0, .tree = 1 };
+			  .node = up ? up->node : 0, .tree = 1,
+			  .idle = up ? up->idle : 0 };
 	int64_t i = 0;
 	if (a->val[A_I] && get_i64(r, a, A_I, &i))
 		return -1;
@@ -436,6 +437,7 @@ static int tree_element(struct legacy *r, const char *el,
 			o.ctx = pc_ctx_entry(r->db, (enum pc_entry)e);
 			o.entry = e != PC_ENTRY_UNKNOWN ||
 				  !strcmp(name, "<partial call paths>");
+			o.idle = !strcmp(name, "<no activity>");
 		}
 		if (!o.entry) {
 			struct pc_context k = {
@@ -478,7 +480,9 @@ static int tree_element(struct legacy *r, const char *el,
 		uint32_t it;
 		if (get_u32(r, a, A_IT, &it))
 			return -1;
-		idtab_add(&r->it_t, it, o.ctx);
+		/* a sample of "<no activity>" is one at the root, as in
+		 * v4 databases: the thread was idle */
+		idtab_add(&r->it_t, it, o.idle ? 0 : o.ctx);
 	}
 	PC_GROW(r->stack, r->depth, r->capdepth);
 	r->stack[r->depth++] = o;

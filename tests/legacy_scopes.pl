@@ -222,6 +222,15 @@ sub profiles($b) {
 	return ($np, $pi, @who);
 }
 
+# A trace sample's path: hpcprof's root frame "<no activity>" (a thread
+# doing nothing) is the root, as in v4 databases, where two root samples
+# in a row say nothing (the second is not written)
+sub tpath($it, $where, $last) {
+	my $path = $itpath{$it} // fail("$where: no element has it=\"$it\"");
+	$path = 'ROOT' if $path =~ m{^ROOT/entry[0-9]+/call:fn:<no activity>(/|$)};
+	return $path eq 'ROOT' && $$last eq 'ROOT' ? undef : ($$last = $path);
+}
+
 if ($trace && !$v4) {    # *.hpctrace: times in ticks of TraceDB u (2.2) or us
 	my ($tdb) = values %{$tab{TraceDB} // {}};
 	my $u = $tdb && $tdb->{a}{u} ? 1e9 / $tdb->{a}{u} : 1000;
@@ -233,10 +242,11 @@ if ($trace && !$v4) {    # *.hpctrace: times in ticks of TraceDB u (2.2) or us
 		$mg eq 'HPCRUN-trace______' && $end eq 'b' or fail("$fn: not an hpctrace");
 		my ($hdr, $flags) = $ver eq '01.01' ? (32, rd(\$b, 'Q>', 24, 8)) : (24, 0);
 		my $rec = $flags & 1 ? 16 : 12;
+		my $last = '';
 		for (my $o = $hdr; $o + $rec <= length $b; $o += $rec) {
 			my ($t, $it) = rd(\$b, 'Q> N', $o, 12);
 			next unless $it;
-			my $path = $itpath{$it} // fail("$fn: no element has it=\"$it\"");
+			my $path = tpath($it, $fn, \$last) // next;
 			printf "RANK:%d/THREAD:%d\t%d\t%s\n", $f[-5], $f[-4], $t * $u, $path;
 		}
 	}
@@ -252,9 +262,10 @@ if ($trace) {    # trace.db: PROFILE <tab> TIME <tab> PATH of the `it`
 	for my $k (0 .. $nt - 1) {
 		my ($p, $type, $a, $z) = rd(\$b, 'N n Q> Q>', $hp + 22 * $k, 22);
 		next if $type || $a == $z;
+		my $last = '';
 		for (my $o = $a; $o < $z; $o += 12) {
 			my ($t, $it) = rd(\$b, 'Q> N', $o, 12);
-			my $path = $itpath{$it} // fail("trace.db: no element has it=\"$it\"");
+			my $path = tpath($it, 'trace.db', \$last) // next;
 			print "$who[$p]\t$t\t$path\n";
 		}
 	}

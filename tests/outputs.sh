@@ -94,6 +94,18 @@ for in in "$@"; do
 done
 have_go || skip "go tool pprof judges: needs Go (Debian: apt-get install golang-go)"
 
+# an old database's "<no activity>" samples are idle time, as a v4
+# database's samples at the root: a gap, not an event
+if have_shared; then
+	"$PROFCONV" convert -q -o "$tmp/idle.json" "$SHARED/hpctoolkit-data/legacy-pipit-ping-pong" 2>/dev/null
+	idle=$(grep -c '"name":"<no activity>"' "$tmp/idle.json")
+	[ -s "$tmp/idle.json" ] && [ "$idle" = 0 ] &&
+		ok "legacy-pipit-ping-pong: Chrome trace: its '<no activity>' samples are idle, as a v4 database's root samples" ||
+		not_ok "legacy-pipit-ping-pong: $idle '<no activity>' events in the Chrome trace"
+else
+	skip "an old database's idle samples: $NO_SHARED"
+fi
+
 # --metric: the second metric of a Callgrind file (its call counts)
 "$PROFCONV" convert --min-width=0 -o "$tmp/calls.folded" --metric=Calls "$CG/small.main.out" 2>"$tmp/err"
 l=$(label "$CG/small.main.out")
