@@ -31,8 +31,8 @@
 /* Balancing a group's DAGs (balance()): at most this many rounds, until
  * every DAG lays out what its entries bring in within this share of the
  * group's cost. */
-#define CG_BALANCE_ROUNDS 200
-#define CG_BALANCED 1e-9
+#define CG_BALANCE_ROUNDS 100
+#define CG_BALANCED 1e-6
 
 /* Room for n items in ptr (capacity cap), doubling. */
 #define GROW_TO(ptr, cap, n)                                                 \

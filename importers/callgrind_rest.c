@@ -9,6 +9,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The largest SCC index on the max-heap of nh, taken off it. */
+static uint32_t heap_pop(uint32_t *heap, size_t *nh)
+{
+	uint32_t top = heap[0], last = heap[--*nh];
+	size_t i = 0, n = *nh;
+	for (;;) { /* sift down */
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && heap[c + 1] > heap[c])
+			c++;
+		if (heap[c] <= last)
+			break;
+		heap[i] = heap[c];
+		i = c;
+	}
+	if (n)
+		heap[i] = last;
+	return top;
+}
+
+/* SCC u on the max-heap of *nh (in `on`), unless it is there. */
+static void heap_push(uint8_t *on, uint32_t *heap, size_t *nh, uint32_t u)
+{
+	if (on[u])
+		return;
+	on[u] = 1;
+	size_t q = (*nh)++;
+	while (q && heap[(q - 1) / 2] < u) {
+		heap[q] = heap[(q - 1) / 2];
+		q = (q - 1) / 2;
+	}
+	heap[q] = u;
+}
+
 /* Passes function f's shares su (f a member of SCC u) on to what it
  * calls outside u, in proportion to each call edge's weight: to the SCC
  * (sh, per SCC x metric), or for a group's member to its entry node
@@ -31,15 +66,8 @@ static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 				    sh + (size_t)v * nev;
 		for (size_t m = 0; m < nev; m++)
 			d[m] += su[m] * x->efrac[e * nev + m];
-		if (!on || on[v])
-			continue;
-		on[v] = 1; /* sift up */
-		size_t q = (*nh)++;
-		while (q && heap[(q - 1) / 2] < v) {
-			heap[q] = heap[(q - 1) / 2];
-			q = (q - 1) / 2;
-		}
-		heap[q] = v;
+		if (on)
+			heap_push(on, heap, nh, v);
 	}
 }
 
@@ -83,21 +111,7 @@ static int flat_run(struct expand *x, struct flat *fl, double *sh,
 	size_t nev = x->nev, cap = fl->n;
 	double *fsh = x->fsh;
 	while (nh) {
-		uint32_t u = heap[0], last = heap[--nh];
-		size_t i = 0;
-		for (;;) { /* sift down */
-			size_t c = 2 * i + 1;
-			if (c >= nh)
-				break;
-			if (c + 1 < nh && heap[c + 1] > heap[c])
-				c++;
-			if (heap[c] <= last)
-				break;
-			heap[i] = heap[c];
-			i = c;
-		}
-		if (nh)
-			heap[i] = last;
+		uint32_t u = heap_pop(heap, &nh);
 		size_t n = scc_shares(x, u, sh + (size_t)u * nev, x->nsh, fsh);
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = x->flist[k];
@@ -238,6 +252,8 @@ struct restwalk {
 	size_t n;
 	double *sh;   /* nsccs x nev, zeroed */
 	double *nsh;  /* node masses (cg_nsh_size), zeroed */
+	uint8_t *on;  /* per SCC: on the heap */
+	uint32_t *heap; /* the SCCs to walk, a max-heap (nsccs) */
 };
 
 static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
@@ -258,27 +274,36 @@ static void walk_rest(struct expand *x, struct anchor *an,
 	size_t nev = x->nev;
 	const struct cg_graph *g = x->g;
 	double *rest = rw->sh, *nsh = rw->nsh, *fsh = x->fsh;
-	/* the cut SCCs' shares, the cut nodes' masses */
+	/* the cut SCCs' shares, the cut nodes' masses; their SCCs on the
+	 * heap (callers first: the largest index) */
+	size_t nh = 0;
 	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next) {
 		const struct rent *r = &x->rents[i];
 		const double *v = x->rval + (size_t)i * nev;
-		double *d = r->kind == CG_REST_SCC ? rest + (size_t)r->idx * nev :
-			    r->kind == CG_REST_NODE ?
-				    cg_node_mass(x, nsh, r->inst, r->idx) :
-				    NULL;
-		for (size_t m = 0; d && m < nev; m++)
+		double *d;
+		if (r->kind == CG_REST_SCC) {
+			d = rest + (size_t)r->idx * nev;
+			heap_push(rw->on, rw->heap, &nh, r->idx);
+		} else if (r->kind == CG_REST_NODE) {
+			d = cg_node_mass(x, nsh, r->inst, r->idx);
+			heap_push(rw->on, rw->heap, &nh, x->dags[r->inst].scc);
+		} else {
+			continue;
+		}
+		for (size_t m = 0; m < nev; m++)
 			d[m] += v[m];
 	}
 	x->stamp++;
 	rw->n = 0;
-	for (size_t u = x->nsccs; u-- > 0;) {
+	while (nh) {
+		uint32_t u = heap_pop(rw->heap, &nh);
+		rw->on[u] = 0;
 		int one = x->sccs[u].n == 1;
-		size_t n = scc_shares(x, (uint32_t)u, rest + u * nev, nsh, fsh);
+		size_t n = scc_shares(x, u, rest + (size_t)u * nev, nsh, fsh);
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = x->flist[k];
 			const double *sf = fsh + (size_t)f * nev;
-			spread_fn(x, (uint32_t)u, f, sf, rest, nsh, NULL, NULL,
-				  NULL);
+			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh);
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)
 				rw->wf[(size_t)f * nev + m] += sf[m];
@@ -302,7 +327,7 @@ static void walk_rest(struct expand *x, struct anchor *an,
 			if (!one)
 				rw->cin[f] += cg_fold_calls(x, (uint32_t)u, sf, f);
 		}
-		scc_clear(x, (uint32_t)u, rest, NULL, fsh, n);
+		scc_clear(x, u, rest, NULL, fsh, n);
 	}
 	/* the calls into the cuts' entries */
 	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next)
@@ -482,6 +507,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
 		.nsh = pc_xcalloc(cg_nsh_size(x), sizeof(double)),
+		.on = pc_xcalloc(x->nsccs + 1, 1),
+		.heap = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
 	};
 	const double *self = x->fself;
 	/* room kept for the last flat profile: the flat profile and the
@@ -626,6 +653,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(rw.list);
 	free(rw.sh);
 	free(rw.nsh);
+	free(rw.on);
+	free(rw.heap);
 }
 
 static int cmp_pos(const void *a, const void *b)
