@@ -154,6 +154,15 @@ static uint64_t loc_of(struct px *x, struct out *w, pc_id c)
 	pc_id f = x->fr.frame[c];
 	struct fun fk = { pc_frame_name(db, (struct pc_db *)db, f),
 			  x->fr.file[f], x->fr.line[f] };
+	/* a line of another file (code inlined from a header: Callgrind's
+	 * fi=/fe=): pprof names a line's file by its function, so the
+	 * function once more with that file, as pprof writes an inlined
+	 * function's frames (not for a placeholder, "<unknown file>") */
+	if (x->fr.file[c] != PC_NONE && fk.file != PC_NONE &&
+	    x->fr.file[c] != fk.file && db->files[x->fr.file[c]].path[0] != '<') {
+		fk.file = x->fr.file[c];
+		fk.line = 0;
+	}
 	uint64_t h = pc_hash64((uint64_t)(uintptr_t)fk.name ^
 			       pc_hash64(((uint64_t)fk.file << 32) | fk.line));
 	pc_id fi = pc_keymap_intern(w->fmap, h, fun_eq, w, &fk, (pc_id)w->nfun);

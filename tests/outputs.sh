@@ -94,6 +94,24 @@ for in in "$@"; do
 done
 have_go || skip "go tool pprof judges: needs Go (Debian: apt-get install golang-go)"
 
+# pprof: lines inlined from another file (a header's function at -O2,
+# Callgrind's fi=/fe=) name that file, and the function keeps its cost
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/inl.pb.gz" "$CG/recinl.out.gz"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/inl.pb.gz" >"$tmp/inl.raw" 2>&1
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -nodecount=5 "$tmp/inl.pb.gz" >"$tmp/inl.top" 2>&1
+	gzip -dc "$CG/recinl.out.gz" >"$tmp/inl.cg"
+	# (callgrind_annotate lists work once per file its lines are in)
+	want=$(callgrind_annotate --threshold=100 --auto=no "$tmp/inl.cg" 2>/dev/null |
+		awk '/:work( |$)/ { gsub(/,/, "", $1); n += $1 } END { print n + 0 }')
+	got=$(awk '$NF == "work" { print $1; exit }' "$tmp/inl.top")
+	grep -q ' work /tmp/profconv-fixtures/helpers.h:[0-9]' "$tmp/inl.raw" &&
+		grep -q ' work /tmp/profconv-fixtures/recinl.c:[0-9]' "$tmp/inl.raw" &&
+		[ -n "$want" ] && [ "$got" = "$want" ] &&
+		ok "pprof: work's lines inlined from helpers.h name helpers.h, its own recinl.c; work's flat $got as callgrind_annotate's self in both files" ||
+		{ not_ok "pprof: inlined lines (flat '$got', want '$want')"; grep ' work ' "$tmp/inl.raw" | sed 's/^/# /'; }
+fi
+
 # an old database's "<no activity>" samples are idle time, as a v4
 # database's samples at the root: a gap, not an event
 if have_shared; then

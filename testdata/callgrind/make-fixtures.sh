@@ -59,9 +59,14 @@ with open("sortin.txt", "w") as f:
     while n < 2*1024*1024:
         l = "%012d\n" % random.randrange(10**12); f.write(l); n += len(l)'
 $vg --tool=callgrind --callgrind-out-file=sort-threads.out sort --parallel=2 -S 16M sortin.txt >/dev/null
-for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out; do gzip -9 -n -c $f > $f.gz; done
+# code inlined from another file (a header's function at -O2: fi=/fe=
+# lines inside work)
+cp "$here"/src/recinl.c "$here"/src/helpers.h .
+gcc -O2 -g -o recinl recinl.c
+$vg --tool=callgrind --callgrind-out-file=recinl.out ./recinl >/dev/null
+for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
 cd "$here"
 cp "$w"/*.out* .
-rm -f recur.out interp.out cache.out sort-threads.out
+rm -f recur.out interp.out cache.out sort-threads.out recinl.out
 rm -rf "$w"
