@@ -31,7 +31,7 @@
 /* Balancing a group's DAGs (balance()): at most this many rounds, until
  * every DAG lays out what its entries bring in within this share of the
  * group's cost. */
-#define CG_BALANCE_ROUNDS 100
+#define CG_BALANCE_ROUNDS 40
 #define CG_BALANCED 1e-6
 
 /* Room for n items in ptr (capacity cap), doubling. */

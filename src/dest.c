@@ -249,10 +249,15 @@ static void remove_tmp(const struct pc_dest *o)
 		unlink(o->tmp);
 }
 
-static void on_signal(int sig)
+void pc_dest_remove_all(void)
 {
 	for (struct pc_dest *o = live; o; o = o->next)
 		remove_tmp(o);
+}
+
+static void on_signal(int sig)
+{
+	pc_dest_remove_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

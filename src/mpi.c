@@ -13,16 +13,39 @@
 #include "internal.h"
 
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TAG 17
 #define PIECE ((size_t)1 << 30)
 
+/* An MPI call failed (another rank gone: killed, or out of memory):
+ * this rank's temporary outputs go before the job is aborted, which
+ * MPI's default handler does without them (rank 0's output was left
+ * half written when another rank was killed while it wrote). */
+static void on_mpi_error(MPI_Comm *comm, int *code, ...)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0, r = -1;
+	pc_dest_remove_all();
+	if (MPI_Error_string(*code, msg, &len) != MPI_SUCCESS)
+		len = 0;
+	msg[len < (int)sizeof msg ? len : (int)sizeof msg - 1] = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	fprintf(stderr, "profconv-mpi: error: rank %d: MPI: %s (another rank "
+		"stopped?); nothing written\n", r, len ? msg : "error");
+	MPI_Abort(*comm, 1);
+}
+
 void pc_mpi_init(int *argc, char ***argv, unsigned *rank, unsigned *size)
 {
 	int r = 0, s = 1;
 	MPI_Init(argc, argv);
+	MPI_Errhandler eh;
+	MPI_Comm_create_errhandler(on_mpi_error, &eh);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+	MPI_Errhandler_free(&eh);
 	MPI_Comm_rank(MPI_COMM_WORLD, &r);
 	MPI_Comm_size(MPI_COMM_WORLD, &s);
 	*rank = (unsigned)r;

@@ -898,6 +898,10 @@ uint64_t pc_dest_size(const char *out, int is_dir);
 void pc_human_size(char *buf, size_t n, uint64_t bytes);
 /* SIGINT, SIGTERM, SIGHUP: remove this run's temporaries, then die. */
 void pc_dest_signals(void);
+/* Removes every temporary output of this run (async-signal-safe): what a
+ * signal does, for a run that is stopped otherwise (profconv-mpi when
+ * MPI reports another rank gone). */
+void pc_dest_remove_all(void);
 
 /* Validation of an HPCToolkit v4 database (src/check.c, a reader of its
  * own). pc_check_db is strict (metrics/default.yaml required): 0, or -1
