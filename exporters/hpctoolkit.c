@@ -203,6 +203,17 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 	blk_begin(&s->blk);
 	if (!n && !sn)
 		return 0;
+	/* (the readers refuse NaN and infinities; a model made otherwise
+	 * is refused here, not written for check to find) */
+	for (size_t i = 0; i < n + sn; i++) {
+		const struct pc_value *x = i < n ? &v[i] : &sv[i - n];
+		if (!isfinite(x->value))
+			return pc_err_set(err, "metric '%s' at context %u: %g "
+					  "is not a finite number, which a v4 "
+					  "database cannot hold",
+					  db->metrics[x->metric].name, x->ctx,
+					  x->value);
+	}
 	/* (sorted by ctx: a context's values come together) */
 	for (size_t i = 0; i < n; i++)
 		if (!i || v[i].ctx != v[i - 1].ctx)

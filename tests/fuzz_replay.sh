@@ -24,6 +24,10 @@ replay pipeline fuzz_pipeline "$CGIN"/*.out* "$CGIN"/bad/*.out* \
 	"$CGIN"/fuzz-found/* "$TD"/fuzz/pipeline/*
 replay "callgrind writer" fuzz_cgwrite "$CGIN"/*.out* "$CGIN"/bad/*.out* \
 	"$TD"/fuzz/cgwrite/*
+# every writer on models made from the bytes (NaN and infinities among
+# the values, names of any bytes, traces in any order); the Callgrind
+# fixtures as bytes too
+replay "writers" fuzz_writers "$TD"/fuzz/writers/* "$CGIN"/*.out
 set -- "$TD"/hpctoolkit/fuzz-seeds/* "$TD"/fuzz/check/*
 have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
 replay check fuzz_check "$@"
