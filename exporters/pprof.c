@@ -354,7 +354,10 @@ static void put_tables(struct px *x, struct out *w)
 			char buf[4200];
 			snprintf(buf, sizeof buf, "%s (x1e%d)", mt->name, x->k[m]);
 			name = pc_intern_cstr(mdb, buf);
-			unit = *mt->unit ? mt->unit : "count";
+			/* (scaled: not in the metric's unit, which pprof would
+			 * print after each scaled value: "1849706136calls"
+			 * for 1.85 million calls) */
+			unit = "count";
 		}
 		perftools__profiles__value_type__init(&tv[m]);
 		tv[m].type = str_id(w, name);

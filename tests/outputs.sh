@@ -112,6 +112,17 @@ if have_go; then
 		{ not_ok "pprof: inlined lines (flat '$got', want '$want')"; grep ' work ' "$tmp/inl.raw" | sed 's/^/# /'; }
 fi
 
+# a metric written scaled (the calls' shares: x1e3) says so in its name,
+# its unit is a count: pprof printed "507208995calls" for 507,209 calls
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/calls.pb.gz" "$CG/cc1plus.out.gz"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n 5p >"$tmp/types"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -sample_index=1 "$tmp/calls.pb.gz" >"$tmp/ctop" 2>/dev/null
+	grep -q 'Calls (x1e3)/count' "$tmp/types" && ! grep -q '[0-9]calls' "$tmp/ctop" &&
+		ok "pprof: calls scaled by 1e3 say so in their sample type (Calls (x1e3)/count), no value printed as 'calls'" ||
+		{ not_ok "pprof: scaled calls"; sed 's/^/# /' "$tmp/types"; head -8 "$tmp/ctop" | sed 's/^/# /'; }
+fi
+
 # an old database's "<no activity>" samples are idle time, as a v4
 # database's samples at the root: a gap, not an event
 if have_shared; then
