@@ -25,6 +25,7 @@ struct fx {
 	double *self; /* per frame context: the metric's self cost */
 	size_t nself;
 	struct pc_outfile of;
+	int svg;      /* an SVG flame graph (svg.c), not folded lines */
 };
 
 /* The metric written: --metric, else the first. */
@@ -82,26 +83,21 @@ static int fo_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
 /* Stacks of names: frames with equal names along equal paths are one
  * line (a function called from two lines of its caller is one frame of
  * a flame graph). */
-struct node {
-	uint32_t parent;
-	const char *name;
-	double v;
-};
 struct tree {
-	struct node *n;
+	struct pc_fnode *n;
 	size_t len, cap;
 	struct pc_keymap *map;
 };
 
 static int node_eq(const void *ctx, pc_id id, const void *key)
 {
-	const struct node *a = &((const struct tree *)ctx)->n[id], *b = key;
+	const struct pc_fnode *a = &((const struct tree *)ctx)->n[id], *b = key;
 	return a->parent == b->parent && a->name == b->name;
 }
 
 static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
 {
-	struct node k = { parent, name, 0 };
+	struct pc_fnode k = { parent, name, 0 };
 	uint64_t h = pc_hash64(((uint64_t)parent << 32) ^
 			       pc_hash64((uint64_t)(uintptr_t)name));
 	pc_id i = pc_keymap_intern(t->map, h, node_eq, t, &k, (pc_id)t->len);
@@ -233,6 +229,14 @@ static void write_lines(struct fx *x)
 			"self value left out (folded stacks count up)",
 			m->name, neg);
 	merge_narrow(x, &t, total);
+	if (x->svg) {
+		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, m->name,
+			     unit, scale);
+		free(node);
+		free(t.n);
+		pc_keymap_free(t.map);
+		return;
+	}
 	uint32_t *path = NULL;
 	size_t cap = 0, nlines = 0;
 	for (size_t i = 1; i < t.len; i++) {
@@ -333,6 +337,28 @@ static int fo_claims(const char *out)
 	return pc_path_ends(out, ".folded");
 }
 
+static struct pc_sink *svg_begin(const char *out,
+				 const struct pc_export_opts *opts,
+				 struct pc_err *err)
+{
+	struct pc_sink *s = fo_begin(out, opts, err);
+	if (s)
+		((struct fx *)s)->svg = 1;
+	return s;
+}
+
+static int svg_write(const struct pc_db *db, const char *out,
+		     const struct pc_export_opts *opts, struct pc_err *err)
+{
+	struct pc_sink *s = svg_begin(out, opts, err);
+	return s ? fo_end(s, db, err) : -1;
+}
+
+static int svg_claims(const char *out)
+{
+	return pc_path_ends(out, ".svg");
+}
+
 const struct pc_exporter pc_export_folded = {
 	.name = "folded",
 	.label = "folded stacks",
@@ -344,6 +370,21 @@ const struct pc_exporter pc_export_folded = {
 	.point_only = 1,
 	.write = fo_write,
 	.begin = fo_begin,
+	.end = fo_end,
+	.abort = fo_abort,
+};
+
+const struct pc_exporter pc_export_svg = {
+	.name = "svg",
+	.label = "SVG flame graph",
+	.takes = PC_XO_METRIC | PC_XO_MIN_WIDTH,
+	.description = "an interactive flame graph in one SVG file (zoom, "
+		       "search, details; opens offline in a browser): one "
+		       "metric's inclusive cost (--metric)",
+	.claims = svg_claims,
+	.point_only = 1,
+	.write = svg_write,
+	.begin = svg_begin,
 	.end = fo_end,
 	.abort = fo_abort,
 };

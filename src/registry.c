@@ -11,6 +11,7 @@ extern const struct pc_importer pc_import_ovni;
 extern const struct pc_exporter pc_export_hpctoolkit;
 extern const struct pc_exporter pc_export_callgrind;
 extern const struct pc_exporter pc_export_folded;
+extern const struct pc_exporter pc_export_svg;
 extern const struct pc_exporter pc_export_pprof;
 extern const struct pc_exporter pc_export_chrome;
 
@@ -29,6 +30,7 @@ const struct pc_importer *const pc_importers[] = {
 const struct pc_exporter *const pc_exporters[] = {
 	&pc_export_callgrind,
 	&pc_export_folded,
+	&pc_export_svg,
 	&pc_export_pprof,
 	&pc_export_chrome,
 	&pc_export_hpctoolkit,

@@ -1,9 +1,11 @@
-/* libFuzzer target: every writer (pprof, folded stacks, Chrome trace,
- * Callgrind, v4) on a model made directly from the bytes, so that what
+/* libFuzzer target: every writer (pprof, folded stacks, SVG, Chrome
+ * trace, Callgrind, v4) on a model made directly from the bytes, so that what
  * no reader lets through reaches them too: names of any bytes, values of
  * any double (NaN, infinities, subnormals, 1e300, negative zero), trace
  * samples at any time, in any order. A writer may refuse the model (one
  * error); it must not crash, hang, or leave anything but its output.
+ *
+ * An SVG output must parse as XML (libxml2).
  *
  * The bytes: a header (profiles, metrics, options), then records, each
  * an operation byte and its operands: a function or a line context below
@@ -13,6 +15,7 @@
 #include "../src/pc.h"
 
 #include <dirent.h>
+#include <libxml/parser.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char dir[] = "/tmp/pcfuzz-w-XXXXXX";
 	if (!mkdtemp(dir))
 		abort();
-	static const char *const writers[] = { "pprof", "folded",
+	static const char *const writers[] = { "pprof", "folded", "svg",
 					       "chrome-trace", "callgrind",
 					       "hpctoolkit" };
 	for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
@@ -170,6 +173,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (getenv("PC_FUZZ_VERBOSE")) /* what each writer did */
 			fprintf(stderr, "%s: %s\n", writers[i],
 				rc ? err.msg : "written");
+		/* an SVG is XML whatever the names hold */
+		if (!rc && !strcmp(writers[i], "svg")) {
+			xmlDocPtr doc = xmlReadFile(out, NULL,
+						   XML_PARSE_NONET |
+							   XML_PARSE_NOERROR |
+							   XML_PARSE_NOWARNING);
+			if (!doc) {
+				fprintf(stderr, "svg: not well-formed XML\n");
+				abort();
+			}
+			xmlFreeDoc(doc);
+		}
 		clean(dir, "out");
 	}
 	rmdir(dir);

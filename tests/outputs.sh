@@ -147,7 +147,7 @@ rc=$?
 	ok "--metric of a metric the input lacks: one line naming the metrics, exit 1, no output" ||
 	{ not_ok "--metric nope: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 "$PROFCONV" convert -q -o "$tmp/x.pb.gz" --metric=Ir "$CG/small.main.out" 2>"$tmp/err"
-[ $? = 2 ] && grep -q "^profconv: --metric is for folded stacks output, and the output is pprof" "$tmp/err" &&
+[ $? = 2 ] && grep -q "^profconv: --metric is for folded stacks or SVG flame graph output, and the output is pprof" "$tmp/err" &&
 	ok "--metric with another output: a usage error" || { not_ok "--metric with pprof"; sed 's/^/# /' "$tmp/err"; }
 
 # no trace: Chrome trace output says so, writes nothing
@@ -220,6 +220,17 @@ for o in folded pb.gz json; do
 	check "-j3 writes the same $o as -j1" cmp "$tmp/j1.$o" "$tmp/j3.$o"
 done
 
+# the SVG flame graph: XML, its whole as the total, its frames merged
+# below --min-width as folded stacks' are
+"$PROFCONV" convert -o "$tmp/cc.svg" "$CG/cc1plus.out.gz" 2>"$tmp/err"
+if /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/cc.svg" 2>"$tmp/xerr" &&
+	grep -q '<title>all (696643155 Ir, 100.00%)</title>' "$tmp/cc.svg" &&
+	grep -q "frame(s) narrower than 0.01% of the total merged" "$tmp/err"; then
+	ok "SVG flame graph: well-formed XML ($(wc -c <"$tmp/cc.svg") bytes for a $(wc -c <"$CG/cc1plus.out.gz")-byte input), all = 696643155 Ir, narrow frames merged with a note"
+else
+	not_ok "SVG flame graph"; sed 's/^/# /' "$tmp/err" "$tmp/xerr"
+fi
+
 # speedscope, in Chromium: the file opens, thread names and time spans
 ss="$top_srcdir/tests/speedscope"
 if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
@@ -240,6 +251,20 @@ if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -
 	total=$(awk '{ s += $NF } END { print s }' "$tmp/$l.folded")
 	check "speedscope imports the folded stacks: their total weight $total" \
 		grep -q "^profile 0 .* total=$total " "$tmp/ss"
+	# the SVG flame graph in Chromium: no error; the widest frame as wide
+	# as its share; a click zooms a frame to the full width; the search
+	# for toplev::main finds main's inclusive share (callgrind_annotate's)
+	node "$ss/svg_judge.mjs" "$tmp/cc.svg" 'toplev::main' "$tmp/cc.png" >"$tmp/sj" 2>&1
+	gzip -dc "$CG/cc1plus.out.gz" >"$tmp/cc.cg"
+	want=$(callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/cc.cg" 2>/dev/null |
+		awk '/:toplev::main\(/ { gsub(/[(%)]/, "", $2); print $2; exit }')
+	if grep -q '^errors 0$' "$tmp/sj" && grep -q '^zoom .* 100.00$' "$tmp/sj" &&
+		awk '$1 == "top" { d = $(NF - 1) - $NF; exit !(d < 0.05 && -d < 0.05) }' "$tmp/sj" &&
+		awk -v w="$want" '$1 == "matched" { exit !(w != "" && $2 - w < 0.1 && w - $2 < 0.1) }' "$tmp/sj"; then
+		ok "SVG flame graph in Chromium: no error, widths as shares, zoom to full width, search toplev::main $(awk '$1 == "matched" { print $2 }' "$tmp/sj")% (callgrind_annotate ${want}%)"
+	else
+		not_ok "SVG flame graph in Chromium (callgrind_annotate: toplev::main ${want}%)"; sed 's/^/# /' "$tmp/sj"
+	fi
 else
 	skip "speedscope in Chromium: needs /usr/bin/chromium (Debian: chromium) and 'npm ci' in tests/speedscope"
 fi

@@ -79,6 +79,8 @@ while IFS= read -r line; do
 	*"-o prog.folded"*)
 		[ -s "$w/prog.folded" ] && ! grep -qv ' [0-9][0-9]*$' "$w/prog.folded" &&
 			ok "prog.folded: 'stack count' lines" || not_ok "prog.folded: other lines" ;;
+	*"-o prog.svg"*)
+		check "prog.svg is XML" /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$w/prog.svg" ;;
 	*"-o callgrind.out.prog"*)
 		check "callgrind.out.prog reads back" "$PROFCONV" info "$w/callgrind.out.prog" ;;
 	*"-o trace.json"*)

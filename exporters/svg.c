@@ -1,0 +1,230 @@
+/* A flame graph in one SVG file, as flamegraph.pl and inferno draw them
+ * from folded stacks, with nothing to fetch when it is viewed: the tree
+ * of frames folded.c builds (one frame per function name along a path,
+ * the narrow ones merged into their callers), each frame a rectangle as
+ * wide as its inclusive value, the outermost at the bottom, callees
+ * above their callers, siblings by name. A frame's colour depends on its
+ * name only (the same function has the same colour wherever it is). The
+ * script in the file zooms on a click (the frame fills the width, its
+ * callers stay below it), searches (a pattern; the matches turn purple
+ * and their share of the total, counted once where they nest, is shown)
+ * and shows the name, value and share of the frame under the pointer.
+ * Frames narrower than 0.1 pixel are not drawn (they were merged into
+ * their callers already at the default --min-width). */
+#include "stacks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 1200.0
+#define ROW 16      /* a frame's height */
+#define PAD_TOP 46  /* the title, the search line */
+#define PAD_BOTTOM 24 /* the details line */
+#define CHAR_W 7.0  /* an average character at font-size 12 */
+
+/* name as XML text (every byte that is not UTF-8 as \xHH), at most max
+ * characters of it, ".." after a name cut */
+static void put_xml(FILE *f, const char *name, size_t max)
+{
+	char *esc = pc_utf8_escape(name);
+	const char *s = esc ? esc : name;
+	size_t n = 0;
+	for (; *s; s++) {
+		/* (a character starts at a byte that is not 10xxxxxx: the
+		 * cut falls between characters) */
+		if (((unsigned char)*s & 0xc0) != 0x80 && n++ == max)
+			break;
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+		}
+	}
+	if (*s)
+		fputs("..", f);
+	free(esc);
+}
+
+/* A warm colour from the name (FNV-1a), stable from run to run. */
+static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 16777619u;
+	*r = 205 + (h & 0x3f) % 50;
+	*g = 80 + ((h >> 8) & 0xff) % 150;
+	*b = 30 + ((h >> 16) & 0xff) % 50;
+}
+
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	const struct pc_fnode *n = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(n[x].name, n[y].name);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* qsort_r is a GNU extension; a small insertion sort keeps this C11:
+ * a frame's callees are few */
+static void sort_kids(uint32_t *k, size_t n, const struct pc_fnode *nodes)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_name(&k[j - 1], &k[j],
+						      (void *)nodes) > 0; j--) {
+			uint32_t t = k[j];
+			k[j] = k[j - 1];
+			k[j - 1] = t;
+		}
+}
+
+static const char SCRIPT[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"var W=" "1200" ",svg=document.documentElement,frames=[],zoomed=null;\n"
+	"function $(id){return document.getElementById(id);}\n"
+	"function fit(g){var t=g.querySelector('text'),r=g.querySelector('rect');"
+	"var w=+r.getAttribute('width'),n=g.getAttribute('data-n');"
+	"var c=Math.floor((w-6)/" "7" ");"
+	"t.textContent=c<3?'':n.length<=c?n:n.substring(0,c-2)+'..';}\n"
+	"function init(){var gs=document.querySelectorAll('g.f');"
+	"for(var i=0;i<gs.length;i++){var g=gs[i];frames.push(g);"
+	"g.addEventListener('click',function(e){zoom(this);});"
+	"g.addEventListener('mouseover',function(e){$('details').textContent=this.querySelector('title').textContent;});"
+	"g.addEventListener('mouseout',function(e){$('details').textContent=' ';});}"
+	"$('reset').addEventListener('click',function(){zoom(null);});"
+	"$('search').addEventListener('click',search);}\n"
+	"function zoom(z){var x0=z?+z.getAttribute('data-x'):0,w0=z?+z.getAttribute('data-w'):1,d0=z?+z.getAttribute('data-d'):0;"
+	"zoomed=z;$('reset').style.opacity=z?1:0;"
+	"for(var i=0;i<frames.length;i++){var g=frames[i],x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),d=+g.getAttribute('data-d');"
+	"var r=g.querySelector('rect'),t=g.querySelector('text');"
+	"var inside=x>=x0-1e-12&&x+w<=x0+w0+1e-12,below=d<d0&&x<=x0+1e-12&&x+w>=x0+w0-1e-12;"
+	"if(!z||inside||below){var nx=inside?(x-x0)/w0*W:0,nw=inside?w/w0*W:W;"
+	"g.style.display='';r.setAttribute('x',nx+10);r.setAttribute('width',Math.max(nw-0.5,0.1));"
+	"t.setAttribute('x',nx+13);g.style.opacity=below&&z?0.6:1;fit(g);}"
+	"else g.style.display='none';}}\n"
+	"function search(){var p=prompt('Search for (a regular expression):','');"
+	"if(p===null)return;var re;try{re=new RegExp(p);}catch(e){alert(e);return;}"
+	"var sum=0,spans=[];"
+	"for(var i=0;i<frames.length;i++){var g=frames[i],r=g.querySelector('rect');"
+	"if(p&&re.test(g.getAttribute('data-n'))){r.setAttribute('fill','rgb(230,0,230)');"
+	"var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),inner=false;"
+	"for(var j=0;j<spans.length;j++)if(x>=spans[j][0]-1e-12&&x+w<=spans[j][1]+1e-12)inner=true;"
+	"if(!inner){spans.push([x,x+w]);sum+=w;}}"
+	"else r.setAttribute('fill',r.getAttribute('data-fill'));}"
+	"$('matched').textContent=p?'Matched: '+(100*sum).toFixed(2)+'%':' ';}\n"
+	"init();\n"
+	"]]></script>\n";
+
+int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
+		 const char *merged, const char *title, const char *metric,
+		 const char *unit, double scale)
+{
+	/* inclusive values (nodes come after their parents) */
+	double *incl = pc_xcalloc(len + 1, sizeof(double));
+	for (size_t i = len; i-- > 1;) {
+		if (n[i].name == merged)
+			continue;
+		incl[i] += n[i].v > 0 ? n[i].v : 0;
+		incl[n[i].parent] += incl[i];
+	}
+	double total = incl[0];
+	/* callees per frame, by name */
+	uint32_t *start = pc_xcalloc(len + 2, sizeof(uint32_t));
+	uint32_t *kids = pc_xmalloc((len + 1) * sizeof(uint32_t));
+	for (size_t i = 1; i < len; i++)
+		if (n[i].name != merged && incl[i] > 0)
+			start[n[i].parent + 2]++;
+	for (size_t i = 0; i < len; i++)
+		start[i + 2] += start[i + 1];
+	for (size_t i = 1; i < len; i++)
+		if (n[i].name != merged && incl[i] > 0)
+			kids[start[n[i].parent + 1]++] = (uint32_t)i;
+	size_t depth = 0;
+	uint32_t *d = pc_xcalloc(len + 1, sizeof(uint32_t));
+	for (size_t i = 1; i < len; i++)
+		if (n[i].name != merged) {
+			d[i] = d[n[i].parent] + 1;
+			depth = d[i] > depth ? d[i] : depth;
+		}
+	for (size_t i = 0; i < len; i++)
+		sort_kids(kids + start[i], start[i + 1] - start[i], n);
+	double height = PAD_TOP + PAD_BOTTOM + (double)(depth + 1) * ROW;
+	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:Verdana,sans-serif;font-size:12px;"
+		"fill:#000}g.f:hover rect{stroke:#000;stroke-width:0.5}"
+		"#reset,#search{cursor:pointer}</style>\n",
+		WIDTH + 20, height, WIDTH + 20, height);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
+		"<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" "
+		"style=\"font-size:16px\">", (WIDTH + 20) / 2);
+	put_xml(f, title && *title ? title : "Flame graph", 200);
+	fputs("</text>\n<text x=\"10\" y=\"38\" id=\"reset\" "
+	      "style=\"opacity:0\">Reset zoom</text>\n", f);
+	fprintf(f, "<text x=\"%.0f\" y=\"38\" id=\"search\" "
+		"text-anchor=\"end\">Search</text>\n"
+		"<text x=\"%.0f\" y=\"%.0f\" id=\"matched\" "
+		"text-anchor=\"end\"> </text>\n"
+		"<text x=\"10\" y=\"%.0f\" id=\"details\"> </text>\n",
+		WIDTH + 10, WIDTH + 10, height - 8, height - 8);
+	/* the frames, depth first from the outermost: x within [0, 1) */
+	double *x = pc_xcalloc(len + 1, sizeof(double));
+	uint32_t *stack = pc_xmalloc((len + 1) * sizeof(uint32_t));
+	size_t sp = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t i = stack[--sp];
+		double w = total > 0 ? incl[i] / total : 0;
+		double px = w * WIDTH;
+		if (px >= 0.1 || i == 0) {
+			const char *nm = i ? n[i].name : "all";
+			unsigned r = 250, g = 200, b = 200;
+			if (i)
+				colour(nm, &r, &g, &b);
+			double y = height - PAD_BOTTOM - (double)(d[i] + 1) * ROW;
+			double v = incl[i] * scale;
+			fprintf(f, "<g class=\"f\" data-x=\"%.17g\" "
+				"data-w=\"%.17g\" data-d=\"%u\" data-n=\"",
+				x[i], w, d[i]);
+			put_xml(f, nm, 4096);
+			fputs("\"><title>", f);
+			put_xml(f, nm, 4096);
+			fprintf(f, " (%.0f %s, %.2f%%)</title>", v,
+				unit && strcmp(unit, "count") ? unit : metric,
+				100 * w);
+			fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+				"height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
+				"data-fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
+				10 + x[i] * WIDTH, y, px > 0.6 ? px - 0.5 : px,
+				ROW - 1, r, g, b, r, g, b);
+			fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">",
+				13 + x[i] * WIDTH, y + ROW - 4);
+			double c = floor((px - 6) / CHAR_W);
+			if (c >= 3)
+				put_xml(f, nm, (size_t)c - 2);
+			fputs("</text></g>\n", f);
+		}
+		/* callees left to right: pushed in reverse */
+		double at = x[i];
+		for (uint32_t k = start[i]; k < start[i + 1]; k++) {
+			x[kids[k]] = at;
+			at += total > 0 ? incl[kids[k]] / total : 0;
+		}
+		for (uint32_t k = start[i + 1]; k-- > start[i];)
+			stack[sp++] = kids[k];
+	}
+	fputs(SCRIPT, f);
+	fputs("</svg>\n", f);
+	free(stack);
+	free(x);
+	free(d);
+	free(kids);
+	free(start);
+	free(incl);
+	return 0;
+}
