@@ -275,7 +275,8 @@ static void write_lines(struct fx *x)
 	pc_keymap_free(t.map);
 }
 
-static struct pc_sink *fo_begin(const char *out,
+/* The sink of folded stacks (svg 0) or of an SVG flame graph (1). */
+static struct pc_sink *begin_as(int svg, const char *out,
 				const struct pc_export_opts *opts,
 				struct pc_err *err)
 {
@@ -287,7 +288,15 @@ static struct pc_sink *fo_begin(const char *out,
 	strcpy(x->out, name);
 	x->o = *opts;
 	x->metric = PC_NONE;
+	x->svg = svg;
 	return &x->sink;
+}
+
+static struct pc_sink *fo_begin(const char *out,
+				const struct pc_export_opts *opts,
+				struct pc_err *err)
+{
+	return begin_as(0, out, opts, err);
 }
 
 static void fo_free(struct fx *x)
@@ -325,11 +334,17 @@ static int fo_end(struct pc_sink *s, const struct pc_db *db,
 	return rc;
 }
 
+static int write_as(int svg, const struct pc_db *db, const char *out,
+		    const struct pc_export_opts *opts, struct pc_err *err)
+{
+	struct pc_sink *s = begin_as(svg, out, opts, err);
+	return s ? fo_end(s, db, err) : -1;
+}
+
 static int fo_write(const struct pc_db *db, const char *out,
 		    const struct pc_export_opts *opts, struct pc_err *err)
 {
-	struct pc_sink *s = fo_begin(out, opts, err);
-	return s ? fo_end(s, db, err) : -1;
+	return write_as(0, db, out, opts, err);
 }
 
 static int fo_claims(const char *out)
@@ -341,17 +356,13 @@ static struct pc_sink *svg_begin(const char *out,
 				 const struct pc_export_opts *opts,
 				 struct pc_err *err)
 {
-	struct pc_sink *s = fo_begin(out, opts, err);
-	if (s)
-		((struct fx *)s)->svg = 1;
-	return s;
+	return begin_as(1, out, opts, err);
 }
 
 static int svg_write(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err)
 {
-	struct pc_sink *s = svg_begin(out, opts, err);
-	return s ? fo_end(s, db, err) : -1;
+	return write_as(1, db, out, opts, err);
 }
 
 static int svg_claims(const char *out)
