@@ -100,6 +100,8 @@ struct px {
 	size_t ncell, capcell;
 	struct pc_keymap *cmap;
 	int *k;          /* per metric: values written times 10^k */
+	uint8_t *counts; /* per metric: call counts, written whole */
+	int64_t *whole;  /* per cell of such a metric: its whole count */
 };
 
 static void piece(struct out *w, const Profile *p)
@@ -521,6 +523,7 @@ static void choose_scales(struct px *x)
 {
 	const struct pc_db *db = x->db;
 	x->k = pc_xcalloc(x->nm + 1, sizeof(int));
+	x->counts = pc_xcalloc(x->nm + 1, 1);
 	for (size_t m = 0; m < x->nm; m++) {
 		double max = 0, total = 0;
 		int whole = 1;
@@ -532,7 +535,14 @@ static void choose_scales(struct px *x)
 			total += fabs(v);
 			whole &= pc_is_whole(v);
 		}
-		int k = pc_metric_scale(&db->metrics[m], max, total, whole);
+		/* call counts (the Calls of a call graph, shared out over
+		 * the contexts of each call: not whole) are written as
+		 * counts, each function's rounded sum exact (whole_counts);
+		 * scaled, pprof printed 507208995calls for 507,209 */
+		x->counts[m] = !whole && !strcmp(db->metrics[m].unit, "calls") &&
+			       total < 9e15;
+		int k = x->counts[m] ? 0 :
+			pc_metric_scale(&db->metrics[m], max, total, whole);
 		if (k < 0)
 			pc_warn(db->diag, "metric '%s': its total %.17g does "
 				"not fit pprof's 64-bit values; written in "
@@ -540,6 +550,61 @@ static void choose_scales(struct px *x)
 				db->metrics[m].name, total, -k);
 		x->k[m] = k;
 	}
+}
+
+/* Per cell of a call-count metric: its whole count. The counts of the
+ * cells of one function (the frame of their context) are the floors of
+ * their values, and the largest remainders get one more each, so that
+ * each function's flat count is its sum rounded, and the total too. */
+struct rem {
+	pc_id fn;     /* the function (or frame) its context is in */
+	double frac;
+	size_t cell;
+};
+static int cmp_rem(const void *a, const void *b)
+{
+	const struct rem *x = a, *y = b;
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	if (x->frac != y->frac)
+		return x->frac > y->frac ? -1 : 1;
+	return x->cell < y->cell ? -1 : x->cell > y->cell;
+}
+static void whole_counts(struct px *x)
+{
+	const struct pc_db *db = x->db;
+	free(x->whole);
+	x->whole = pc_xcalloc(x->ncell + 1, sizeof(int64_t));
+	struct rem *r = pc_xmalloc((x->ncell + 1) * sizeof(*r));
+	for (size_t m = 0; m < x->nm; m++) {
+		if (!x->counts[m])
+			continue;
+		size_t n = 0;
+		for (size_t c = 0; c < x->ncell; c++) {
+			if (x->cell[c].metric != m || !isfinite(x->cell[c].v))
+				continue;
+			pc_id f = x->fr.frame[x->cell[c].ctx];
+			pc_id fn = db->contexts[f].kind == PC_CTX_FUNCTION ?
+					   db->contexts[f].function : PC_NONE - f;
+			double fl = floor(x->cell[c].v);
+			x->whole[c] = (int64_t)fl;
+			r[n++] = (struct rem){ fn, x->cell[c].v - fl, c };
+		}
+		qsort(r, n, sizeof(*r), cmp_rem);
+		for (size_t i = 0; i < n;) {
+			size_t j = i;
+			double sum = 0, floors = 0;
+			for (; j < n && r[j].fn == r[i].fn; j++) {
+				sum += x->cell[r[j].cell].v;
+				floors += (double)x->whole[r[j].cell];
+			}
+			double more = nearbyint(sum) - floors;
+			for (size_t q = i; q < j && more >= 1; q++, more--)
+				x->whole[r[q].cell]++;
+			i = j;
+		}
+	}
+	free(r);
 }
 
 /* One file: a sample per context with a value in the sums, labelled
@@ -575,6 +640,7 @@ static int write_file(struct px *x, const char *path,
 	/* the contexts in id order, each with its metrics' sums */
 	if (x->ncell)
 		qsort(x->cell, x->ncell, sizeof(*x->cell), cmp_cell);
+	whole_counts(x);
 	int64_t *iv = pc_xcalloc(x->nm + 1, sizeof(int64_t));
 	for (size_t i = 0; i < x->ncell;) {
 		pc_id c = x->cell[i].ctx;
@@ -582,7 +648,9 @@ static int write_file(struct px *x, const char *path,
 		memset(iv, 0, x->nm * sizeof(int64_t));
 		for (; i < x->ncell && x->cell[i].ctx == c; i++) {
 			pc_id m = x->cell[i].metric;
-			double r = nearbyint(x->cell[i].v * pow(10, x->k[m]));
+			double r = x->counts[m] ?
+					   (double)x->whole[i] :
+					   nearbyint(x->cell[i].v * pow(10, x->k[m]));
 			/* (the readers refuse NaN; kept safe anyway) */
 			iv[m] = isnan(r) ? 0 : r >= 9.2e18 ? INT64_MAX :
 				r <= -9.2e18 ? INT64_MIN : (int64_t)r;
@@ -643,6 +711,8 @@ static void px_free(struct px *x)
 	free(x->cell);
 	pc_keymap_free(x->cmap);
 	free(x->k);
+	free(x->counts);
+	free(x->whole);
 	free(x);
 }
 
@@ -709,7 +779,8 @@ static int pp_write_split(const struct pc_db *db, const char *out,
 		while (e < db->nvalues && db->values[e].profile == i)
 			e++;
 		sums_clear(x);
-		sums_add(x, db->values + v, e - v);
+		if (e > v) /* (no values: db->values may be NULL) */
+			sums_add(x, db->values + v, e - v);
 		v = e;
 		rc = write_file(x, final[i], &db->profiles[i], &of[i], err);
 		nof += !rc;

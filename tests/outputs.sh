@@ -112,15 +112,30 @@ if have_go; then
 		{ not_ok "pprof: inlined lines (flat '$got', want '$want')"; grep ' work ' "$tmp/inl.raw" | sed 's/^/# /'; }
 fi
 
-# a metric written scaled (the calls' shares: x1e3) says so in its name,
-# its unit is a count: pprof printed "507208995calls" for 507,209 calls
+# call counts (the calls' shares over the contexts of each call) are
+# written whole: each function's flat count is its count rounded, the
+# total exact (scaled x1e3 before, pprof printed "507208995calls" for
+# 507,209 calls)
 if have_go; then
 	"$PROFCONV" convert -q -o "$tmp/calls.pb.gz" "$CG/cc1plus.out.gz"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n 5p >"$tmp/types"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -sample_index=1 "$tmp/calls.pb.gz" >"$tmp/ctop" 2>/dev/null
-	grep -q 'Calls (x1e3)/count' "$tmp/types" && ! grep -q '[0-9]calls' "$tmp/ctop" &&
-		ok "pprof: calls scaled by 1e3 say so in their sample type (Calls (x1e3)/count), no value printed as 'calls'" ||
-		{ not_ok "pprof: scaled calls"; sed 's/^/# /' "$tmp/types"; head -8 "$tmp/ctop" | sed 's/^/# /'; }
+	gzip -dc "$CG/cc1plus.out.gz" >"$tmp/cc.cg"
+	# bitmap_set_bit's calls in callgrind_annotate's reading: the sum of
+	# the calls= lines into it
+	want=$(awk '/^c?fn=\(/ { id = $1; sub(/^c?fn=/, "", id); n0 = $0
+			sub(/^[^ ]* ?/, "", n0); if (n0 != "") name[id] = n0 }
+		/^cfn=/ { t = name[id] }
+		/^calls=/ && t ~ /^bitmap_set_bit\(/ { split($1, a, "="); n += a[2] }
+		END { print n + 0 }' "$tmp/cc.cg")
+	got=$(awk '/ bitmap_set_bit\(/ { print $1; exit }' "$tmp/ctop")
+	grep -q 'Calls/count' "$tmp/types" && ! grep -q '[0-9]calls' "$tmp/ctop" &&
+		grep -q "of $(awk -f /dev/stdin "$tmp/cc.cg" <<'AWK'
+/^calls=/ { split($1, a, "="); n += a[2] } END { print n }
+AWK
+) total" "$tmp/ctop" && [ "$got" = "$want" ] &&
+		ok "pprof: call counts whole (Calls/count): bitmap_set_bit $got calls as in the input, the total the input's" ||
+		{ not_ok "pprof: call counts (bitmap_set_bit '$got', want '$want')"; sed 's/^/# /' "$tmp/types"; head -8 "$tmp/ctop" | sed 's/^/# /'; }
 fi
 
 # an old database's "<no activity>" samples are idle time, as a v4

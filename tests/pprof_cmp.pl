@@ -7,7 +7,8 @@
 # -top` must show, per function, flat = the exclusive value and cum =
 # the inclusive value, and the total; a type written scaled ("(x1e9)" in
 # its name, or nanoseconds for a metric in seconds) is compared scaled,
-# within half a unit per context. Prints "types N, functions N" and
+# within half a unit per context, and so are call counts (Calls), which
+# are written whole. Prints "types N, functions N" and
 # exits 0, or prints each difference and exits 1.
 use strict;
 use warnings;
@@ -52,7 +53,9 @@ for my $i (0 .. $ntypes - 1) {
 	} elsif ($unit eq 'bytes') {
 		$opt = '-unit=B';
 	}
-	my $tol = $scale == 1 ? 0 : 0.5 * $nctx + 1e-9;
+	# (call counts are written whole, each function's flat its
+	# exclusive count rounded: within half a unit per context too)
+	my $tol = $scale == 1 && $metric ne 'Calls' ? 0 : 0.5 * $nctx + 1e-9;
 	next unless exists $total{$metric};
 	my $top = `@pprof -top -nodecount=10000000 -nodefraction=0 -edgefraction=0 -sample_index=$i $opt '$file' 2>&1`;
 	die "go tool pprof -top failed:\n$top" if $?;
