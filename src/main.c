@@ -433,6 +433,17 @@ struct pc_db *load(struct opts *o, char **inputs, int n,
 			formats[i] = "-";
 		if (!strcmp(inputs[i], "-"))
 			inputs[i] = (char *)pc_stdin_path;
+		/* MPI (and -j's readers): several inputs are shared out
+		 * whole, in order; standard input is rank 0's. (Before
+		 * the empty file's note: said once, by its reader.) */
+		if (o->mpi_size > 1 && o->mpi_rank > 0 &&
+		    (inputs[i] == pc_stdin_path ||
+		     (n > 1 && !o->mpi_files)))
+			continue;
+		if (n > 1 && o->mpi_files &&
+		    !pc_in_share((uint64_t)i, (uint64_t)n, o->mpi_rank,
+				 o->mpi_size))
+			continue;
 		/* valgrind leaves an empty base file beside F-01, F-02...
 		 * (--separate-threads): nothing to read there */
 		struct stat st;
@@ -482,16 +493,6 @@ struct pc_db *load(struct opts *o, char **inputs, int n,
 			pc_db_free(db);
 			return NULL;
 		}
-		/* MPI: several inputs are shared out whole, in order;
-		 * standard input is rank 0's */
-		if (o->mpi_size > 1 && o->mpi_rank > 0 &&
-		    (inputs[i] == pc_stdin_path ||
-		     (n > 1 && !o->mpi_files)))
-			continue;
-		if (n > 1 && o->mpi_files &&
-		    !pc_in_share((uint64_t)i, (uint64_t)n, o->mpi_rank,
-				 o->mpi_size))
-			continue;
 		const struct pc_importer *im = detect(inputs[i], o->from, err);
 		if (im && im->is_dir && inputs[i] == pc_stdin_path) {
 			pc_err_set(err, "%s: %s input is a directory; it "

@@ -100,6 +100,12 @@ fi
 # whose trees are cut (a note each)
 same "Callgrind thread files (3)" "$TD"/callgrind/threads.out-0*
 same "Callgrind thread files of small (3)" "$TD"/callgrind/small.threads.out-0*
+# as valgrind leaves them: the empty base file beside its thread files,
+# a note once whatever -j (it came once per reader)
+mkdir -p "$tmp/tf"
+: >"$tmp/tf/callgrind.out.77"
+for k in 1 2 3; do cp "$TD/callgrind/small.threads.out-0$k" "$tmp/tf/callgrind.out.77-0$k"; done
+same "valgrind's thread files with their empty base file" "$tmp"/tf/callgrind.out.77*
 for i in 1 2; do gzip -dc "$TD/callgrind/cc1plus.out.gz" >"$tmp/cc.out-0$i"; done
 same "Callgrind thread files with cut trees (cc1plus x 2)" "$tmp"/cc.out-0*
 rm -f "$tmp"/cc.out-0*
