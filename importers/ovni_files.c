@@ -365,6 +365,57 @@ static struct json_object *jget(struct json_object *o, const char *path)
 	return o;
 }
 
+/* "MAJOR.MINOR.PATCH" into v: 0, or -1. */
+static int version3(const char *s, long v[3])
+{
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		if (*s < '0' || *s > '9')
+			return -1;
+		v[i] = strtol(s, &end, 10);
+		s = end;
+		if (*s != (i < 2 ? '.' : '\0'))
+			return -1;
+		s += i < 2;
+	}
+	return 0;
+}
+
+/* The models a thread's metadata requires ("ovni.require": {"nosv":
+ * "2.0.0", ...}) against those profconv knows (ovni 1.14's), by
+ * ovniemu's rule (src/emu/model.c): the same major version and a minor
+ * one no newer; a model profconv does not know is not probed. */
+static int check_require(struct json_object *o, const char *path,
+			 struct pc_err *err)
+{
+	struct json_object *req = jget(o, "ovni.require");
+	if (!req || !json_object_is_type(req, json_type_object))
+		return 0;
+	json_object_object_foreach(req, key, val) {
+		const struct ov_model *m = NULL;
+		for (int i = 0; ov_models[i].name && !m; i++)
+			if (!strcmp(ov_models[i].name, key))
+				m = &ov_models[i];
+		if (!m)
+			continue;
+		const char *want = json_object_is_type(val, json_type_string) ?
+					   json_object_get_string(val) : "";
+		long w[3], h[3];
+		if (version3(want, w) || version3(m->version, h))
+			return pc_err_set(err, "%s: 'ovni.require' gives the %s "
+					  "model the version '%.40s', not "
+					  "MAJOR.MINOR.PATCH", path, key, want);
+		if (w[0] != h[0] || w[1] > h[1])
+			return pc_err_set(err, "%s: the trace requires the %s "
+					  "model %s; profconv knows %s (ovni "
+					  "1.14's), and reads, as ovniemu does, "
+					  "the same major version and no newer "
+					  "minor one", path, key, want,
+					  m->version);
+	}
+	return 0;
+}
+
 static int jint(struct json_object *o, const char *path, int64_t *v)
 {
 	struct json_object *x = jget(o, path);
@@ -601,6 +652,8 @@ int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err)
 			 (need_int(o, p->st[i].json, "ovni.tid", &x, err) ||
 			  need_int(o, p->st[i].json, "ovni.pid", &x, err)))
 			rc = -1;
+		if (!rc)
+			rc = check_require(o, p->st[i].json, err);
 		if (!rc) {
 			if (jint(o, "ovni.rank", &x))
 				p->rank = x;

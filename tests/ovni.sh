@@ -133,6 +133,8 @@ empty-stream stream.obs@0x0: empty stream
 no-streams loom.host.fix: a loom with no streams
 mismatched-exit stream.obs@0x30: exit event MCB does not match the enter MCb: the open frame is 'MPI_Init()'
 mark-pop-value stream.obs@0x3c: mark pop of 'compute' (type 7) does not match: another value of its type is open
+model-minor-newer stream.json: the trace requires the nosv model 2.9.0; profconv knows 2.7.0
+model-major stream.json: the trace requires the nosv model 3.0.0; profconv knows 2.7.0
 LIST
 
 # --- the real samples of every layout ---

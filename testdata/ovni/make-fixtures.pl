@@ -181,6 +181,12 @@ trace('bad/clock-backwards', 1 => [hdr() . ohx(1000) . ev('MUi', 1500) .
 trace('bad/jumbo-4gb', 1 => [hdr() . ohx(10) .
 	ev('VYc', 20, pack('V', 0xffffffff), pack('V', 1) . "t\0")]);
 trace('bad/empty-stream', 1 => ['']);
+# a model newer than profconv knows (nosv 2.7.0 in ovni 1.14): ovniemu
+# says "unsupported nosv model version (want 2.9.0, have 2.7.0)"
+for my $v (['model-minor-newer', '2.9.0'], ['model-major', '3.0.0']) {
+	(my $j = json(1)) =~ s/"nosv": "2\.0\.0"/"nosv": "$v->[1]"/;
+	trace("bad/$v->[0]", 1 => [hdr() . ohx(10) . ev('OHe', 20), $j]);
+}
 trace('bad/mismatched-exit', 1 => [hdr() . ohx(10) . ev('MUi', 20) .
 	ev('MCB', 30) . ev('OHe', 40)]);
 trace('bad/mark-pop-value', 1 => [hdr() . ohx(10) . $mk->('OM[', 20, 1, 7) .
