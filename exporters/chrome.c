@@ -105,15 +105,18 @@ static void proc_key(uint64_t *key, const struct pc_profile *pr)
 			key[n++] = pr->ids[j].logical;
 }
 
-static const uint64_t *sort_keys;
+/* A process in the drawing order: its key, then its index. */
+struct proc_ord {
+	uint64_t key[PKEY];
+	size_t i;
+};
 static int by_key(const void *a, const void *b)
 {
-	const uint64_t *p = sort_keys + *(const size_t *)a * PKEY;
-	const uint64_t *q = sort_keys + *(const size_t *)b * PKEY;
+	const struct proc_ord *p = a, *q = b;
 	for (size_t i = 0; i < PKEY; i++)
-		if (p[i] != q[i])
-			return p[i] < q[i] ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+		if (p->key[i] != q->key[i])
+			return p->key[i] < q->key[i] ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
 }
 
 static void event_start(struct cx *x)
@@ -426,16 +429,17 @@ static int ct_end(struct pc_sink *s, const struct pc_db *db,
 	if (!rc) {
 		/* processes drawn in the order of their ids (RANK 0 above
 		 * RANK 1), whatever order their profiles came in */
-		size_t *ord = pc_xmalloc((x->nproc + 1) * sizeof(size_t));
-		for (size_t i = 0; i < x->nproc; i++)
-			ord[i] = i;
-		sort_keys = x->pkey;
-		qsort(ord, x->nproc, sizeof(size_t), by_key);
+		struct proc_ord *ord = pc_xmalloc((x->nproc + 1) * sizeof(*ord));
+		for (size_t i = 0; i < x->nproc; i++) {
+			memcpy(ord[i].key, x->pkey + i * PKEY, sizeof ord[i].key);
+			ord[i].i = i;
+		}
+		qsort(ord, x->nproc, sizeof(*ord), by_key);
 		for (size_t i = 0; i < x->nproc; i++) {
 			event_start(x);
 			fprintf(x->of.f, "{\"ph\":\"M\",\"pid\":%zu,\"tid\":0,"
 				"\"name\":\"process_sort_index\",\"args\":"
-				"{\"sort_index\":%zu}}", ord[i] + 1, i);
+				"{\"sort_index\":%zu}}", ord[i].i + 1, i);
 		}
 		free(ord);
 		fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":"

@@ -179,6 +179,36 @@ static void merge_narrow(struct fx *x, struct tree *t, double total)
 	free(to);
 }
 
+/* The folded lines of tree t, values times scale: their count. */
+static size_t put_lines(struct fx *x, const struct tree *t, double scale)
+{
+	uint32_t *path = NULL;
+	size_t cap = 0, nlines = 0;
+	for (size_t i = 1; i < t->len; i++) {
+		if (t->n[i].name == MERGED)
+			continue;
+		double r = nearbyint(t->n[i].v * scale);
+		if (!(r > 0))
+			continue;
+		nlines++;
+		size_t d = 0;
+		for (uint32_t j = (uint32_t)i; j; j = t->n[j].parent) {
+			PC_GROW(path, d, cap);
+			path[d++] = j;
+		}
+		while (d--) {
+			put_frame(x->of.f, t->n[path[d]].name);
+			fputc(d ? ';' : ' ', x->of.f);
+		}
+		fprintf(x->of.f, "%.0f\n", r);
+		if (!(i & 0xffff)) /* on a terminal, now and then */
+			pc_progress(x->db->diag, "writing folded stacks", i,
+				    t->len, UINT64_MAX);
+	}
+	free(path);
+	return nlines;
+}
+
 static void write_lines(struct fx *x)
 {
 	const struct pc_db *db = x->db;
@@ -229,37 +259,12 @@ static void write_lines(struct fx *x)
 			"self value left out (folded stacks count up)",
 			m->name, neg);
 	merge_narrow(x, &t, total);
-	if (x->svg) {
+	size_t nlines = total > 0;
+	if (x->svg)
 		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, m->name,
 			     unit, scale);
-		free(node);
-		free(t.n);
-		pc_keymap_free(t.map);
-		return;
-	}
-	uint32_t *path = NULL;
-	size_t cap = 0, nlines = 0;
-	for (size_t i = 1; i < t.len; i++) {
-		if (t.n[i].name == MERGED)
-			continue;
-		double r = nearbyint(t.n[i].v * scale);
-		if (!(r > 0))
-			continue;
-		nlines++;
-		size_t d = 0;
-		for (uint32_t j = (uint32_t)i; j; j = t.n[j].parent) {
-			PC_GROW(path, d, cap);
-			path[d++] = j;
-		}
-		while (d--) {
-			put_frame(x->of.f, t.n[path[d]].name);
-			fputc(d ? ';' : ' ', x->of.f);
-		}
-		fprintf(x->of.f, "%.0f\n", r);
-		if (!(i & 0xffff)) /* on a terminal, now and then */
-			pc_progress(db->diag, "writing folded stacks", i, t.len,
-				    UINT64_MAX);
-	}
+	else
+		nlines = put_lines(x, &t, scale);
 	pc_progress_done(db->diag);
 	if (cut)
 		pc_warn(db->diag, "%zu frame(s) deeper than %u: their costs are "
@@ -269,7 +274,6 @@ static void write_lines(struct fx *x)
 		pc_warn(db->diag, "metric '%s' has no positive self value: the "
 			"file has no stacks (--metric NAME writes another)",
 			m->name);
-	free(path);
 	free(node);
 	free(t.n);
 	pc_keymap_free(t.map);

@@ -573,6 +573,11 @@ static int cmp_rem(const void *a, const void *b)
 static void whole_counts(struct px *x)
 {
 	const struct pc_db *db = x->db;
+	int any = 0;
+	for (size_t m = 0; m < x->nm; m++)
+		any |= x->counts[m];
+	if (!any)
+		return;
 	free(x->whole);
 	x->whole = pc_xcalloc(x->ncell + 1, sizeof(int64_t));
 	struct rem *r = pc_xmalloc((x->ncell + 1) * sizeof(*r));

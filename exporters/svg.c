@@ -60,25 +60,19 @@ static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
 	*b = 30 + ((h >> 16) & 0xff) % 50;
 }
 
-static int cmp_name(const void *a, const void *b, void *ctx)
+/* A frame among its caller's callees: by caller, then name, then index
+ * (callees drawn left to right by name, as flamegraph.pl does). */
+struct kid {
+	uint32_t parent, i;
+	const char *name;
+};
+static int cmp_kid(const void *a, const void *b)
 {
-	const struct pc_fnode *n = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(n[x].name, n[y].name);
-	return c ? c : (x > y) - (x < y);
-}
-
-/* qsort_r is a GNU extension; a small insertion sort keeps this C11:
- * a frame's callees are few */
-static void sort_kids(uint32_t *k, size_t n, const struct pc_fnode *nodes)
-{
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp_name(&k[j - 1], &k[j],
-						      (void *)nodes) > 0; j--) {
-			uint32_t t = k[j];
-			k[j] = k[j - 1];
-			k[j - 1] = t;
-		}
+	const struct kid *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
 static const char SCRIPT[] =
@@ -132,17 +126,23 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		incl[n[i].parent] += incl[i];
 	}
 	double total = incl[0];
-	/* callees per frame, by name */
+	/* callees per frame, by name: one sort of them all */
 	uint32_t *start = pc_xcalloc(len + 2, sizeof(uint32_t));
 	uint32_t *kids = pc_xmalloc((len + 1) * sizeof(uint32_t));
+	struct kid *kv = pc_xmalloc((len + 1) * sizeof(*kv));
+	size_t nk = 0;
 	for (size_t i = 1; i < len; i++)
-		if (n[i].name != merged && incl[i] > 0)
-			start[n[i].parent + 2]++;
+		if (n[i].name != merged && incl[i] > 0) {
+			kv[nk++] = (struct kid){ n[i].parent, (uint32_t)i,
+						 n[i].name };
+			start[n[i].parent + 1]++;
+		}
+	qsort(kv, nk, sizeof(*kv), cmp_kid);
+	for (size_t i = 0; i < nk; i++)
+		kids[i] = kv[i].i;
+	free(kv);
 	for (size_t i = 0; i < len; i++)
-		start[i + 2] += start[i + 1];
-	for (size_t i = 1; i < len; i++)
-		if (n[i].name != merged && incl[i] > 0)
-			kids[start[n[i].parent + 1]++] = (uint32_t)i;
+		start[i + 1] += start[i];
 	size_t depth = 0;
 	uint32_t *d = pc_xcalloc(len + 1, sizeof(uint32_t));
 	for (size_t i = 1; i < len; i++)
@@ -150,8 +150,6 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 			d[i] = d[n[i].parent] + 1;
 			depth = d[i] > depth ? d[i] : depth;
 		}
-	for (size_t i = 0; i < len; i++)
-		sort_kids(kids + start[i], start[i + 1] - start[i], n);
 	double height = PAD_TOP + PAD_BOTTOM + (double)(depth + 1) * ROW;
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "

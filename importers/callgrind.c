@@ -343,7 +343,6 @@ static void print_costs(char *buf, size_t n, const uint64_t *c, size_t nev)
 					i ? " " : "", (unsigned long long)c[i]);
 }
 
-/* Turns the part read so far into a profile. */
 /* Functions that are called but have no cost lines and make no calls
  * of their own (a producer that writes the call and not the callee's
  * block; the format allows it): callgrind_annotate and KCachegrind show
@@ -398,6 +397,7 @@ static void costless_callees(struct parser *p)
 	free(in);
 }
 
+/* Turns the part read so far into a profile. */
 static void finish_part(struct parser *p)
 {
 	if (!p->part_has_data)
@@ -458,7 +458,6 @@ static void finish_part(struct parser *p)
 	start_graph(p);
 }
 
-
 /* The unit an event's name carries, as Xdebug writes them
  * ("Time_(10ns)", "Memory_(bytes)"): a time (s, ms, us or ns, after a
  * power of ten or not) or bytes; "" for any other name. */
@@ -483,6 +482,7 @@ static const char *event_unit(struct pc_db *db, const char *name)
 	}
 	return "";
 }
+
 /* A header line that begins a new part once the current one has data. */
 static void maybe_new_part(struct parser *p)
 {
