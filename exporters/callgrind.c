@@ -47,7 +47,8 @@ struct ex {
 	const struct pc_export_opts *opts;
 	size_t nm;      /* events: the metrics but the calls metric */
 	pc_id *mid;     /* model metric of each event */
-	int *col;       /* per model metric: its event, -1 for the calls */
+	int *col;       /* per model metric: its event, -1 for the calls, -2
+			 * none (not written) */
 	pc_id calls;    /* the calls metric (calls= counts) or PC_NONE */
 	int has_instr;
 	/* per context: its frame and position, and the callgrind
@@ -250,6 +251,8 @@ static void collect_values(struct ex *x, const struct pc_value *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		pc_id c = v[i].ctx;
 		int col = x->col[v[i].metric];
+		if (col == -2) /* (not written) */
+			continue;
 		if (col < 0) {
 			x->callsum[c] += v[i].value;
 			continue;
@@ -368,11 +371,27 @@ static void events(struct ex *x, const struct pc_db *db)
 	x->mid = pc_xmalloc((db->nmetrics + 1) * sizeof(pc_id));
 	x->col = pc_xmalloc((db->nmetrics + 1) * sizeof(int));
 	x->nm = 0;
+	/* two runs compared (db->diff): each metric's BASE and NEW values
+	 * as two events, the calls those of NEW. NEW - BASE is not an
+	 * event: KCachegrind computes a derived event (Diff = New - Base)
+	 * but keeps costs unsigned, so a shrink would show as some 1.8e19
+	 * (and Callgrind files have no negative costs). */
+	uint8_t *skip = pc_xcalloc(db->nmetrics + 1, 1);
+	for (size_t i = 0; i < db->ndiff; i++) {
+		const struct pc_diffm *d = &db->diff[i];
+		skip[d->delta] = 1;
+		if (!strcmp(d->name, PC_CALLS_METRIC) && db->ndiff > 1) {
+			x->calls = d->fresh;
+			skip[d->base] = 1;
+		}
+	}
 	for (size_t m = 0; m < db->nmetrics; m++) {
-		x->col[m] = m == x->calls ? -1 : (int)x->nm;
-		if (m != x->calls)
+		int ev = m != x->calls && !skip[m];
+		x->col[m] = ev ? (int)x->nm : m == x->calls ? -1 : -2;
+		if (ev)
 			x->mid[x->nm++] = (pc_id)m;
 	}
+	free(skip);
 }
 
 /* calls= of an edge: its calls where the input had counts, else the

@@ -6,7 +6,8 @@
  * frame (its lines, loops, instructions), so the self value of each
  * function is its exclusive (function scope) value. Values are
  * integers: a metric whose values are not whole numbers is scaled as
- * for Callgrind, and a note says by how much. */
+ * for Callgrind, and a note says by how much. Of two runs compared
+ * (profconv diff): "stack base new", for differential flame graphs. */
 #include "pc.h"
 #include "internal.h"
 #include "stacks.h"
@@ -21,14 +22,19 @@ struct fx {
 	struct pc_export_opts o;
 	const struct pc_db *db;
 	pc_id metric; /* PC_NONE until the metrics are known */
+	/* a comparison of two runs (db->diff): the metric's values in
+	 * BASE (metric: in NEW); PC_NONE: one run */
+	pc_id base;
 	struct pc_frames fr;
 	double *self; /* per frame context: the metric's self cost */
+	double *selfb; /* ... in BASE */
 	size_t nself;
 	struct pc_outfile of;
 	int svg;      /* an SVG flame graph (svg.c), not folded lines */
 };
 
-/* The metric written: --metric, else the first. */
+/* The metric written: --metric, else the first (of two runs compared:
+ * its NEW values, and its BASE values in base). */
 static int pick_metric(struct fx *x, const struct pc_db *db,
 		       struct pc_err *err)
 {
@@ -36,18 +42,21 @@ static int pick_metric(struct fx *x, const struct pc_db *db,
 		return 0;
 	if (!db->nmetrics)
 		return pc_err_set(err, "nothing to write: no metrics");
-	if (!x->o.metric) {
-		x->metric = 0;
+	size_t nm = db->diff ? db->ndiff : db->nmetrics, m = 0;
+#define NAME(m) (db->diff ? db->diff[m].name : db->metrics[m].name)
+	while (x->o.metric && m < nm && strcmp(NAME(m), x->o.metric))
+		m++;
+	if (m < nm) {
+		x->metric = db->diff ? db->diff[m].fresh : (pc_id)m;
+		x->base = db->diff ? db->diff[m].base : PC_NONE;
 		return 0;
 	}
-	x->metric = pc_metric_find(db, x->o.metric);
-	if (x->metric != PC_NONE)
-		return 0;
 	char list[1024] = "";
 	size_t len = 0;
-	for (size_t m = 0; m < db->nmetrics && len < sizeof list; m++)
+	for (m = 0; m < nm && len < sizeof list; m++)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'",
-					m ? ", " : "", db->metrics[m].name);
+					m ? ", " : "", NAME(m));
+#undef NAME
 	return pc_err_set(err, "--metric '%s': the input has no such metric "
 			  "(it has %s)", x->o.metric, list);
 }
@@ -57,14 +66,18 @@ static void add(struct fx *x, const struct pc_db *db,
 {
 	pc_frames_update(&x->fr, db);
 	if (x->nself < db->ncontexts) {
+		size_t more = db->ncontexts - x->nself;
 		x->self = pc_xrealloc(x->self, db->ncontexts, sizeof(double));
-		memset(x->self + x->nself, 0,
-		       (db->ncontexts - x->nself) * sizeof(double));
+		memset(x->self + x->nself, 0, more * sizeof(double));
+		x->selfb = pc_xrealloc(x->selfb, db->ncontexts, sizeof(double));
+		memset(x->selfb + x->nself, 0, more * sizeof(double));
 		x->nself = db->ncontexts;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (v[i].metric == x->metric)
 			x->self[x->fr.frame[v[i].ctx]] += v[i].value;
+		else if (v[i].metric == x->base)
+			x->selfb[x->fr.frame[v[i].ctx]] += v[i].value;
 }
 
 static int fo_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
@@ -97,7 +110,7 @@ static int node_eq(const void *ctx, pc_id id, const void *key)
 
 static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
 {
-	struct pc_fnode k = { parent, name, 0 };
+	struct pc_fnode k = { parent, name, 0, 0 };
 	uint64_t h = pc_hash64(((uint64_t)parent << 32) ^
 			       pc_hash64((uint64_t)(uintptr_t)name));
 	pc_id i = pc_keymap_intern(t->map, h, node_eq, t, &k, (pc_id)t->len);
@@ -150,8 +163,10 @@ static void merge_narrow(struct fx *x, struct tree *t, double total)
 	double thr = mw * total, moved = 0;
 	double *incl = pc_xcalloc(t->len, sizeof(double));
 	uint32_t *to = pc_xmalloc(t->len * sizeof(uint32_t));
+	/* (two runs: a frame narrow in both, of their sum) */
 	for (size_t i = t->len; i-- > 1;) {
-		incl[i] += t->n[i].v > 0 ? t->n[i].v : 0;
+		incl[i] += (t->n[i].v > 0 ? t->n[i].v : 0) +
+			   (t->n[i].b > 0 ? t->n[i].b : 0);
 		if (t->n[i].parent)
 			incl[t->n[i].parent] += incl[i];
 	}
@@ -166,7 +181,9 @@ static void merge_narrow(struct fx *x, struct tree *t, double total)
 		}
 		to[i] = t->n[p].name == MERGED ? to[p] : p;
 		t->n[to[i]].v += t->n[i].v;
-		moved += t->n[i].v > 0 ? t->n[i].v : 0;
+		t->n[to[i]].b += t->n[i].b;
+		moved += (t->n[i].v > 0 ? t->n[i].v : 0) +
+			 (t->n[i].b > 0 ? t->n[i].b : 0);
 		t->n[i].name = MERGED;
 		n++;
 	}
@@ -179,16 +196,41 @@ static void merge_narrow(struct fx *x, struct tree *t, double total)
 	free(to);
 }
 
-/* The folded lines of tree t, values times scale: their count. */
+/* A differential flame graph's frames are as wide as their NEW values:
+ * those NEW does not have are not seen, and a note says how much of
+ * BASE they hold. */
+static void gone_note(struct fx *x, const struct tree *t, double totalb)
+{
+	double *incl = pc_xcalloc(t->len, sizeof(double)), gone = 0;
+	for (size_t i = t->len; i-- > 1;)
+		if (t->n[i].name != MERGED) {
+			incl[i] += t->n[i].v > 0 ? t->n[i].v : 0;
+			incl[t->n[i].parent] += incl[i];
+		}
+	for (size_t i = 1; i < t->len; i++)
+		if (t->n[i].name != MERGED && !(incl[i] > 0))
+			gone += t->n[i].b > 0 ? t->n[i].b : 0;
+	if (gone > 0)
+		pc_note(x->db->diag, "%.2g%% of BASE's cost is in frames NEW "
+			"does not have: they have no width in the graph (-t "
+			"folded keeps them)", 100 * gone / totalb);
+	free(incl);
+}
+
+/* The folded lines of tree t, values times scale: their count. Two
+ * runs compared: "stack base new", as flamegraph.pl's difffolded.pl
+ * writes them for a differential flame graph. */
 static size_t put_lines(struct fx *x, const struct tree *t, double scale)
 {
 	uint32_t *path = NULL;
 	size_t cap = 0, nlines = 0;
+	int two = x->base != PC_NONE;
 	for (size_t i = 1; i < t->len; i++) {
 		if (t->n[i].name == MERGED)
 			continue;
 		double r = nearbyint(t->n[i].v * scale);
-		if (!(r > 0))
+		double rb = two ? nearbyint(t->n[i].b * scale) : 0;
+		if (!(r > 0) && !(rb > 0))
 			continue;
 		nlines++;
 		size_t d = 0;
@@ -200,7 +242,9 @@ static size_t put_lines(struct fx *x, const struct tree *t, double scale)
 			put_frame(x->of.f, t->n[path[d]].name);
 			fputc(d ? ';' : ' ', x->of.f);
 		}
-		fprintf(x->of.f, "%.0f\n", r);
+		if (two)
+			fprintf(x->of.f, "%.0f ", rb > 0 ? rb : 0);
+		fprintf(x->of.f, "%.0f\n", r > 0 ? r : 0);
 		if (!(i & 0xffff)) /* on a terminal, now and then */
 			pc_progress(x->db->diag, "writing folded stacks", i,
 				    t->len, UINT64_MAX);
@@ -234,19 +278,22 @@ static void write_lines(struct fx *x)
 					   pc_frame_name(db, mdb, (pc_id)c));
 		}
 		t.n[node[c]].v += x->self[c];
+		t.n[node[c]].b += x->selfb[c];
 	}
 	const struct pc_metric *m = &db->metrics[x->metric];
-	double max = 0, total = 0;
+	/* (two runs: one scale for both, as large as the larger run) */
+	double max = 0, total = 0, totalb = 0;
 	int whole = 1;
 	size_t neg = 0;
 	for (size_t i = 1; i < t.len; i++) {
-		double v = t.n[i].v;
-		max = v > max ? v : max;
+		double v = t.n[i].v, b = t.n[i].b;
+		max = fmax(max, fmax(v, b));
 		total += v > 0 ? v : 0;
-		whole &= pc_is_whole(v);
-		neg += v < 0;
+		totalb += b > 0 ? b : 0;
+		whole &= pc_is_whole(v) && pc_is_whole(b);
+		neg += v < 0 || b < 0;
 	}
-	int k = pc_metric_scale(m, max, total, whole);
+	int k = pc_metric_scale(m, max, fmax(total, totalb), whole);
 	double scale = pow(10, k);
 	const char *unit = pc_unit_name(m, k);
 	if (k && unit)
@@ -258,11 +305,17 @@ static void write_lines(struct fx *x)
 		pc_warn(db->diag, "metric '%s': %zu stack(s) with a negative "
 			"self value left out (folded stacks count up)",
 			m->name, neg);
-	merge_narrow(x, &t, total);
-	size_t nlines = total > 0;
+	merge_narrow(x, &t, total + totalb);
+	if (x->svg && x->base != PC_NONE && totalb > 0)
+		gone_note(x, &t, totalb);
+	size_t nlines = total + totalb > 0;
+	const char *name = m->name;
+	for (size_t i = 0; i < db->ndiff; i++)
+		if (db->diff[i].fresh == x->metric)
+			name = db->diff[i].name;
 	if (x->svg)
-		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, m->name,
-			     unit, scale);
+		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, name,
+			     unit, scale, x->base != PC_NONE);
 	else
 		nlines = put_lines(x, &t, scale);
 	pc_progress_done(db->diag);
@@ -292,6 +345,7 @@ static struct pc_sink *begin_as(int svg, const char *out,
 	strcpy(x->out, name);
 	x->o = *opts;
 	x->metric = PC_NONE;
+	x->base = PC_NONE;
 	x->svg = svg;
 	return &x->sink;
 }
@@ -308,6 +362,7 @@ static void fo_free(struct fx *x)
 	pc_outfile_abort(&x->of);
 	pc_frames_free(&x->fr);
 	free(x->self);
+	free(x->selfb);
 	free(x);
 }
 

@@ -93,6 +93,14 @@ struct px {
 	const struct pc_db *db;
 	struct pc_frames fr;
 	size_t nm;       /* metrics */
+	/* the sample types: one per metric, or of two runs compared (db->
+	 * diff) one per metric of the runs; per model metric, its type
+	 * (-1: none, a NEW - BASE) and whether it holds BASE's values, and
+	 * per type, the model metric that names it */
+	size_t nt;
+	int *type;
+	uint8_t *isbase;
+	pc_id *tmet;
 	/* the sums: one per (context, metric) with a value, as many as
 	 * the model's values at most (a dense table of every context and
 	 * metric could be far larger than the input) */
@@ -223,9 +231,9 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 	}
 	s->n_location_id = w->nids - first;
 	w->first[w->nsmp] = first;
-	memcpy(w->vals + w->nsmp * x->nm, v, x->nm * sizeof(int64_t));
-	s->n_value = x->nm;
-	s->value = w->vals + w->nsmp * x->nm;
+	memcpy(w->vals + w->nsmp * x->nt, v, x->nt * sizeof(int64_t));
+	s->n_value = x->nt;
+	s->value = w->vals + w->nsmp * x->nt;
 	s->n_label = nlab;
 	s->label = lab;
 	w->sp[w->nsmp] = s;
@@ -347,14 +355,15 @@ static void put_tables(struct px *x, struct out *w)
 	}
 	free(mv);
 	/* sample types, the first the default; the title as a comment */
-	ValueType *tv = pc_xmalloc((x->nm + 1) * sizeof(ValueType));
-	for (size_t m = 0; m < x->nm; m++) {
-		const struct pc_metric *mt = &db->metrics[m];
-		const char *unit = pc_unit_name(mt, x->k[m]);
-		const char *name = mt->name;
+	ValueType *tv = pc_xmalloc((x->nt + 1) * sizeof(ValueType));
+	for (size_t m = 0; m < x->nt; m++) {
+		const struct pc_metric *mt = &db->metrics[x->tmet[m]];
+		int k = x->k[x->tmet[m]];
+		const char *unit = pc_unit_name(mt, k);
+		const char *name = db->diff ? db->diff[m].name : mt->name;
 		if (!unit) {
 			char buf[4200];
-			snprintf(buf, sizeof buf, "%s (x1e%d)", mt->name, x->k[m]);
+			snprintf(buf, sizeof buf, "%s (x1e%d)", name, k);
 			name = pc_intern_cstr(mdb, buf);
 			/* (scaled: not in the metric's unit, which pprof would
 			 * print after each scaled value: "1849706136calls"
@@ -366,9 +375,9 @@ static void put_tables(struct px *x, struct out *w)
 		tv[m].unit = str_id(w, pc_intern_cstr(mdb, unit));
 	}
 	int64_t comment = db->title ? str_id(w, db->title) : 0;
-	for (size_t m = 0; m < x->nm;) {
+	for (size_t m = 0; m < x->nt;) {
 		size_t n = 0;
-		for (; n < BATCH && m < x->nm; n++, m++)
+		for (; n < BATCH && m < x->nt; n++, m++)
 			ptrs[n] = &tv[m];
 		Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 		p.n_sample_type = n;
@@ -379,11 +388,11 @@ static void put_tables(struct px *x, struct out *w)
 	/* the default: the first metric with values (an HPCToolkit GPU
 	 * database's first can have none: "0 total") */
 	size_t def = 0;
-	while (def + 1 < x->nm && !w->has[def])
+	while (def + 1 < x->nt && !w->has[def])
 		def++;
-	if (def < x->nm && !w->has[def])
+	if (def < x->nt && !w->has[def])
 		def = 0;
-	p.default_sample_type = x->nm ? tv[def].type : 0;
+	p.default_sample_type = x->nt ? tv[def].type : 0;
 	if (db->title) {
 		p.n_comment = 1;
 		p.comment = &comment;
@@ -456,8 +465,8 @@ static struct out *out_open(struct px *x, struct pc_outfile *of,
 	str_id(w, ""); /* string_table[0] */
 	w->locid = pc_xcalloc(x->db->ncontexts + 1, sizeof(uint64_t));
 	w->limit = pc_xcalloc(x->db->nmodules + 1, sizeof(uint64_t));
-	w->has = pc_xcalloc(x->nm + 1, 1);
-	w->vals = pc_xmalloc(BATCH * (x->nm + 1) * sizeof(int64_t));
+	w->has = pc_xcalloc(x->nt + 1, 1);
+	w->vals = pc_xmalloc(BATCH * (x->nt + 1) * sizeof(int64_t));
 	return w;
 }
 
@@ -485,11 +494,34 @@ static int cell_eq(const void *ctx, pc_id id, const void *key)
 	return a->ctx == b->ctx && a->metric == b->metric;
 }
 
+/* The metrics and the sample types of db (set once). */
+static void set_types(struct px *x, const struct pc_db *db)
+{
+	if (x->type)
+		return;
+	x->nm = db->nmetrics; /* known before the first profile */
+	x->nt = db->diff ? db->ndiff : db->nmetrics;
+	x->type = pc_xmalloc((x->nm + 1) * sizeof(int));
+	x->isbase = pc_xcalloc(x->nm + 1, 1);
+	x->tmet = pc_xmalloc((x->nt + 1) * sizeof(pc_id));
+	for (size_t m = 0; m < x->nm; m++)
+		x->type[m] = db->diff ? -1 : (int)m;
+	for (size_t t = 0; t < x->nt; t++)
+		x->tmet[t] = (pc_id)t;
+	for (size_t t = 0; db->diff && t < x->nt; t++) {
+		x->type[db->diff[t].base] = x->type[db->diff[t].fresh] = (int)t;
+		x->isbase[db->diff[t].base] = 1;
+		x->tmet[t] = db->diff[t].fresh;
+	}
+}
+
 static void sums_add(struct px *x, const struct pc_value *v, size_t n)
 {
 	if (!x->cmap)
 		x->cmap = pc_keymap_new();
 	for (size_t i = 0; i < n; i++) {
+		if (x->type[v[i].metric] < 0)
+			continue;
 		struct cell k = { v[i].ctx, v[i].metric, 0 };
 		uint64_t h = pc_hash64(((uint64_t)k.ctx << 32) | k.metric);
 		pc_id c = pc_keymap_intern(x->cmap, h, cell_eq, x, &k,
@@ -549,6 +581,13 @@ static void choose_scales(struct px *x)
 				"units of 1e%d (its sample type says so)",
 				db->metrics[m].name, total, -k);
 		x->k[m] = k;
+	}
+	/* two runs compared: one scale for both, the one that fits both */
+	for (size_t t = 0; t < x->db->ndiff; t++) {
+		const struct pc_diffm *d = &x->db->diff[t];
+		int k = x->k[d->base] < x->k[d->fresh] ? x->k[d->base] :
+							  x->k[d->fresh];
+		x->k[d->base] = x->k[d->fresh] = k;
 	}
 }
 
@@ -646,24 +685,40 @@ static int write_file(struct px *x, const char *path,
 	if (x->ncell)
 		qsort(x->cell, x->ncell, sizeof(*x->cell), cmp_cell);
 	whole_counts(x);
-	int64_t *iv = pc_xcalloc(x->nm + 1, sizeof(int64_t));
+	/* two runs compared: BASE's values in samples of their own,
+	 * negated and labelled pprof::base, as go tool pprof -diff_base
+	 * makes them; the sum of the two is the change */
+	if (x->db->diff) {
+		perftools__profiles__label__init(&lab[nlab]);
+		lab[nlab].key = str_id(w, "pprof::base");
+		lab[nlab].str = str_id(w, "true");
+		lp[nlab] = &lab[nlab];
+	}
+	int64_t *iv = pc_xcalloc(2 * x->nt + 1, sizeof(int64_t));
+	int64_t *ib = iv + x->nt;
 	for (size_t i = 0; i < x->ncell;) {
 		pc_id c = x->cell[i].ctx;
-		int any = 0;
-		memset(iv, 0, x->nm * sizeof(int64_t));
+		int any = 0, anyb = 0;
+		memset(iv, 0, 2 * x->nt * sizeof(int64_t));
 		for (; i < x->ncell && x->cell[i].ctx == c; i++) {
 			pc_id m = x->cell[i].metric;
+			int t = x->type[m];
 			double r = x->counts[m] ?
 					   (double)x->whole[i] :
 					   nearbyint(x->cell[i].v * pow(10, x->k[m]));
+			if (x->isbase[m])
+				r = -r;
 			/* (the readers refuse NaN; kept safe anyway) */
-			iv[m] = isnan(r) ? 0 : r >= 9.2e18 ? INT64_MAX :
+			int64_t q = isnan(r) ? 0 : r >= 9.2e18 ? INT64_MAX :
 				r <= -9.2e18 ? INT64_MIN : (int64_t)r;
-			any |= iv[m] != 0;
-			w->has[m] |= iv[m] != 0;
+			(x->isbase[m] ? ib : iv)[t] = q;
+			(x->isbase[m] ? &anyb : &any)[0] |= q != 0;
+			w->has[t] |= q != 0;
 		}
 		if (any)
 			add_sample(x, w, c, iv, lp, nlab);
+		if (anyb)
+			add_sample(x, w, c, ib, lp, nlab + 1);
 		if (!(c & 0xffff)) /* on a terminal, now and then */
 			pc_progress(x->db->diag, "writing pprof samples", i,
 				    x->ncell, UINT64_MAX);
@@ -690,7 +745,7 @@ static int pp_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
 	struct px *x = (struct px *)s;
 	(void)p, (void)sv, (void)sn, (void)t, (void)err;
 	x->db = db;
-	x->nm = db->nmetrics; /* known before the first profile */
+	set_types(x, db);
 	pc_frames_update(&x->fr, db);
 	sums_add(x, v, n);
 	return 0;
@@ -718,6 +773,9 @@ static void px_free(struct px *x)
 	free(x->k);
 	free(x->counts);
 	free(x->whole);
+	free(x->type);
+	free(x->isbase);
+	free(x->tmet);
 	free(x);
 }
 
@@ -737,7 +795,7 @@ static int pp_end(struct pc_sink *s, const struct pc_db *db,
 	else if (!db->nmetrics)
 		rc = pc_err_set(err, "nothing to write: no metrics");
 	if (!rc) {
-		x->nm = db->nmetrics;
+		set_types(x, db);
 		pc_frames_update(&x->fr, db);
 		sums_add(x, db->nvalues ? db->values : NULL, db->nvalues);
 		choose_scales(x);
@@ -770,7 +828,7 @@ static int pp_write_split(const struct pc_db *db, const char *out,
 	}
 	struct px *x = pc_xcalloc(1, sizeof(*x));
 	x->db = db;
-	x->nm = db->nmetrics;
+	set_types(x, db);
 	x->o = *opts;
 	pc_frames_update(&x->fr, db);
 	/* scales from all the data, so that the files agree */

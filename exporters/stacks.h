@@ -112,17 +112,20 @@ void pc_split_done(const char *out, const char *suffix, size_t n,
 		   const struct pc_export_opts *opts, struct pc_diag *d);
 
 /* A frame of a flame graph (folded.c's tree): its caller (0 above every
- * stack), its name, its self value. */
+ * stack), its name, its self value (of two runs compared: in NEW, and
+ * in BASE as b). */
 struct pc_fnode {
 	uint32_t parent;
 	const char *name;
-	double v;
+	double v, b;
 };
 /* The flame graph of nodes n[0..len) (callers before callees; those
  * named `merged` left out) as an interactive SVG file (svg.c); values
- * times scale are shown in unit (NULL: named after the metric). */
+ * times scale are shown in unit (NULL: named after the metric). diff:
+ * a differential flame graph of two runs (widths NEW's, colours by
+ * the change from BASE). */
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale);
+		 const char *unit, double scale, int diff);
 
 #endif

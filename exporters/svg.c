@@ -10,7 +10,10 @@
  * and their share of the total, counted once where they nest, is shown)
  * and shows the name, value and share of the frame under the pointer.
  * Frames narrower than 0.1 pixel are not drawn (they were merged into
- * their callers already at the default --min-width). */
+ * their callers already at the default --min-width). Of two runs
+ * compared (profconv diff), a differential flame graph: widths NEW's,
+ * colours by the change of each frame's self value, as flamegraph.pl
+ * draws one. */
 #include "stacks.h"
 
 #include <math.h>
@@ -113,17 +116,51 @@ static const char SCRIPT[] =
 	"init();\n"
 	"]]></script>\n";
 
+/* Of two runs compared: a frame's colour by the change of its self
+ * value (as flamegraph.pl colours a differential graph): red where it
+ * grew, blue where it shrank, the deeper the larger the change of the
+ * largest (d of dmax); grey where it did not change. */
+static void change_colour(double d, double dmax, unsigned *r, unsigned *g,
+			  unsigned *b)
+{
+	double s = dmax > 0 ? fabs(d) / dmax : 0;
+	unsigned c = (unsigned)lround(220 - 170 * s);
+	if (!(d != 0))
+		*r = *g = *b = 225;
+	else if (d > 0)
+		*r = 255, *g = *b = c;
+	else
+		*r = *g = c, *b = 255;
+}
+
+/* "12 unit" and, of two runs compared, "in NEW, 10 in BASE: +2, +20.00%" */
+static void put_value(FILE *f, double v, double vb, const char *unit,
+		      int diff)
+{
+	fprintf(f, "%.0f %s", v, unit);
+	if (!diff)
+		return;
+	fprintf(f, " in NEW, %.0f in BASE: %+.0f", vb, v - vb);
+	if (vb > 0)
+		fprintf(f, ", %+.2f%%", 100 * (v - vb) / vb);
+}
+
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale)
+		 const char *unit, double scale, int diff)
 {
-	/* inclusive values (nodes come after their parents) */
+	/* inclusive values (nodes come after their parents), and BASE's */
 	double *incl = pc_xcalloc(len + 1, sizeof(double));
+	double *inclb = pc_xcalloc(len + 1, sizeof(double));
+	double dmax = 0;
 	for (size_t i = len; i-- > 1;) {
 		if (n[i].name == merged)
 			continue;
 		incl[i] += n[i].v > 0 ? n[i].v : 0;
 		incl[n[i].parent] += incl[i];
+		inclb[i] += n[i].b > 0 ? n[i].b : 0;
+		inclb[n[i].parent] += inclb[i];
+		dmax = fmax(dmax, fabs(n[i].v - n[i].b));
 	}
 	double total = incl[0];
 	/* callees per frame, by name: one sort of them all */
@@ -164,6 +201,10 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 	put_xml(f, title && *title ? title : "Flame graph", 200);
 	fputs("</text>\n<text x=\"10\" y=\"38\" id=\"reset\" "
 	      "style=\"opacity:0\">Reset zoom</text>\n", f);
+	if (diff)
+		fprintf(f, "<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\">"
+			"Widths: NEW. Red: grew from BASE, blue: shrank (self "
+			"value)</text>\n", (WIDTH + 20) / 2);
 	fprintf(f, "<text x=\"%.0f\" y=\"38\" id=\"search\" "
 		"text-anchor=\"end\">Search</text>\n"
 		"<text x=\"%.0f\" y=\"%.0f\" id=\"matched\" "
@@ -182,7 +223,9 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		if (px >= 0.1 || i == 0) {
 			const char *nm = i ? n[i].name : "all";
 			unsigned r = 250, g = 200, b = 200;
-			if (i)
+			if (i && diff)
+				change_colour(n[i].v - n[i].b, dmax, &r, &g, &b);
+			else if (i)
 				colour(nm, &r, &g, &b);
 			double y = height - PAD_BOTTOM - (double)(d[i] + 1) * ROW;
 			double v = incl[i] * scale;
@@ -192,9 +235,11 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 			put_xml(f, nm, 4096);
 			fputs("\"><title>", f);
 			put_xml(f, nm, 4096);
-			fprintf(f, " (%.0f %s, %.2f%%)</title>", v,
-				unit && strcmp(unit, "count") ? unit : metric,
-				100 * w);
+			fputs(" (", f);
+			put_value(f, v, inclb[i] * scale,
+				  unit && strcmp(unit, "count") ? unit : metric,
+				  diff);
+			fprintf(f, ", %.2f%%)</title>", 100 * w);
 			fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
 				"height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
 				"data-fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
@@ -224,5 +269,6 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 	free(kids);
 	free(start);
 	free(incl);
+	free(inclb);
 	return 0;
 }

@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"\n"
 	"Commands:\n"
 	"  convert   convert INPUTs (merged) into one output\n"
+	"  diff      compare two runs: BASE NEW -o OUT (any output format)\n"
 	"  info      summarize what INPUTs hold (--json for scripts)\n"
 	"  dump      print the canonical text of the model read from INPUTs\n"
 	"  check     validate an HPCToolkit v4 database strictly\n"
@@ -131,6 +132,35 @@ static const char *const command_help[][2] = {
 	  "profile (one Callgrind file), a DCPI input, an hpcprof v4 database\n"
 	  "(its elided contexts are placed over all profiles at once) and\n"
 	  "several inputs of other formats stay on rank 0.\n" },
+	{ "diff",
+	  "Usage: profconv diff [OPTION]... BASE NEW -o OUT\n"
+	  "   or: profconv diff [OPTION]... BASE... : NEW... -o OUT\n"
+	  "Compares two runs: BASE's inputs and NEW's are each read as "
+	  "convert\n"
+	  "reads them (several merge), contexts with equal paths (function,\n"
+	  "file, line, module) are one, and each metric M becomes three:\n"
+	  "'M [base]', 'M [new]' and 'M [new-base]'. OUT shows them as its "
+	  "reader\n"
+	  "shows a comparison: an HPCToolkit database the three columns, "
+	  "pprof\n"
+	  "BASE's samples negated (as go tool pprof -diff_base), folded "
+	  "stacks\n"
+	  "'stack base new' (flamegraph.pl, inferno), an SVG a differential "
+	  "flame\n"
+	  "graph (width: NEW; red: grew, blue: shrank), Callgrind both runs "
+	  "as\n"
+	  "events. The output format is chosen as for convert.\n"
+	  "\n"
+	  READ_OPTIONS
+	  "  -t, --to=FORMAT       output format (default: from OUT, as "
+	  "convert)\n"
+	  "  -o, --output=PATH     output (default: profconv.d)\n"
+	  "      --normalize       scale NEW to BASE's total, per metric "
+	  "(runs of\n"
+	  "                        different length)\n"
+	  "  -j, --jobs=N, --force, --stats, --point, --no-compress, "
+	  "--callers=N,\n"
+	  "  --metric=NAME, --min-width=P: as for convert\n" },
 	{ "info",
 	  "Usage: profconv info [--json] [OPTION]... INPUT...\n"
 	  "Reads INPUTs as convert would and prints what a conversion needs to\n"
@@ -190,7 +220,7 @@ static unsigned cores(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-static int usage_error(const char *fmt, const char *arg)
+int usage_error(const char *fmt, const char *arg)
 {
 	char msg[1024];
 	snprintf(msg, sizeof msg, fmt, arg);
@@ -199,7 +229,7 @@ static int usage_error(const char *fmt, const char *arg)
 	return PC_EUSAGE;
 }
 
-static void report(const struct pc_err *err)
+void report(const struct pc_err *err)
 {
 	const char *left = pc_dest_leftover();
 	fprintf(stderr, "profconv: error: %s%s%s%s\n", err->msg,
@@ -611,11 +641,11 @@ static int refused(struct opts *o, struct pc_err *err)
 	return 1;
 }
 
-static int cmd_convert(struct opts *o, char **inputs, int n)
+int output_choose(struct opts *o, const struct pc_exporter **exp)
 {
 	if (!o->out)
 		o->out = "profconv.d";
-	const struct pc_exporter *ex = output_format(o);
+	const struct pc_exporter *ex = *exp = output_format(o);
 	if (!ex)
 		return usage_error("unknown output format '%s' (see 'profconv "
 				   "formats')", o->to ? o->to : "hpctoolkit");
@@ -667,6 +697,40 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	if (!strcmp(o->out, "-") && o->exp.split)
 		return usage_error("%s", "--split writes several files: it "
 				   "needs an output name, not '-'");
+	return 0;
+}
+
+int output_check(struct opts *o, const struct pc_exporter *ex,
+		 char **inputs, int n, struct pc_err *err)
+{
+	/* an output that is one of the inputs would replace it */
+	struct stat so, si;
+	for (int i = 0; i < n && strcmp(o->out, "-") &&
+			stat(o->out, &so) == 0; i++)
+		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return pc_err_set(err, "%s: the output is one of the "
+					  "inputs (%s); not replacing it: write "
+					  "to another name", o->out, inputs[i]);
+	/* a refused output is known before any input is read */
+	if (strcmp(o->out, "-") &&
+	    pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
+			  &o->diag, err))
+		return -1;
+	/* so is an input that is not there */
+	for (int i = 0; i < n; i++)
+		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) != 0)
+			return pc_err_set(err, "%s: %s", inputs[i],
+					  strerror(errno));
+	return 0;
+}
+
+static int cmd_convert(struct opts *o, char **inputs, int n)
+{
+	const struct pc_exporter *ex;
+	int urc = output_choose(o, &ex);
+	if (urc)
+		return urc;
 #ifdef PC_MPI
 	o->mpi_parts = ex == &pc_export_hpctoolkit;
 	/* the other ranks read their shares once rank 0 has checked the
@@ -679,33 +743,14 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	}
 #endif
 	struct pc_err err = { 0 };
-	/* an output that is one of the inputs would replace it */
-	struct stat so, si;
-	for (int i = 0; i < n && strcmp(o->out, "-") &&
-			stat(o->out, &so) == 0; i++)
-		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 &&
-		    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-			pc_err_set(&err, "%s: the output is one of the inputs "
-				   "(%s); not replacing it: write to another "
-				   "name", o->out, inputs[i]);
-			return refused(o, &err);
-		}
-	/* a refused output is known before any input is read */
-	if (strcmp(o->out, "-") &&
-	    pc_dest_check(o->out, ex->is_dir, o->exp.force || o->exp.split,
-			  &o->diag, &err))
+	if (output_check(o, ex, inputs, n, &err))
 		return refused(o, &err);
-	/* so is an input that is not there, or inputs none of which can
-	 * have what the output needs */
+	/* so are inputs none of which can have what the output needs */
 	int traces = 0;
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(inputs[i], "-")) {
 			traces = 1;
 			continue;
-		}
-		if (stat(inputs[i], &si) != 0) {
-			pc_err_set(&err, "%s: %s", inputs[i], strerror(errno));
-			return refused(o, &err);
 		}
 		struct pc_err e = { 0 };
 		const struct pc_importer *im =
@@ -993,11 +1038,12 @@ int main(int argc, char **argv)
 		{ "callers", required_argument, NULL, 'C' },
 		{ "metric", required_argument, NULL, 'E' },
 		{ "min-width", required_argument, NULL, 'W' },
+		{ "normalize", no_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const commands[] = {
-		"convert", "dump", "check", "identify", "info", NULL,
+		"convert", "diff", "dump", "check", "identify", "info", NULL,
 	};
 	int known = 0;
 	for (int i = 0; commands[i]; i++)
@@ -1009,17 +1055,18 @@ int main(int argc, char **argv)
 		int c;
 		const char *cmds;
 	} applies[] = {
-		{ 'f', " convert dump info " }, { 't', " convert " },
-		{ 'o', " convert " }, { 'F', " convert " },
-		{ 'S', " convert " }, { 'P', " convert " },
-		{ 'j', " convert " },
+		{ 'f', " convert diff dump info " }, { 't', " convert diff " },
+		{ 'o', " convert diff " }, { 'F', " convert diff " },
+		{ 'S', " convert diff " }, { 'P', " convert diff " },
+		{ 'j', " convert diff " },
 		{ 's', " convert " },
-		{ 'N', " convert " }, { 'C', " convert " },
-		{ 'E', " convert " }, { 'W', " convert " },
-		{ 'M', " convert dump info " }, { 'I', " convert dump info " },
-		{ 'L', " convert dump info " }, { 'v', " check " },
+		{ 'N', " convert diff " }, { 'C', " convert diff " },
+		{ 'E', " convert diff " }, { 'W', " convert diff " },
+		{ 'M', " convert diff dump info " },
+		{ 'I', " convert diff dump info " },
+		{ 'L', " convert diff dump info " }, { 'v', " check " },
 		{ 'R', " check " }, { 'J', " info " },
-		{ 'B', " convert dump info " },
+		{ 'B', " convert diff dump info " }, { 'Z', " diff " },
 	};
 	char padded[32];
 	snprintf(padded, sizeof padded, " %s ", cmd);
@@ -1060,6 +1107,7 @@ int main(int argc, char **argv)
 		case 'v': o.values = 1; break;
 		case 'R': o.strict = 1; break;
 		case 'J': o.json = 1; break;
+		case 'Z': o.normalize = 1; break;
 		case 's': o.exp.split = 1; break;
 		case 'N': o.exp.no_compress = 1; break;
 		case 'E': o.exp.metric = optarg; break;
@@ -1139,10 +1187,12 @@ int main(int argc, char **argv)
 				   "only once");
 	if (n < 1)
 		return usage_error("%s needs at least one input", cmd);
-	o.diag.notes = !strcmp(cmd, "convert");
+	o.diag.notes = !strcmp(cmd, "convert") || !strcmp(cmd, "diff");
 	o.cmd = !strcmp(cmd, "info") ? "show" : cmd;
 	if (!strcmp(cmd, "convert"))
 		rc = cmd_convert(&o, inputs, n);
+	else if (!strcmp(cmd, "diff"))
+		rc = cmd_diff(&o, inputs, n);
 	else if (!strcmp(cmd, "dump"))
 		rc = cmd_dump(&o, inputs, n);
 	else if (!strcmp(cmd, "identify"))

@@ -29,6 +29,7 @@ struct opts {
 	 * profiles' blocks and trace lines */
 	int mpi_parts;
 	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
+	int normalize; /* diff: NEW scaled to BASE's total per metric */
 };
 
 /* Where a conversion's profiles go while its input is read: the
@@ -43,6 +44,20 @@ struct stream {
 };
 
 double seconds(const struct timespec *a, const struct timespec *b);
+/* A usage error (fmt with one %s): said, with the hint; PC_EUSAGE. */
+int usage_error(const char *fmt, const char *arg);
+/* An error said as profconv's one line. */
+void report(const struct pc_err *err);
+/* The output format of o->out and -t (*ex), with the options given
+ * checked against it: 0, or a usage error's status (said). */
+int output_choose(struct opts *o, const struct pc_exporter **ex);
+/* Before any input is read: the output may be written (not one of the
+ * inputs, replaced only with --force) and every input is there. 0, or
+ * -1 with err set. */
+int output_check(struct opts *o, const struct pc_exporter *ex,
+		 char **inputs, int n, struct pc_err *err);
+/* profconv diff (src/diff.c): inputs BASE NEW, or BASE... : NEW... */
+int cmd_diff(struct opts *o, char **inputs, int n);
 /* The importer of path (forced: the one named by -f). */
 const struct pc_importer *detect(const char *path, const char *forced,
 				 struct pc_err *err);

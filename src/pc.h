@@ -258,6 +258,16 @@ struct pc_derived {
 	struct pc_expr *incl, *excl;
 };
 
+/* A metric of two runs compared (profconv diff): its name in the runs,
+ * and the model's metrics of its values in BASE, in NEW (scaled to
+ * BASE's total with --normalize) and of NEW - BASE. An output shows
+ * the three as its reader shows a comparison best (doc/formats.md,
+ * "Two runs compared"). */
+struct pc_diffm {
+	const char *name;
+	pc_id base, fresh, delta;
+};
+
 struct pc_idelem {
 	uint16_t kind;     /* enum pc_idkind */
 	uint16_t is_physical;
@@ -430,6 +440,10 @@ struct pc_db {
 	/* derived metrics: written to metrics/default.yaml as formulas */
 	struct pc_derived *derived;
 	size_t nderived, capderived;
+	/* profconv diff (src/diff.c): the model holds two runs, each
+	 * metric diff[i] of them as three metrics (NULL: one run) */
+	struct pc_diffm *diff;
+	size_t ndiff;
 	/* a v4 input's metrics/default.yaml (in the arena), which says how
 	 * hpcviewer and hatchet present its metrics (derived ones, hidden
 	 * ones, formats): the v4 writer carries it unchanged when the

@@ -48,7 +48,43 @@ for c in "$@"; do
 		sed -n '/^== errors/,$p' "$tmp/view" | head -5 | sed 's/^/# /'
 	fi
 done
+# profconv diff: the three columns of each metric, [new-base] = [new] -
+# [base] in the thread view of every context (whose values are the
+# database's: the top-down view shows a line that makes a call with its
+# own cost, a negative one there as empty)
+hv_diff() { # NAME BASE NEW: the columns and every thread row
+	rm -rf "$tmp/d.d"
+	"$PROFCONV" diff -q -o "$tmp/d.d" "$2" "$3" 2>"$tmp/err" &&
+		"$HV" "$tmp/d.d" >"$tmp/view" 2>&1
+	rc=$?
+	res=$(awk -F'\t' '
+		/^== / { sec = $0; next }
+		sec == "== columns" && /\[new-base\]: Sum \([IE]\).*shown$/ { shown++ }
+		sec == "== thread columns" { nm = $2; k = nm; sub(/ \[[a-z-]*\] \([IE]\)$/, "", k)
+			sd = nm; sub(/.*\[/, "", sd); sub(/\].*/, "", sd); ie = substr(nm, length(nm) - 1, 1)
+			col[k, sd, ie] = $1; stems[k] = 1 }
+		sec == "== threads" && NF > 3 { for (k in stems) for (q = 0; q < 2; q++) {
+			ie = q ? "E" : "I"; rows++
+			b = $(col[k, "base", ie] + 2); nw = $(col[k, "new", ie] + 2); d = $(col[k, "new-base", ie] + 2)
+			b = b == "-" ? 0 : b; nw = nw == "-" ? 0 : nw; d = d == "-" ? 0 : d
+			e = nw - b - d; s = (nw < 0 ? -nw : nw) + (b < 0 ? -b : b) + 1
+			if (e > 1e-9 * s || -e > 1e-9 * s) bad++ } }
+		sec == "== errors" && NF { errs++ }
+		END { printf "%d %d %d %d\n", shown, rows, bad, errs }' "$tmp/view")
+	set -- "$1" $res
+	if [ $rc -eq 0 ] && [ "$2" -ge 2 ] && [ "$3" -gt 100 ] && [ "$4" -eq 0 ] && [ "$5" -eq 0 ]; then
+		ok "$1: hpcviewer shows [new-base] columns ($2), = [new] - [base] in all $3 thread values, no error"
+	else
+		not_ok "$1: hpcviewer: exit $rc, $2 delta columns, $4 of $3 thread values off, $5 errors"
+		sed 's/^/# /' "$tmp/err" | head -3
+	fi
+}
+hv_diff "diff of prog at two inputs (Callgrind)" "$CG/prog.default.out" "$CG/prog.n22.out"
+check "diff in hpcviewer: the aggregate Ir 527,325 -> 1,238,014, +710,689" \
+	grep -q '^Experiment Aggregate Metrics	527325	527325	1238014	1238014	710689	710689	' "$tmp/view"
 if have_shared; then
+	hv_diff "diff of two real databases (ping-pong, old and v4 hpcprof)" \
+		"$SHARED/hpctoolkit-data/legacy-pipit-ping-pong" "$SHARED/hpctoolkit-data/v4-pipit-ping-pong"
 	for db in "$SHARED"/hpctoolkit-data/v4-*; do
 		dn=$(basename "$db")
 		rm -rf "$tmp/c.d"

@@ -73,6 +73,8 @@ longnames() {
 # sanitized: profconv is built with AddressSanitizer, which reserves
 # terabytes of address space (no `ulimit -v` then)
 sanitized() { grep -q __asan_init "$top_builddir/profconv" 2>/dev/null; }
+# have_go: go tool pprof runs here
+have_go() { command -v go >/dev/null && HOME="$tmp" go tool pprof -h >/dev/null 2>&1; }
 # have_kc: KCachegrind can run headless here
 have_kc() { command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; }
 # kc FILE: prints KCachegrind's load messages for FILE (headless). It

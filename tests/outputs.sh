@@ -21,7 +21,6 @@ else
 fi
 # a name for the files of one input
 label() { echo "$1" | sed 's|.*/testdata/||; s|.*/shared/||; s|[/.]|_|g'; }
-have_go() { command -v go >/dev/null && HOME="$tmp" go tool pprof -h >/dev/null 2>&1; }
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local
 
 # folded stacks: per function (the last frame of a line) the sum of its

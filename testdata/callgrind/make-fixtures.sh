@@ -14,6 +14,8 @@ gcc -O1 -g -pthread -o threads threads.c
 g++ -O2 -g -o tmpl tmpl.cpp
 vg="valgrind -q"
 $vg --tool=callgrind --callgrind-out-file=prog.default.out ./prog >/dev/null
+# the same program at another input (profconv diff: two runs)
+$vg --tool=callgrind --callgrind-out-file=prog.n22.out ./prog 22 >/dev/null
 $vg --tool=callgrind --dump-instr=yes --collect-jumps=yes --callgrind-out-file=prog.instr-jumps.out ./prog >/dev/null
 $vg --tool=callgrind --compress-strings=no --compress-pos=no --callgrind-out-file=prog.nocompress.out ./prog >/dev/null
 $vg --tool=callgrind --separate-callers=2 --callgrind-out-file=prog.sepcallers.out ./prog >/dev/null

@@ -1,0 +1,505 @@
+/* profconv diff: two runs in one model (doc/design.md, "Two runs
+ * compared"). Each side is read as convert reads its inputs (several
+ * merge); the model of the comparison takes both trees, contexts with
+ * equal paths becoming one, and each metric of the runs becomes three
+ * metrics (struct pc_diffm): its values in BASE, in NEW, and NEW - BASE.
+ * Any output writes that model; each shows the comparison as its reader
+ * does best (doc/formats.md, "Two runs compared"). */
+#include "main.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A side's model, and what its tables are in the comparison's. */
+struct side {
+	struct pc_db *db;
+	pc_id *module, *file, *function, *ctx, *profile;
+	pc_id *metric, *delta; /* per metric: its model metric, its delta */
+	double *scale;         /* per metric: its values times this */
+	double sign;           /* in the delta: -1 (BASE), 1 (NEW) */
+};
+
+/* Functions are one by name, module, file, line and twin, not by
+ * their address, which moves from one build of a program to the next. */
+struct fkey {
+	const char *name;
+	pc_id module, file;
+	uint32_t line, dup;
+};
+static int fn_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_function *a = &((const struct pc_db *)ctx)->functions[id];
+	const struct fkey *b = key;
+	return a->name == b->name && a->module == b->module &&
+	       a->file == b->file && a->line == b->line && a->dup == b->dup;
+}
+
+/* Profiles are one by their id tuples without the node and the core
+ * (a rank's thread runs on other hosts and cores from run to run) and
+ * without physical ids (process ids). */
+static int kept(const struct pc_idelem *e)
+{
+	return e->kind != PC_ID_NODE && e->kind != PC_ID_CORE;
+}
+static uint64_t prof_hash(const struct pc_profile *p)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	for (uint32_t i = 0; i < p->nids; i++)
+		if (kept(&p->ids[i]))
+			h = pc_hash64(h ^ pc_hash64(((uint64_t)p->ids[i].kind
+						      << 48) ^ p->ids[i].logical));
+	return h;
+}
+static int prof_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_profile *a = &((const struct pc_db *)ctx)->profiles[id];
+	const struct pc_profile *b = key;
+	uint32_t i = 0, j = 0;
+	for (;;) {
+		while (i < a->nids && !kept(&a->ids[i]))
+			i++;
+		while (j < b->nids && !kept(&b->ids[j]))
+			j++;
+		if (i == a->nids || j == b->nids)
+			return i == a->nids && j == b->nids;
+		if (a->ids[i].kind != b->ids[j].kind ||
+		    a->ids[i].logical != b->ids[j].logical)
+			return 0;
+		i++, j++;
+	}
+}
+
+/* A last component of paths (interned: its address is the key): how
+ * many paths of each run have it, and BASE's (the last). */
+struct nm {
+	const char *name;
+	uint32_t nb, nn;
+	pc_id id;
+};
+static int name_eq(const void *ctx, pc_id id, const void *key)
+{
+	return ((const struct nm *)ctx)[id].name == key;
+}
+
+/* A path's last component, interned in c. */
+static const char *base_name(struct pc_db *c, const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return pc_intern_cstr(c, s && s[1] ? s + 1 : path);
+}
+
+/* Paths (modules or files) of NEW (n) as BASE's (b): the same path, or
+ * else the path of BASE with the same last component where that name
+ * is unique in both runs (a program built or installed elsewhere:
+ * ./src/ping-pong.c and /home/u/src/ping-pong.c). b's paths are in c
+ * already; n's are put there. The ids in c of n's, in out. */
+static void match_paths(struct pc_db *c, const struct pc_path *b,
+			const pc_id *bid, size_t nb, const struct pc_path *n,
+			size_t nn, pc_id (*get)(struct pc_db *, const char *),
+			pc_id *out)
+{
+	struct nm *t = pc_xcalloc(nb + nn + 1, sizeof(*t));
+	size_t nt = 0;
+	struct pc_keymap *map = pc_keymap_new();
+	pc_id *slot = pc_xmalloc((nn + 1) * sizeof(pc_id));
+	for (size_t i = 0; i < nb + nn; i++) {
+		const char *bn = base_name(c, i < nb ? b[i].path : n[i - nb].path);
+		uint64_t h = pc_hash64((uint64_t)(uintptr_t)bn);
+		pc_id k = pc_keymap_find(map, h, name_eq, t, bn);
+		if (k == PC_NONE) {
+			k = (pc_id)nt++;
+			t[k].name = bn;
+			pc_keymap_insert(map, h, k);
+		}
+		if (i < nb) {
+			t[k].nb++;
+			t[k].id = bid[i];
+		} else {
+			t[k].nn++;
+			slot[i - nb] = k;
+		}
+	}
+	for (size_t i = 0; i < nn; i++) {
+		const struct nm *x = &t[slot[i]];
+		out[i] = x->nb == 1 && x->nn == 1 ? x->id : get(c, n[i].path);
+	}
+	free(slot);
+	free(t);
+	pc_keymap_free(map);
+}
+
+/* The side's modules, files, functions, contexts and profiles in c
+ * (b: BASE's, when s is NEW's). */
+static void take_tables(struct pc_db *c, struct side *s, const struct side *b,
+			struct pc_keymap *fmap, struct pc_keymap *pmap)
+{
+	const struct pc_db *db = s->db;
+	s->module = pc_xmalloc((db->nmodules + 1) * sizeof(pc_id));
+	s->file = pc_xmalloc((db->nfiles + 1) * sizeof(pc_id));
+	if (b) {
+		match_paths(c, b->db->modules, b->module, b->db->nmodules,
+			    db->modules, db->nmodules, pc_module_get, s->module);
+		match_paths(c, b->db->files, b->file, b->db->nfiles,
+			    db->files, db->nfiles, pc_file_get, s->file);
+	} else {
+		for (size_t i = 0; i < db->nmodules; i++)
+			s->module[i] = pc_module_get(c, db->modules[i].path);
+		for (size_t i = 0; i < db->nfiles; i++)
+			s->file[i] = pc_file_get(c, db->files[i].path);
+	}
+	s->function = pc_xmalloc((db->nfunctions + 1) * sizeof(pc_id));
+	for (size_t i = 0; i < db->nfunctions; i++) {
+		const struct pc_function *f = &db->functions[i];
+		struct fkey k = {
+			pc_intern_cstr(c, f->name),
+			f->module == PC_NONE ? PC_NONE : s->module[f->module],
+			f->file == PC_NONE ? PC_NONE : s->file[f->file],
+			f->line, f->dup,
+		};
+		uint64_t h = pc_hash64(pc_hash64((uint64_t)(uintptr_t)k.name) ^
+				       ((uint64_t)k.module << 32 | k.file)) ^
+			     ((uint64_t)k.line << 32 | k.dup);
+		pc_id id = pc_keymap_find(fmap, h, fn_eq, c, &k);
+		if (id == PC_NONE) {
+			id = pc_function_get_dup(c, k.name, k.module, f->offset,
+						 k.file, k.line, k.dup);
+			pc_keymap_insert(fmap, h, id);
+		}
+		s->function[i] = id;
+	}
+	s->ctx = pc_xmalloc((db->ncontexts + 1) * sizeof(pc_id));
+	s->ctx[0] = 0;
+	for (size_t i = 1; i < db->ncontexts; i++) {
+		struct pc_context k = db->contexts[i];
+		if (k.function != PC_NONE)
+			k.function = s->function[k.function];
+		if (k.file != PC_NONE)
+			k.file = s->file[k.file];
+		if (k.module != PC_NONE)
+			k.module = s->module[k.module];
+		s->ctx[i] = pc_ctx_child(c, s->ctx[k.parent], &k);
+	}
+	s->profile = pc_xmalloc((db->nprofiles + 1) * sizeof(pc_id));
+	for (size_t i = 0; i < db->nprofiles; i++) {
+		const struct pc_profile *p = &db->profiles[i];
+		uint64_t h = prof_hash(p);
+		pc_id id = pc_keymap_find(pmap, h, prof_eq, c, p);
+		if (id == PC_NONE) {
+			id = pc_profile_add(c, p->ids, p->nids);
+			pc_keymap_insert(pmap, h, id);
+		}
+		s->profile[i] = id;
+	}
+}
+
+/* Each metric's point values summed over every profile. */
+static double *totals(const struct pc_db *db)
+{
+	double *t = pc_xcalloc(db->nmetrics + 1, sizeof(double));
+	for (size_t i = 0; i < db->nvalues; i++)
+		t[db->values[i].metric] += db->values[i].value;
+	return t;
+}
+
+/* The metrics of the comparison: those of BASE in order, then those
+ * only NEW has, each as three metrics (base, new, delta). */
+static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
+			 int normalize)
+{
+	const char **names = pc_xmalloc((b->db->nmetrics + n->db->nmetrics + 1) *
+					sizeof(char *));
+	size_t nn = 0;
+	for (size_t m = 0; m < b->db->nmetrics; m++)
+		names[nn++] = b->db->metrics[m].name;
+	for (size_t m = 0; m < n->db->nmetrics; m++)
+		if (pc_metric_find(b->db, n->db->metrics[m].name) == PC_NONE)
+			names[nn++] = n->db->metrics[m].name;
+	c->diff = pc_db_alloc(c, (nn + 1) * sizeof(*c->diff));
+	c->ndiff = nn;
+	struct side *sides[2] = { b, n };
+	for (int k = 0; k < 2; k++) {
+		struct side *s = sides[k];
+		s->metric = pc_xmalloc((s->db->nmetrics + 1) * sizeof(pc_id));
+		s->delta = pc_xmalloc((s->db->nmetrics + 1) * sizeof(pc_id));
+		s->scale = pc_xmalloc((s->db->nmetrics + 1) * sizeof(double));
+		for (size_t m = 0; m < s->db->nmetrics; m++)
+			s->scale[m] = 1;
+	}
+	double *tb = totals(b->db), *tn = totals(n->db);
+	for (size_t i = 0; i < nn; i++) {
+		pc_id mb = pc_metric_find(b->db, names[i]);
+		pc_id mn = pc_metric_find(n->db, names[i]);
+		const struct pc_metric *x = &(mb != PC_NONE ? b->db : n->db)
+			->metrics[mb != PC_NONE ? mb : mn];
+		if (normalize && mb != PC_NONE && mn != PC_NONE) {
+			if (tn[mn] != 0 && tb[mb] != 0)
+				n->scale[mn] = tb[mb] / tn[mn];
+			else
+				pc_warn(c->diag, "--normalize: metric '%s' has "
+					"a total of 0 in %s: not scaled",
+					names[i], tb[mb] == 0 ? "BASE" : "NEW");
+		}
+		int wb = mb == PC_NONE || b->db->metrics[mb].whole;
+		int wn = mn == PC_NONE ||
+			 (n->db->metrics[mn].whole && n->scale[mn] == 1);
+		static const char *const tag[3] = { "base", "new", "new-base" };
+		static const char *const what[3] = {
+			"in the base run", "in the new run", "new run less base run",
+		};
+		pc_id id[3];
+		for (int k = 0; k < 3; k++) {
+			char name[4200], desc[4200];
+			snprintf(name, sizeof name, "%s [%s]", names[i], tag[k]);
+			snprintf(desc, sizeof desc, "%s, %s%s",
+				 *x->description ? x->description : names[i],
+				 what[k], k && normalize && mn != PC_NONE &&
+				 n->scale[mn] != 1 ? " (scaled to its total)" : "");
+			int whole = k == 0 ? wb : k == 1 ? wn : wb && wn;
+			id[k] = (whole ? pc_metric_get_whole : pc_metric_get)(
+				c, name, desc, x->unit);
+		}
+		/* a v4 input's scopes: its own, or those of either */
+		unsigned sb = mb != PC_NONE ? b->db->metrics[mb].scopes : 0;
+		unsigned sn = mn != PC_NONE ? n->db->metrics[mn].scopes : 0;
+		c->metrics[id[0]].scopes = (uint8_t)sb;
+		c->metrics[id[1]].scopes = (uint8_t)sn;
+		c->metrics[id[2]].scopes = (uint8_t)(sb && sn ? sb | sn : 0);
+		c->diff[i] = (struct pc_diffm){ pc_intern_cstr(c, names[i]),
+						id[0], id[1], id[2] };
+		if (mb != PC_NONE)
+			b->metric[mb] = id[0], b->delta[mb] = id[2];
+		if (mn != PC_NONE)
+			n->metric[mn] = id[1], n->delta[mn] = id[2];
+	}
+	free(tb);
+	free(tn);
+	free(names);
+}
+
+/* The side's values, as its own metric's and in the delta; stored
+ * scopes too (the delta's where it stores them). */
+static void take_values(struct pc_db *c, const struct side *s)
+{
+	const struct pc_db *db = s->db;
+	pc_values_reserve(c, 2 * db->nvalues);
+	for (size_t i = 0; i < db->nvalues; i++) {
+		const struct pc_value *v = &db->values[i];
+		pc_id p = s->profile[v->profile], x = s->ctx[v->ctx];
+		double val = v->value * s->scale[v->metric];
+		pc_value_add(c, p, x, s->metric[v->metric], val);
+		pc_value_add(c, p, x, s->delta[v->metric], s->sign * val);
+	}
+	for (size_t i = 0; i < db->nscoped; i++) {
+		const struct pc_value *v = &db->scoped[i];
+		size_t m = v->metric / PC_NSCOPES;
+		unsigned k = v->metric % PC_NSCOPES;
+		pc_id p = s->profile[v->profile], x = s->ctx[v->ctx];
+		double val = v->value * s->scale[m];
+		pc_scoped_add(c, p, x, s->metric[m], k, val);
+		pc_scoped_add(c, p, x, s->delta[m], k, s->sign * val);
+	}
+}
+
+/* The delta of a metric stores a scope that one side stored and the
+ * other did not: that side's values of it are derived from its point
+ * values (as a v4 writer derives them: execution over every callee,
+ * function over lexical children, lex_aware without loops) and go
+ * into the delta too. Dense per profile: for the rare mix of a
+ * database and a call graph. */
+static void derive_scopes(struct pc_db *c, const struct side *s)
+{
+	const struct pc_db *db = s->db;
+	size_t nc = c->ncontexts;
+	double *acc = NULL;
+	for (size_t m = 0; m < db->nmetrics; m++) {
+		unsigned own = db->metrics[m].stored;
+		unsigned want = c->metrics[s->delta[m]].stored & ~own;
+		if (!want)
+			continue;
+		if (!acc)
+			acc = pc_xcalloc(nc * 3, sizeof(double));
+		for (size_t i = 0; i < db->nvalues;) {
+			pc_id pr = db->values[i].profile;
+			for (; i < db->nvalues && db->values[i].profile == pr; i++)
+				if (db->values[i].metric == m)
+					for (int k = 0; k < 3; k++)
+						acc[s->ctx[db->values[i].ctx] * 3 + k] +=
+							db->values[i].value * s->scale[m];
+			for (size_t x = nc; x-- > 1;) {
+				const struct pc_context *cx = &c->contexts[x];
+				double *a = acc + x * 3, *p = acc + cx->parent * 3;
+				p[2] += a[2];
+				if (cx->rel == PC_REL_LEXICAL && cx->parent) {
+					p[0] += a[0];
+					if (cx->kind != PC_CTX_LOOP)
+						p[1] += a[1];
+				}
+			}
+			for (size_t x = 0; x < nc; x++) {
+				double *a = acc + x * 3;
+				double sc[PC_NSCOPES] = {
+					0, a[0],
+					c->contexts[x].kind == PC_CTX_LOOP ? a[1] : a[0],
+					a[2],
+				};
+				for (unsigned k = 1; k < PC_NSCOPES; k++)
+					if ((want & (1u << k)) && (x || k == PC_SCOPE_EXECUTION))
+						pc_scoped_add(c, s->profile[pr], (pc_id)x,
+							      s->delta[m], k,
+							      s->sign * sc[k]);
+				a[0] = a[1] = a[2] = 0;
+			}
+		}
+	}
+	free(acc);
+}
+
+static void side_free(struct side *s)
+{
+	free(s->module);
+	free(s->file);
+	free(s->function);
+	free(s->ctx);
+	free(s->profile);
+	free(s->metric);
+	free(s->delta);
+	free(s->scale);
+	pc_db_free(s->db);
+}
+
+/* What the comparison's model leaves out of the runs, said once. */
+static void left_out(struct pc_diag *d, const struct side *s, const char *nm)
+{
+	uint64_t samples = pc_samples_total(s->db);
+	if (samples)
+		pc_note(d, "%s: its %llu trace sample(s) are left out (a "
+			"comparison has no time line)", nm,
+			(unsigned long long)samples);
+	if (s->db->nderived)
+		pc_note(d, "%s: its %zu derived metric(s) are left out (their "
+			"formulas name one run's metrics)", nm,
+			s->db->nderived);
+}
+
+/* The model of BASE (b) and NEW (n) compared; they are freed. */
+static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
+			     const char *title)
+{
+	struct pc_db *c = pc_db_new(&o->diag);
+	struct pc_keymap *fmap = pc_keymap_new(), *pmap = pc_keymap_new();
+	take_tables(c, b, NULL, fmap, pmap);
+	take_tables(c, n, b, fmap, pmap);
+	pc_keymap_free(fmap);
+	pc_keymap_free(pmap);
+	take_metrics(c, b, n, o->normalize);
+	c->title = pc_intern_cstr(c, title);
+	c->stats = b->db->stats || n->db->stats;
+	take_values(c, b);
+	take_values(c, n);
+	derive_scopes(c, b);
+	derive_scopes(c, n);
+	pc_values_finish(c);
+	/* contexts of one run only: said, for a user who expected the
+	 * trees to match */
+	uint8_t *seen = pc_xcalloc(c->ncontexts + 1, 1);
+	for (size_t i = 0; i < b->db->ncontexts; i++)
+		seen[b->ctx[i]] |= 1;
+	for (size_t i = 0; i < n->db->ncontexts; i++)
+		seen[n->ctx[i]] |= 2;
+	size_t only[4] = { 0 };
+	for (size_t i = 1; i < c->ncontexts; i++)
+		only[seen[i]]++;
+	free(seen);
+	pc_note(&o->diag, "%zu context(s) in both runs, %zu only in BASE, "
+		"%zu only in NEW", only[3], only[1], only[2]);
+	left_out(&o->diag, b, "BASE");
+	left_out(&o->diag, n, "NEW");
+	side_free(b);
+	side_free(n);
+	return c;
+}
+
+/* "a" or "a (and 3 more)" */
+static void side_name(char *buf, size_t len, char **inputs, int n)
+{
+	if (n > 1)
+		snprintf(buf, len, "%s (and %d more)", inputs[0], n - 1);
+	else
+		snprintf(buf, len, "%s", inputs[0]);
+}
+
+int cmd_diff(struct opts *o, char **inputs, int n)
+{
+	int at = -1;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(inputs[i], ":")) {
+			if (at >= 0)
+				return usage_error("%s", "diff: ':' separates "
+						   "BASE from NEW once");
+			at = i;
+		}
+	int nb = at >= 0 ? at : n == 2 ? 1 : -1;
+	int nn = at >= 0 ? n - at - 1 : n == 2 ? 1 : -1;
+	if (nb < 1 || nn < 1)
+		return usage_error("%s", "diff needs BASE and NEW: two inputs, "
+				   "or several per run as BASE... : NEW...");
+	char **bin = inputs, **nin = inputs + (at >= 0 ? at + 1 : 1);
+	const struct pc_exporter *ex;
+	int urc = output_choose(o, &ex);
+	if (urc)
+		return urc;
+	struct pc_err err = { 0 };
+	if (ex->needs_trace) {
+		pc_err_set(&err, "%s output is a time line, which a comparison "
+			   "of two runs does not have (-t folded, svg, pprof, "
+			   "callgrind or hpctoolkit)", ex->label);
+		report(&err);
+		return 1;
+	}
+	char bname[4200], nname[4200], title[8500];
+	side_name(bname, sizeof bname, bin, nb);
+	side_name(nname, sizeof nname, nin, nn);
+	if (output_check(o, ex, bin, nb, &err) ||
+	    output_check(o, ex, nin, nn, &err)) {
+		report(&err);
+		return 1;
+	}
+	pc_dest_signals();
+	o->imp.point_only = ex->point_only;
+	o->imp.jobs = o->exp.jobs = o->jobs;
+	struct side b = { .sign = -1 }, nw = { .sign = 1 };
+	b.db = load(o, bin, nb, NULL, NULL, &err);
+	if (!b.db) {
+		pc_err_context(&err, "reading BASE");
+		report(&err);
+		return 1;
+	}
+	nw.db = load(o, nin, nn, NULL, NULL, &err);
+	if (!nw.db) {
+		pc_err_context(&err, "reading NEW");
+		report(&err);
+		pc_db_free(b.db);
+		return 1;
+	}
+	snprintf(title, sizeof title, "%s vs %s", bname, nname);
+	struct pc_db *c = compare(o, &b, &nw, title);
+	int rc = ex->write(c, o->out, &o->exp, &err) ? 1 : 0;
+	if (rc) {
+		report(&err);
+	} else if (!o->diag.quiet) {
+		char size[32] = "to standard output";
+		if (strcmp(o->out, "-"))
+			pc_human_size(size, sizeof size,
+				      pc_dest_size(o->out, ex->is_dir));
+		fprintf(stderr, "profconv: wrote %s (%s, %s): %s compared with "
+			"%s: %zu metric%s, %zu profile%s, %zu context%s\n",
+			o->out, ex->name, size, nname, bname, c->ndiff,
+			c->ndiff == 1 ? "" : "s", c->nprofiles,
+			c->nprofiles == 1 ? "" : "s", c->ncontexts - 1,
+			c->ncontexts == 2 ? "" : "s");
+	}
+	pc_db_free(c);
+	return rc;
+}

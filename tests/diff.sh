@@ -1,0 +1,172 @@
+#!/bin/bash
+# profconv diff: two runs of prog (valgrind, fib(18) and fib(22)) and
+# two real databases compared, in every output, by the readers: go tool
+# pprof -diff_base, callgrind_annotate, KCachegrind, Chromium, and our
+# own reading back of the v4 database (hpcviewer's in tests/hpcviewer.sh).
+. "$(dirname "$0")/lib.sh"
+CG="$TD/callgrind"
+A="$CG/prog.default.out"
+B="$CG/prog.n22.out"
+
+# the command line
+"$PROFCONV" diff "$A" -o "$tmp/x.d" 2>"$tmp/err"
+check "diff with one input: a usage error (exit 2)" test $? -eq 2
+"$PROFCONV" diff "$A" "$B" : -o "$tmp/x.d" 2>"$tmp/err"
+check "diff with nothing after ':': a usage error" test $? -eq 2
+"$PROFCONV" diff "$A" "$B" -o "$tmp/x.json" 2>"$tmp/err"
+rc=$?
+check "diff to a Chrome trace: refused in one line, nothing written" \
+	sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] && grep -q 'time line' '$tmp/err' && [ ! -e '$tmp/x.json' ]"
+"$PROFCONV" diff --split "$A" "$B" -o "$tmp/x.pb.gz" 2>"$tmp/err"
+check "diff --split: a usage error (a comparison is one file)" test $? -eq 2
+
+# the model: each metric three times; NEW - BASE exact for every value
+# and stored value of every context (read back from the v4 database)
+"$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.d"
+"$PROFCONV" dump "$tmp/ab.d" >"$tmp/ab.dump"
+delta_ok() {
+	awk '
+		/^metrics / { m = 1; next }
+		m && /^m[0-9]+ "/ { id = substr($1, 2); nm = $0; sub(/^[^"]*"/, "", nm)
+			sub(/".*/, "", nm); stem[id] = nm; sub(/ \[[a-z-]*\]$/, "", stem[id])
+			side[id] = nm; sub(/.*\[/, "", side[id]); sub(/\]$/, "", side[id]); next }
+		/^profiles / { m = 0 }
+		/^(values|scoped) / { v = 1; next }
+		/^traces / { v = 0 }
+		v && /^p[0-9]+ c[0-9]+ m/ { mm = substr($3, 2); sc = "point"
+			if (split(mm, q, ".") == 2) { mm = q[1]; sc = q[2] }
+			k = $1 " " $2 " " sc " " stem[mm]; val[k, side[mm]] = $4; keys[k] = 1 }
+		END {
+			for (k in keys) {
+				n++; d = val[k, "new"] - val[k, "base"] - val[k, "new-base"]
+				s = val[k, "new"] < 0 ? -val[k, "new"] : val[k, "new"]
+				if (d > 1e-9 * (s + 1) || -d > 1e-9 * (s + 1)) { bad++; if (bad < 4) print "bad", k, d }
+			}
+			print n, "values"; exit !(n >= min && !bad)
+		}' min="$2" "$1"
+}
+check "v4 database: [new-base] = [new] - [base] at every context, every scope" \
+	delta_ok "$tmp/ab.dump" 10000
+# BASE's and NEW's columns are what convert gives each run alone
+"$PROFCONV" convert -q "$A" -o "$tmp/a.d"
+"$PROFCONV" convert -q "$B" -o "$tmp/b.d"
+side_values() { # DB SIDE: check --values of one side, its names plain
+	"$PROFCONV" check --values "$1" | awk -F'\t' -v s=" [$2]" '
+		{ i = index($2, s); if (i && i + length(s) - 1 == length($2)) { $2 = substr($2, 1, i - 1); print } }' OFS='\t' | sort
+}
+"$PROFCONV" check --values "$tmp/a.d" | sort >"$tmp/a.vals"
+"$PROFCONV" check --values "$tmp/b.d" | sort >"$tmp/b.vals"
+side_values "$tmp/ab.d" base >"$tmp/ab.base"
+side_values "$tmp/ab.d" new >"$tmp/ab.new"
+check "BASE's columns: every function's exclusive and inclusive value as convert writes A ($(wc -l <"$tmp/a.vals") lines)" \
+	cmp "$tmp/a.vals" "$tmp/ab.base"
+check "NEW's columns: as convert writes B" cmp "$tmp/b.vals" "$tmp/ab.new"
+check "the change of the total: fib(22) - fib(18) runs 710,689 more instructions" \
+	grep -q "^total	Ir \[new-base\]	710689$" <("$PROFCONV" check --values "$tmp/ab.d")
+
+# diff A A: no change anywhere; diff B A: the exact negative of diff A B
+"$PROFCONV" diff -q "$A" "$A" -o "$tmp/aa.d"
+"$PROFCONV" check --values "$tmp/aa.d" >"$tmp/aa.vals"
+check "diff A A: no change: no [new-base] total, exclusive or inclusive value" \
+	sh -c "grep -q 'Ir \[base\]' '$tmp/aa.vals' && ! grep -q 'new-base' '$tmp/aa.vals'"
+"$PROFCONV" diff -q "$B" "$A" -o "$tmp/ba.d"
+side_values "$tmp/ab.d" new-base >"$tmp/ab.delta"
+side_values "$tmp/ba.d" new-base |
+	awk -F'\t' '{ if (!sub(/^-/, "", $NF)) $NF = "-" $NF; print }' OFS='\t' | sort >"$tmp/ba.delta"
+# (whole numbers exactly; the calls shared out over contexts, fractions,
+# are summed in the order of each tree, which puts the run read first
+# first: to 1e-12)
+check "diff B A: every function's change the negative of diff A B's (Ir exactly)" \
+	awk -F'\t' 'NR == FNR { v[$1 FS $2 FS $3] = $4; next }
+		{ k = $1 FS $2 FS $3; n++; d = v[k] - $4
+		  if (!(k in v) || ($2 == "Ir" ? v[k] != $4 : d * d > 1e-24 * ($4 * $4 + 1))) bad++ }
+		END { exit !(n > 100 && !bad) }' "$tmp/ab.delta" "$tmp/ba.delta"
+
+# --normalize: NEW scaled to BASE's total
+"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.d"
+check "--normalize: NEW's total is BASE's (527,325 Ir), the change 0" \
+	sh -c "'$PROFCONV' check --values '$tmp/norm.d' | grep -q '^total	Ir \\[new\\]	527325\$'"
+
+# folded: "stack base new", the columns summing to each run's total
+"$PROFCONV" diff -q --min-width=0 "$A" "$B" -o "$tmp/ab.folded"
+check "folded: two columns, BASE's summing to 527,325, NEW's to 1,238,014" \
+	awk '{ b += $(NF - 1); n += $NF } END { exit !(b == 527325 && n == 1238014) }' "$tmp/ab.folded"
+"$PROFCONV" convert -q --min-width=0 "$A" -o "$tmp/a.folded"
+check "folded: BASE's column is convert's folded A, stack by stack" \
+	cmp <(awk '$(NF - 1) > 0 { $NF = ""; print }' "$tmp/ab.folded" | sed 's/ $//' | sort) \
+	<(sort "$tmp/a.folded")
+
+# Callgrind: both runs as events, calls= of NEW
+"$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.callgrind"
+check "Callgrind: events Ir_base Ir_new" grep -q '^events: Ir_base Ir_new$' "$tmp/ab.callgrind"
+if command -v callgrind_annotate >/dev/null; then
+	fn_self() { callgrind_annotate --threshold=100 --show="$2" "$1" 2>/dev/null |
+		awk '/^-+$/ { s++ } s >= 6 && $2 ~ /^\(/ && !/=>/ { gsub(/,/, "", $1); $2 = ""; print }' | sort; }
+	"$PROFCONV" convert -q "$A" -o "$tmp/a.callgrind"
+	check "callgrind_annotate: Ir_base per function as in convert's A" \
+		cmp <(fn_self "$tmp/ab.callgrind" Ir_base) <(fn_self "$tmp/a.callgrind" Ir)
+	"$PROFCONV" convert -q "$B" -o "$tmp/b.callgrind"
+	check "callgrind_annotate: Ir_new per function as in convert's B" \
+		cmp <(fn_self "$tmp/ab.callgrind" Ir_new) <(fn_self "$tmp/b.callgrind" Ir)
+else
+	skip "callgrind_annotate: needs valgrind"
+fi
+if have_kc; then
+	check "KCachegrind loads the comparison without a message" \
+		sh -c "[ -z \"\$(kc '$tmp/ab.callgrind' 2>/dev/null | grep -v '^Loading .*done')\" ]"
+else
+	skip "KCachegrind: needs kcachegrind and dbus-run-session"
+fi
+
+# pprof: what go tool pprof -diff_base builds, node for node
+"$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.pb.gz"
+if have_go; then
+	"$PROFCONV" convert -q "$A" -o "$tmp/a.pb.gz"
+	"$PROFCONV" convert -q "$B" -o "$tmp/b.pb.gz"
+	for ty in Ir Calls; do
+		top() { HOME="$tmp" go tool pprof -top -nodefraction=0 -nodecount=1000000 \
+			-sample_index=$ty "$@" 2>/dev/null | sed -n '/flat%/,$p' | sort; }
+		top "$tmp/ab.pb.gz" >"$tmp/top1"
+		top -diff_base "$tmp/a.pb.gz" "$tmp/b.pb.gz" >"$tmp/top2"
+		check "pprof -top of the comparison = go tool pprof -top -diff_base A B ($ty, $(wc -l <"$tmp/top1") lines)" \
+			sh -c "[ \$(wc -l <'$tmp/top1') -gt 10 ] && cmp '$tmp/top1' '$tmp/top2'"
+	done
+	HOME="$tmp" go tool pprof -top "$tmp/ab.pb.gz" >"$tmp/top" 2>/dev/null
+	check "pprof: fib'2 grew by 709,804 instructions" grep -q "^ *709804 .* fib'2$" "$tmp/top"
+else
+	skip "go tool pprof: needs golang-go"
+fi
+
+# SVG: a differential flame graph (widths NEW, colours by change)
+"$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.svg"
+check "SVG: fib'2 grew: red, its title with both runs and the change" \
+	grep -q "<title>fib'2 (831017 Ir in NEW, 121213 in BASE: +709804, +585.58%, [0-9.]*%)</title><rect [^>]*fill=\"rgb(255,50,50)\"" "$tmp/ab.svg"
+if command -v xmllint >/dev/null; then
+	check "SVG: well-formed XML" xmllint --noout "$tmp/ab.svg"
+fi
+ss="$top_srcdir/tests/speedscope"
+if [ -d "$ss/node_modules/playwright-core" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
+	node "$ss/svg_judge.mjs" "$tmp/ab.svg" "fib" "$tmp/ab.png" >"$tmp/sj" 2>&1
+	check "SVG in Chromium: no error, the widest frame as wide as its NEW share, zoom" \
+		sh -c "grep -q '^errors 0\$' '$tmp/sj' && grep -q '^zoom .* 100.00\$' '$tmp/sj' &&
+			awk '\$1 == \"top\" { d = \$(NF - 1) - \$NF; exit !(d < 0.05 && -d < 0.05) }' '$tmp/sj'"
+else
+	skip "SVG in Chromium: needs /usr/bin/chromium and 'npm ci' in tests/speedscope"
+fi
+
+# two real databases: pipit's ping-pong, old hpcprof's and hpcprof v4's
+if have_shared; then
+	L="$SHARED/hpctoolkit-data/legacy-pipit-ping-pong"
+	V="$SHARED/hpctoolkit-data/v4-pipit-ping-pong"
+	"$PROFCONV" diff -q "$L" "$V" -o "$tmp/pp.d"
+	"$PROFCONV" check "$tmp/pp.d" >/dev/null
+	check "two databases: a valid v4 database" test $? -eq 0
+	"$PROFCONV" dump "$tmp/pp.d" >"$tmp/pp.dump"
+	check "two databases: [new-base] = [new] - [base] at every context, every scope" \
+		delta_ok "$tmp/pp.dump" 100
+	check "two databases: main is one context (modules and files matched by name)" \
+		sh -c "'$PROFCONV' diff '$L' '$V' -o '$tmp/pp2.d' 2>&1 | grep -q '^profconv: note: [1-9][0-9]* context(s) in both runs'"
+else
+	skip "two real databases: $NO_SHARED"
+fi
+done_testing
