@@ -17,6 +17,11 @@ for i in 01 02 03; do
 done
 cp -r "$TD/hpctoolkit-legacy/tiny-4.0" "$w/old-database"
 cp -r "$TD/ovni/good" "$w/ovni-trace"
+# two runs of prog (fib(18) and fib(22)), as Callgrind files and databases
+cp "$TD/callgrind/prog.default.out" "$w/before.out"
+cp "$TD/callgrind/prog.n22.out" "$w/after.out"
+"$PROFCONV" convert -q -o "$w/before.d" "$w/before.out" &&
+	"$PROFCONV" convert -q -o "$w/after.d" "$w/after.out" || exit 1
 chmod -R u+w "$w"
 
 # runs one README command line in $w; ok when it exits 0 and prints
@@ -83,6 +88,12 @@ while IFS= read -r line; do
 		check "prog.svg is XML" /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$w/prog.svg" ;;
 	*"-o callgrind.out.prog"*)
 		check "callgrind.out.prog reads back" "$PROFCONV" info "$w/callgrind.out.prog" ;;
+	*"-o change.svg"*)
+		check "change.svg is XML, a differential flame graph" sh -c "grep -q 'Red: grew from BASE' '$w/change.svg' &&
+			/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '$w/change.svg'" ;;
+	*"-o change.d"*)
+		check "change.d: a database with BASE, NEW and NEW-BASE columns" sh -c \
+			"'$PROFCONV' check --values '$w/change.d' | grep -q '^total	Ir \[new-base\]	710689\$'" ;;
 	*"-o trace.json"*)
 		check "trace.json is JSON" perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or die; decode_json(<$f>)' "$w/trace.json" ;;
 	*) not_ok "README: no check for: $line" ;;
