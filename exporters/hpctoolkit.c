@@ -1040,4 +1040,5 @@ const struct pc_exporter pc_export_hpctoolkit = {
 	.begin = hpc_begin,
 	.end = hpc_end,
 	.abort = hpc_abort,
+	.parts = &pc_hpc_parts,
 };

@@ -68,49 +68,14 @@ int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 
 /* profconv-mpi (src/mpi.c; doc/design.md, "MPI ranks"): every rank
  * writes its own profiles' profile.db blocks and trace.db lines into
- * the files rank 0's writer began, from the offsets rank 0 hands out.
- * A part's bytes are where one process would have written them. */
+ * the files rank 0's writer began, from the offsets rank 0 hands out
+ * (hpctoolkit_part.c, the output's struct pc_parts). A part's bytes
+ * are where one process would have written them. */
 struct hpc_lexd { /* a summary correction at a loop (lex_fix) */
 	uint32_t loop, metric;
 	double d;
 };
-struct hpc_lead { /* what rank 0's writer tells the parts */
-	const char *dir;            /* the database being written */
-	const struct hpc_layout *l; /* its metrics' layout */
-	uint64_t pend, tend;        /* where its files end (tend 0: no
-				     * trace.db) */
-};
-struct hpc_part { /* what a part wrote */
-	pc_id p0;     /* its profiles, p0 .. p0 + np - 1 */
-	size_t np;
-	uint64_t pend, tend; /* where its bytes end */
-	uint64_t tmin, tmax; /* its samples' time range */
-	unsigned char (*block)[0x20]; /* a profile info's block part each */
-	unsigned char *tline; /* a trace.db entry each (NULL: none) */
-	struct hpc_lexd *lexd; /* in profile order */
-	size_t nlexd;
-};
-/* Rank 0, once db holds every rank's tables: profile.db begun, and
- * trace.db if trace (a profile of some rank has samples), with the
- * lines of the profiles written so far; both on disk. */
-int pc_hpc_lead(struct pc_sink *s, const struct pc_db *db, int trace,
-		struct hpc_lead *ld, struct pc_err *err);
-/* Rank 0: a part written, taken in profile order. */
-int pc_hpc_lead_add(struct pc_sink *s, const struct hpc_part *pt);
-/* Another rank: a sink for profiles p0 on (db: the whole tree and
- * metrics) that writes their blocks into a spool file (unlinked, in
- * ld's directory) and keeps their traces; then the sizes of
- * its profile.db and trace.db bytes; then, given where they go, puts
- * them in ld's files and says what it wrote (pt, freed with
- * pc_hpc_part_free). The sink is freed with pc_hpc_part_free_sink. */
-struct pc_sink *pc_hpc_part(const struct hpc_lead *ld, const struct pc_db *db,
-			    pc_id p0, struct pc_err *err);
-void pc_hpc_part_sizes(const struct pc_sink *s, uint64_t *psize,
-		       uint64_t *tsize);
-int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
-		      struct hpc_part *pt);
-void pc_hpc_part_free_sink(struct pc_sink *s);
-void pc_hpc_part_free(struct hpc_part *pt);
+extern const struct pc_parts pc_hpc_parts;
 
 /* Each writes one file of the database into directory dir; meta.db's
  * size in *bytes (it may run on a thread of its own: it says nothing

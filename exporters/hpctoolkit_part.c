@@ -1,16 +1,38 @@
 /* profconv-mpi: the v4 writer's side of ranks that write their own
- * profiles (hpctoolkit.h; doc/design.md, "MPI ranks"). Rank 0's writer
- * hands out where its files end and takes in what each part wrote; a
- * part runs the same writer code into a spool and the trace lines into
- * no file, learns where its bytes go, and puts them there. */
+ * profiles (struct pc_parts; doc/design.md, "MPI ranks"). Rank 0's
+ * writer hands out where its files end and takes in what each part
+ * wrote; a part runs the same writer code into a spool and the trace
+ * lines into no file, learns where its bytes go, and puts them there.
+ * The records between them are this file's alone (src/rec.h). */
 #include "hpctoolkit_writer.h"
+#include "rec.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-int pc_hpc_lead(struct pc_sink *s, const struct pc_db *db, int trace,
-		struct hpc_lead *ld, struct pc_err *err)
+struct hpc_lead { /* what rank 0's writer tells the parts */
+	const char *dir;            /* the database being written */
+	const struct hpc_layout *l; /* its metrics' layout */
+	uint64_t pend, tend;        /* where its files end (tend 0: no
+				     * trace.db) */
+};
+struct hpc_part { /* what a part wrote */
+	pc_id p0;     /* its profiles, p0 .. p0 + np - 1 */
+	size_t np;
+	uint64_t pend, tend; /* where its bytes end */
+	uint64_t tmin, tmax; /* its samples' time range */
+	unsigned char (*block)[0x20]; /* a profile info's block part each */
+	unsigned char *tline; /* a trace.db entry each (NULL: none) */
+	struct hpc_lexd *lexd; /* in profile order */
+	size_t nlexd;
+};
+
+/* Rank 0, once db holds every rank's tables: profile.db begun, and
+ * trace.db if trace (a profile of some rank has samples), with the
+ * lines of the profiles written so far; both on disk. */
+static int lead_begin(struct pc_sink *s, const struct pc_db *db, int trace,
+		      struct hpc_lead *ld, struct pc_err *err)
 {
 	struct writer *w = (struct writer *)s;
 	w->err = err;
@@ -38,7 +60,8 @@ int pc_hpc_lead(struct pc_sink *s, const struct pc_db *db, int trace,
 	return 0;
 }
 
-int pc_hpc_lead_add(struct pc_sink *s, const struct hpc_part *pt)
+/* Rank 0: a part written, taken in profile order. */
+static int lead_add(struct pc_sink *s, const struct hpc_part *pt)
 {
 	struct writer *w = (struct writer *)s;
 	if (!pt->np)
@@ -83,8 +106,14 @@ static int part_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
 	return 0;
 }
 
-struct pc_sink *pc_hpc_part(const struct hpc_lead *ld, const struct pc_db *db,
-			    pc_id p0, struct pc_err *err)
+/* Another rank: a sink for profiles p0 on (db: the whole tree and
+ * metrics) that writes their blocks into a spool file (unlinked, in
+ * ld's directory) and keeps their traces; then the sizes of its
+ * profile.db and trace.db bytes; then, given where they go, puts them
+ * in ld's files and says what it wrote (part_place). */
+static struct pc_sink *part_new(const struct hpc_lead *ld,
+				const struct pc_db *db, pc_id p0,
+				struct pc_err *err)
 {
 	struct writer *w = pc_xcalloc(1, sizeof(*w));
 	w->sink.profile = part_profile;
@@ -120,15 +149,14 @@ struct pc_sink *pc_hpc_part(const struct hpc_lead *ld, const struct pc_db *db,
 	return &w->sink;
 }
 
-void pc_hpc_part_sizes(const struct pc_sink *s, uint64_t *psize,
-		       uint64_t *tsize)
+static void parts_sizes(const struct pc_sink *s, uint64_t size[2])
 {
 	const struct writer *w = (const struct writer *)s;
-	*psize = w->po.pos;
-	*tsize = w->topen ? w->to.pos : 0;
+	size[0] = w->po.pos;
+	size[1] = w->topen ? w->to.pos : 0;
 }
 
-int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
+static int part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 		      struct hpc_part *pt)
 {
 	struct writer *w = (struct writer *)s;
@@ -198,15 +226,139 @@ int pc_hpc_part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 	return 0;
 }
 
-void pc_hpc_part_free_sink(struct pc_sink *s)
+static void parts_free(struct pc_sink *s)
 {
 	hpcw_free((struct writer *)s);
 }
 
-void pc_hpc_part_free(struct hpc_part *pt)
+static void part_free(struct hpc_part *pt)
 {
 	free(pt->block);
 	free(pt->tline);
 	free(pt->lexd);
 	memset(pt, 0, sizeof(*pt));
 }
+
+/* ---- the records (struct pc_parts) ---- */
+
+/* The lead: the database's directory, the metrics' layout, where its
+ * files end. */
+static int parts_lead(struct pc_sink *s, const struct pc_db *db, int trace,
+		      struct rec *r, uint64_t end[2], struct pc_err *err)
+{
+	struct hpc_lead ld = { 0 };
+	if (lead_begin(s, db, trace, &ld, err))
+		return -1;
+	putstr(r, ld.dir);
+	put64(r, ld.l->nmetrics);
+	put32(r, ld.l->npartials);
+	memcpy(room(r, ld.l->nmetrics), ld.l->scopes, ld.l->nmetrics);
+	put64(r, ld.pend);
+	put64(r, ld.tend);
+	end[0] = ld.pend;
+	end[1] = ld.tend;
+	return 0;
+}
+
+static struct pc_sink *parts_part(struct rd *d, struct pc_db *db, pc_id p0,
+				  struct pc_err *err)
+{
+	struct hpc_layout l;
+	struct hpc_lead ld = { .l = &l };
+	ld.dir = getstr(d, db);
+	l.nmetrics = (size_t)get64(d);
+	l.npartials = get32(d);
+	l.scopes = (uint8_t *)take(d, l.nmetrics);
+	ld.pend = get64(d);
+	ld.tend = get64(d);
+	if (d->bad || !ld.dir || l.nmetrics != db->nmetrics) {
+		pc_err_set(err, "internal: a bad lead record from rank 0; "
+			   "please report this bug");
+		return NULL;
+	}
+	return part_new(&ld, db, p0, err);
+}
+
+/* What a part wrote: its profiles, where its bytes end, its time
+ * range, its blocks, its trace lines, its loops' corrections. */
+static int parts_place(struct pc_sink *s, const uint64_t base[2],
+		       struct rec *r, struct pc_err *err)
+{
+	struct hpc_part pt = { 0 };
+	((struct writer *)s)->err = err;
+	int rc = part_place(s, base[0], base[1], &pt);
+	if (!rc) {
+		put32(r, pt.p0);
+		put64(r, pt.np);
+		put64(r, pt.pend);
+		put64(r, pt.tend);
+		put64(r, pt.tmin);
+		put64(r, pt.tmax);
+		memcpy(room(r, pt.np * 0x20), pt.block, pt.np * 0x20);
+		put8(r, pt.tline != NULL);
+		if (pt.tline)
+			memcpy(room(r, pt.np * SZ_TRACE), pt.tline,
+			       pt.np * SZ_TRACE);
+		put64(r, pt.nlexd);
+		for (size_t i = 0; i < pt.nlexd; i++) {
+			put32(r, pt.lexd[i].loop);
+			put32(r, pt.lexd[i].metric);
+			putf(r, pt.lexd[i].d);
+		}
+	}
+	part_free(&pt);
+	return rc;
+}
+
+static int parts_add(struct pc_sink *s, struct rd *d, pc_id next, size_t *np,
+		     uint64_t end[2], struct pc_err *err)
+{
+	struct writer *w = (struct writer *)s;
+	struct hpc_part pt = { 0 };
+	pt.p0 = get32(d);
+	pt.np = (size_t)get64(d);
+	pt.pend = get64(d);
+	pt.tend = get64(d);
+	pt.tmin = get64(d);
+	pt.tmax = get64(d);
+	if (pt.np > w->db->nprofiles || (pt.np && pt.p0 != next))
+		return pc_err_set(err, "internal: a rank wrote profiles %u "
+				  "on, %u expected; please report this bug",
+				  pt.p0, next);
+	pt.block = (unsigned char(*)[0x20])take(d, pt.np * 0x20);
+	if (get8(d))
+		pt.tline = (unsigned char *)take(d, pt.np * SZ_TRACE);
+	pt.nlexd = (size_t)get64(d);
+	if (pt.nlexd > (size_t)(d->end - d->p))
+		d->bad = 1;
+	else
+		pt.lexd = pc_xmalloc((pt.nlexd + 1) * sizeof(*pt.lexd));
+	for (size_t i = 0; i < pt.nlexd && !d->bad; i++) {
+		pt.lexd[i].loop = get32(d);
+		pt.lexd[i].metric = get32(d);
+		pt.lexd[i].d = getf(d);
+	}
+	int rc = d->bad ? pc_err_set(err, "internal: a bad part record from "
+				     "a rank; please report this bug") :
+			  lead_add(s, &pt);
+	free(pt.lexd);
+	*np = pt.np;
+	if (!rc && pt.np) {
+		end[0] = pt.pend;
+		if (pt.tline)
+			end[1] = pt.tend;
+	}
+	return rc;
+}
+
+/* profile.db's blocks start at multiples of 8; trace.db's lines
+ * anywhere */
+const struct pc_parts pc_hpc_parts = {
+	.align = { 8, 1 },
+	.lead = parts_lead,
+	.part = parts_part,
+	.sizes = parts_sizes,
+	.place = parts_place,
+	.free = parts_free,
+	.add = parts_add,
+};

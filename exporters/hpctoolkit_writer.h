@@ -112,7 +112,7 @@ struct writer {
 	unsigned char *rec; /* trace.db's records, written in batches */
 
 	/* profconv-mpi: a part of the profiles, written by a rank other
-	 * than 0 into rank 0's files (pc_hpc_part): its first profile and
+	 * than 0 into rank 0's files (part_new, hpctoolkit_part.c): its first profile and
 	 * the next one, its lex_fix differences in profile order (rank 0
 	 * sums them in the order of the sums), its traces kept until their
 	 * place is known */

@@ -170,100 +170,6 @@ static const char *parse_u64(const char *s, uint64_t *out, int *overflow)
 	return s;
 }
 
-/* ---- the graph ---- */
-
-static int fn_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct cg_graph *g = ctx;
-	return g->fns[id].func == *(const pc_id *)key;
-}
-
-static uint32_t graph_fn(struct cg_graph *g, pc_id func)
-{
-	uint64_t h = pc_hash64(func);
-	pc_id i = pc_keymap_intern(g->fnmap, h, fn_eq, g, &func, (pc_id)g->nfns);
-	if (i != g->nfns)
-		return i;
-	PC_GROW(g->fns, g->nfns, g->capfns);
-	g->fns[g->nfns].func = func;
-	return (uint32_t)g->nfns++;
-}
-
-/* Appends a self-cost record. Records are not merged here: a position
- * seen twice (a function in several fn= blocks) lands in the same
- * context during the expansion, and values are coalesced once. */
-static uint64_t *graph_rec(struct cg_graph *g, const struct cg_rec *r)
-{
-	size_t cap = g->caprecs;
-	PC_GROW(g->recs, g->nrecs, g->caprecs);
-	if (cap != g->caprecs)
-		g->rcost = pc_xrealloc(g->rcost, g->caprecs * g->nev,
-				       sizeof(uint64_t));
-	size_t i = g->nrecs++;
-	g->recs[i] = *r;
-	return g->rcost + i * g->nev;
-}
-
-static int edge_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct cg_graph *g = ctx;
-	const struct cg_edge *a = &g->edges[id], *b = key;
-	return a->from == b->from && a->to == b->to && a->line == b->line &&
-	       a->file == b->file && a->module == b->module &&
-	       a->addr == b->addr;
-}
-
-static struct cg_edge *graph_edge(struct cg_graph *g, const struct cg_edge *e,
-				  uint64_t **cost)
-{
-	uint64_t h = pc_hash64(((uint64_t)e->from << 32) | e->to);
-	h = pc_hash64(h ^ (((uint64_t)e->file << 32) | e->line));
-	h = pc_hash64(h ^ e->addr ^ ((uint64_t)e->module << 40));
-	pc_id i = pc_keymap_intern(g->edgemap, h, edge_eq, g, e,
-				   (pc_id)g->nedges);
-	g->ncalls++;
-	if (i == g->nedges) {
-		size_t cap = g->capedges;
-		PC_GROW(g->edges, g->nedges, g->capedges);
-		if (cap != g->capedges)
-			g->ecost = pc_xrealloc(g->ecost, g->capedges * g->nev,
-					       sizeof(uint64_t));
-		i = (pc_id)g->nedges++;
-		g->edges[i] = *e;
-		g->edges[i].count = 0;
-		memset(g->ecost + (size_t)i * g->nev, 0,
-		       g->nev * sizeof(uint64_t));
-	}
-	*cost = g->ecost + (size_t)i * g->nev;
-	return &g->edges[i];
-}
-
-static void graph_reset(struct cg_graph *g)
-{
-	pc_keymap_free(g->fnmap);
-	pc_keymap_free(g->edgemap);
-	free(g->fns);
-	free(g->recs);
-	free(g->rcost);
-	free(g->edges);
-	free(g->ecost);
-	free(g->metric);
-	memset(g, 0, sizeof(*g));
-}
-
-static void graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
-		       int has_line, int has_instr)
-{
-	graph_reset(g);
-	g->nev = nev;
-	g->metric = pc_xmalloc(nev * sizeof(pc_id));
-	memcpy(g->metric, metric, nev * sizeof(pc_id));
-	g->has_line = has_line;
-	g->has_instr = has_instr;
-	g->fnmap = pc_keymap_new();
-	g->edgemap = pc_keymap_new();
-}
-
 /* ---- parts ---- */
 
 /* An empty graph for the current events and positions. */
@@ -274,12 +180,12 @@ static void start_graph(struct parser *p)
 		has_line |= p->pos[i] == POS_LINE;
 		has_instr |= p->pos[i] == POS_INSTR;
 	}
-	graph_init(&p->g, p->nev, p->ev, has_line, has_instr);
+	pc_cg_graph_init(&p->g, p->nev, p->ev, has_line, has_instr);
 	p->g.merge = !cg_instr_ctx(&p->g, p->opts);
 	if (p->selfsum)
 		memset(p->selfsum, 0, p->nev * sizeof(*p->selfsum));
 	/* a part may go on in the function the previous one ended in */
-	p->cur_fn = p->cur_func != PC_NONE ? graph_fn(&p->g, p->cur_func) :
+	p->cur_fn = p->cur_func != PC_NONE ? pc_cg_graph_fn(&p->g, p->cur_func) :
 					     UINT32_MAX;
 }
 
@@ -303,7 +209,7 @@ static void reset_part_header(struct parser *p)
  * physical id, THREAD) among the profiles db has: processes numbered in
  * the order they come, the parts of one process (threads, --dump-before
  * parts) one after another. */
-void pc_callgrind_logical(const struct pc_db *db, struct pc_idelem ids[2])
+static void logical_ids(const struct pc_db *db, struct pc_idelem ids[2])
 {
 	uint64_t logical_rank = 0, logical_thread = 0;
 	int found_rank = 0;
@@ -381,7 +287,7 @@ static void costless_callees(struct parser *p)
 			.line = func < p->nent ? p->ent_line[func] : 0,
 			.addr = func < p->nent ? p->ent_off[func] : 0,
 		};
-		memcpy(graph_rec(g, &r), c, nev * sizeof(uint64_t));
+		memcpy(pc_cg_graph_rec(g, &r), c, nev * sizeof(uint64_t));
 		first = first == UINT32_MAX ? f : first;
 		n++;
 	}
@@ -435,7 +341,7 @@ static void finish_part(struct parser *p)
 		{ .kind = PC_ID_RANK, .logical = 0, .physical = p->pid },
 		{ .kind = PC_ID_THREAD, .logical = 0, .physical = p->thread },
 	};
-	pc_callgrind_logical(p->db, ids);
+	logical_ids(p->db, ids);
 	pc_id prof = pc_profile_add(p->db, ids, 2);
 	pc_id entry = pc_ctx_entry(p->db, p->thread <= 1 ? PC_ENTRY_MAIN :
 						       PC_ENTRY_APP_THREAD);
@@ -444,7 +350,7 @@ static void finish_part(struct parser *p)
 	pc_id *order = pc_cg_expand(p->db, g, prof, entry, p->opts, &norder);
 	/* before the rounding's peak: the graph, and the contexts' lookup
 	 * table (no context is added until the next part) */
-	graph_reset(&p->g);
+	pc_cg_graph_reset(&p->g);
 	pc_ctx_map_drop(p->db);
 	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC), order,
 		    norder, p->opts ? p->opts->jobs : 1);
@@ -848,12 +754,12 @@ static int cost_line(struct parser *p, const char *s)
 					     p->seen_fl ? cfile : PC_NONE, 0);
 		note_entry(p, func);
 		struct cg_edge key = {
-			.from = p->cur_fn, .to = graph_fn(&p->g, func),
+			.from = p->cur_fn, .to = pc_cg_graph_fn(&p->g, func),
 			.file = file, .line = (uint32_t)line,
 			.module = p->cur_ob, .addr = addr,
 		};
 		uint64_t *c;
-		struct cg_edge *e = graph_edge(&p->g, &key, &c);
+		struct cg_edge *e = pc_cg_graph_edge(&p->g, &key, &c);
 		e->count += p->call_count;
 		for (size_t m = 0; m < p->nev; m++)
 			c[m] += p->line_costs[m];
@@ -870,7 +776,7 @@ static int cost_line(struct parser *p, const char *s)
 	int same = g->merge && last && last->fn == key.fn &&
 		   last->file == key.file && last->line == key.line;
 	uint64_t *c = same ? g->rcost + (g->nrecs - 1) * g->nev :
-			     graph_rec(g, &key);
+			     pc_cg_graph_rec(g, &key);
 	g->ncost++;
 	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + cg_digits(line);
 	for (size_t m = 0; m < p->nev; m++) {
@@ -914,7 +820,7 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 			return fail(p, "'fn=' before any 'events:' header");
 		pc_id func = pc_function_get(p->db, name, p->cur_ob, 0,
 					     p->cur_fl, 0);
-		p->cur_fn = graph_fn(&p->g, func);
+		p->cur_fn = pc_cg_graph_fn(&p->g, func);
 		p->cur_func = func;
 		p->cur_file = p->cur_fl;
 		return 0;
@@ -1147,7 +1053,7 @@ static int cg_read(struct pc_db *db, const char *path,
 	idtab_free(&p.ob);
 	idtab_free(&p.fl);
 	idtab_free(&p.fn);
-	graph_reset(&p.g);
+	pc_cg_graph_reset(&p.g);
 	free(p.ev);
 	free(p.longnames);
 	free(p.summary);
@@ -1203,6 +1109,16 @@ static int cg_probe(const struct pc_probe *pr)
 	return score;
 }
 
+/* A file read apart (a thread's, -j or profconv-mpi): its parts'
+ * ids numbered after the profiles before, as one reader numbers them. */
+static void cg_renumber(const struct pc_db *db, struct pc_idelem *ids,
+			uint32_t nids)
+{
+	if (nids == 2 && ids[0].kind == PC_ID_RANK &&
+	    ids[1].kind == PC_ID_THREAD)
+		logical_ids(db, ids);
+}
+
 const struct pc_importer pc_import_callgrind = {
 	.name = "callgrind",
 	.description = "Callgrind/Cachegrind text profile (valgrind), "
@@ -1210,4 +1126,6 @@ const struct pc_importer pc_import_callgrind = {
 	.probe = cg_probe,
 	.read = cg_read,
 	.no_traces = 1,
+	.files_apart = 1,
+	.renumber = cg_renumber,
 };

@@ -58,6 +58,33 @@ struct cg_graph {
 	double nonzero, cost_bytes;
 };
 
+/* Building the graph (callgrind_graph.c): the graph's function of a
+ * model function (added if new); the edge of e's call site (added with
+ * no cost if new; ncalls counted), its costs in *cost; emptied; begun
+ * for a part with nev events of these metrics. */
+uint32_t pc_cg_graph_fn(struct cg_graph *g, pc_id func);
+struct cg_edge *pc_cg_graph_edge(struct cg_graph *g, const struct cg_edge *e,
+				 uint64_t **cost);
+void pc_cg_graph_reset(struct cg_graph *g);
+void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
+		      int has_line, int has_instr);
+/* Appends a self-cost record (inline: one per cost line). Records are
+ * not merged here: a position seen twice (a function in several fn=
+ * blocks) lands in the same context during the expansion, and values
+ * are coalesced once. */
+static inline uint64_t *pc_cg_graph_rec(struct cg_graph *g,
+					const struct cg_rec *r)
+{
+	size_t cap = g->caprecs;
+	PC_GROW(g->recs, g->nrecs, g->caprecs);
+	if (cap != g->caprecs)
+		g->rcost = pc_xrealloc(g->rcost, g->caprecs * g->nev,
+				       sizeof(uint64_t));
+	size_t i = g->nrecs++;
+	g->recs[i] = *r;
+	return g->rcost + i * g->nev;
+}
+
 /* Decimal digits of v. */
 static inline double cg_digits(uint64_t v)
 {

@@ -1,7 +1,8 @@
-/* The call graph as the expansion (callgrind_tree.c) needs it: its
- * strongly connected components (recursive groups), what one unit of
- * work entering each costs, and each recursive group's DAG with the
- * flows that decide where its members go (doc/design.md, "Callgrind:
+/* The call graph: as the parser (callgrind.c) builds it, and as the
+ * expansion (callgrind_tree.c) needs it: its strongly connected
+ * components (recursive groups), what one unit of work entering each
+ * costs, and each recursive group's DAG with the flows that decide
+ * where its members go (doc/design.md, "Callgrind:
  * from a call graph to a calling-context tree").
  *
  * Outside recursion a call edge's weight is its share of its callee
@@ -23,6 +24,85 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the graph as the parser builds it (callgrind.c) ---- */
+
+static int graph_fn_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct cg_graph *g = ctx;
+	return g->fns[id].func == *(const pc_id *)key;
+}
+
+uint32_t pc_cg_graph_fn(struct cg_graph *g, pc_id func)
+{
+	uint64_t h = pc_hash64(func);
+	pc_id i = pc_keymap_intern(g->fnmap, h, graph_fn_eq, g, &func, (pc_id)g->nfns);
+	if (i != g->nfns)
+		return i;
+	PC_GROW(g->fns, g->nfns, g->capfns);
+	g->fns[g->nfns].func = func;
+	return (uint32_t)g->nfns++;
+}
+
+static int graph_edge_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct cg_graph *g = ctx;
+	const struct cg_edge *a = &g->edges[id], *b = key;
+	return a->from == b->from && a->to == b->to && a->line == b->line &&
+	       a->file == b->file && a->module == b->module &&
+	       a->addr == b->addr;
+}
+
+struct cg_edge *pc_cg_graph_edge(struct cg_graph *g, const struct cg_edge *e,
+				 uint64_t **cost)
+{
+	uint64_t h = pc_hash64(((uint64_t)e->from << 32) | e->to);
+	h = pc_hash64(h ^ (((uint64_t)e->file << 32) | e->line));
+	h = pc_hash64(h ^ e->addr ^ ((uint64_t)e->module << 40));
+	pc_id i = pc_keymap_intern(g->edgemap, h, graph_edge_eq, g, e,
+				   (pc_id)g->nedges);
+	g->ncalls++;
+	if (i == g->nedges) {
+		size_t cap = g->capedges;
+		PC_GROW(g->edges, g->nedges, g->capedges);
+		if (cap != g->capedges)
+			g->ecost = pc_xrealloc(g->ecost, g->capedges * g->nev,
+					       sizeof(uint64_t));
+		i = (pc_id)g->nedges++;
+		g->edges[i] = *e;
+		g->edges[i].count = 0;
+		memset(g->ecost + (size_t)i * g->nev, 0,
+		       g->nev * sizeof(uint64_t));
+	}
+	*cost = g->ecost + (size_t)i * g->nev;
+	return &g->edges[i];
+}
+
+void pc_cg_graph_reset(struct cg_graph *g)
+{
+	pc_keymap_free(g->fnmap);
+	pc_keymap_free(g->edgemap);
+	free(g->fns);
+	free(g->recs);
+	free(g->rcost);
+	free(g->edges);
+	free(g->ecost);
+	free(g->metric);
+	memset(g, 0, sizeof(*g));
+}
+
+void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
+		      int has_line, int has_instr)
+{
+	pc_cg_graph_reset(g);
+	g->nev = nev;
+	g->metric = pc_xmalloc(nev * sizeof(pc_id));
+	memcpy(g->metric, metric, nev * sizeof(pc_id));
+	g->has_line = has_line;
+	g->has_instr = has_instr;
+	g->fnmap = pc_keymap_new();
+	g->edgemap = pc_keymap_new();
+}
 
 /* An edge's or a flow's weight in the scalar column (the shares of the
  * metrics' totals, summed), where a metric has none: every edge has at

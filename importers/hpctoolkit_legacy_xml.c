@@ -1,5 +1,6 @@
 /* Old HPCToolkit databases: experiment.xml, read with libxml2's
- * streaming reader (the tables, the tree, inline values). */
+ * streaming reader (the tables, the tree, inline values); and the
+ * sorted id tables the family uses (hpctoolkit_legacy.h). */
 #include "pc.h"
 #include "internal.h"
 #include "hpctoolkit_legacy.h"
@@ -10,6 +11,69 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+
+/* ------------------------------------------------------------------ */
+/* Sorted id -> value tables.                                         */
+
+void idtab_add(struct idtab *t, uint32_t id, uint32_t v)
+{
+	PC_GROW(t->e, t->n, t->cap);
+	t->e[t->n++] = (struct idv){ id, v };
+}
+
+static int cmp_idv(const void *a, const void *b)
+{
+	const struct idv *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int64_t idtab_sort(struct idtab *t)
+{
+	if (t->n)
+		qsort(t->e, t->n, sizeof(*t->e), cmp_idv);
+	/* a direct table where it is at most 4 entries an id: the values
+	 * look a context and a column up per value */
+	free(t->dense);
+	t->dense = NULL;
+	t->ndense = 0;
+	if (t->n && t->e[t->n - 1].id / 4 <= t->n) {
+		t->ndense = (size_t)t->e[t->n - 1].id + 1;
+		t->dense = pc_xmalloc(t->ndense * sizeof(uint32_t));
+		for (size_t i = 0; i < t->ndense; i++)
+			t->dense[i] = UINT32_MAX;
+		/* an id listed twice: the first, as the search finds */
+		for (size_t i = t->n; i-- > 0;)
+			t->dense[t->e[i].id] = t->e[i].v;
+	}
+	for (size_t i = 1; i < t->n; i++)
+		if (t->e[i].id == t->e[i - 1].id)
+			return t->e[i].id;
+	return -1;
+}
+
+/* idtab_get where the ids are not dense: a binary search. */
+int idtab_search(const struct idtab *t, uint32_t id, uint32_t *v)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->e[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->n && t->e[lo].id == id) {
+		*v = t->e[lo].v;
+		return 1;
+	}
+	return 0;
+}
+
+void idtab_free(struct idtab *t)
+{
+	free(t->e);
+	free(t->dense);
+}
 
 static int xml_fail(struct legacy *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

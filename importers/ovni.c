@@ -29,71 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OV_NMODELS 16
 #define OV_MAX_DEPTH 100000
-
-/* ---- the event table, indexed ---- */
-
-static int nmodels;
-static const char *model_names[OV_NMODELS];
-/* event index + 1 by (model, category, value); 0: unknown */
-static uint16_t (*ev_index)[256][256];
-/* for an EXIT event, the index of its ENTER event */
-static uint16_t *enter_of;
-
-int ov_model_find(const char *name)
-{
-	for (int i = 0; i < nmodels; i++)
-		if (!strcmp(model_names[i], name))
-			return i;
-	return -1;
-}
-
-static void table_make(void)
-{
-	for (int i = 0; ov_models[i].name && i < OV_NMODELS; i++)
-		model_names[nmodels++] = ov_models[i].name;
-	ev_index = pc_xcalloc((size_t)nmodels, sizeof(*ev_index));
-	for (size_t i = 0; ov_events[i].model; i++) {
-		int m = ov_model_find(ov_events[i].model);
-		const unsigned char *mcv =
-			(const unsigned char *)ov_events[i].mcv;
-		if (m >= 0)
-			ev_index[m][mcv[1]][mcv[2]] = (uint16_t)(i + 1);
-	}
-	size_t n = 0;
-	while (ov_events[n].model)
-		n++;
-	enter_of = pc_xcalloc(n + 1, sizeof(*enter_of));
-	for (size_t i = 0; i < n; i++) {
-		enter_of[i] = UINT16_MAX;
-		if (ov_events[i].kind != OV_EXIT)
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (ov_events[j].kind == OV_ENTER &&
-			    !strcmp(ov_events[j].model, ov_events[i].model) &&
-			    !strcmp(ov_events[j].mcv, ov_events[i].arg))
-				enter_of[i] = (uint16_t)j;
-	}
-}
-
-/* Once, whichever reader thread comes first (-j). */
-static void table_init(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, table_make);
-}
-
-/* ---- an event's entry in the table ---- */
-
-const struct ov_event *ov_lookup(const struct proc *p, const struct ev *e)
-{
-	int m = p->letter_model[e->m];
-	if (m < 0)
-		return NULL;
-	uint16_t i = ev_index[m][e->c][e->v];
-	return i ? &ov_events[i - 1] : NULL;
-}
 
 /* ---- the model side ---- */
 
@@ -484,7 +420,7 @@ static const char *task_label(struct ctx *c, struct thr *th, int model,
 			return NULL;
 		return task_label(c, th, model, typeid, buf, n);
 	}
-	snprintf(buf, n, "%s task type %u", model_names[model],
+	snprintf(buf, n, "%s task type %u", ov_model_names[model],
 		 (unsigned)typeid);
 	return buf;
 }
@@ -519,7 +455,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		 const struct ov_event *d, int swap)
 {
 	int m = th->p->letter_model[e->m];
-	const char *mod = model_names[m];
+	const char *mod = ov_model_names[m];
 	int idx = (int)(d - ov_events);
 	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
 	char buf[160];
@@ -541,7 +477,7 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0, 0, 0);
 	case OV_EXIT:
 		if (!top || top->kind != OV_ENTER ||
-		    top->event != enter_of[idx])
+		    top->event != ov_enter_of[idx])
 			return pc_err_at_off(c->err, th->path, e->off,
 					     "exit event %s does not match "
 					     "the enter %s: %s", d->mcv,
@@ -1013,7 +949,7 @@ static int trace_looms(const char *path, char **root, char ***looms,
 static int ovni_read(struct pc_db *db, const char *path,
 		     const struct pc_import_opts *opts, struct pc_err *err)
 {
-	table_init();
+	ov_table_init();
 	struct ctx c = { .db = db, .err = err, .stop = opts->stop };
 	char *root;
 	char **looms;

@@ -175,10 +175,30 @@ void ov_rd_close(struct rd *r);
 int ov_proc_list(struct proc *p, const char *dir, struct pc_err *err);
 int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err);
 void ov_proc_free(struct proc *p);
-/* The index of a model of the event table (ovni.c), -1 if unknown. */
+/* ---- the event table, indexed (ovni_table.c) ---- */
+
+#define OV_NMODELS 16
+extern int ov_nmodels;
+extern const char *ov_model_names[OV_NMODELS];
+/* event index + 1 by (model, category, value); 0: unknown */
+extern uint16_t (*ov_ev_index)[256][256];
+/* for an EXIT event, the index of its ENTER event */
+extern uint16_t *ov_enter_of;
+/* Makes the index, once (any thread may call it). */
+void ov_table_init(void);
+/* The index of a model of the event table, -1 if unknown. */
 int ov_model_find(const char *name);
-/* The event table's entry of an event of the process, NULL if unknown. */
-const struct ov_event *ov_lookup(const struct proc *p, const struct ev *e);
+/* The event table's entry of an event of the process, NULL if unknown
+ * (inline: every event of a trace is looked up). */
+static inline const struct ov_event *ov_lookup(const struct proc *p,
+					       const struct ev *e)
+{
+	int m = p->letter_model[e->m];
+	if (m < 0)
+		return NULL;
+	uint16_t i = ov_ev_index[m][e->c][e->v];
+	return i ? &ov_events[i - 1] : NULL;
+}
 
 /* ---- the tasks of a process (ovni_tasks.c) ---- */
 

@@ -36,7 +36,8 @@ int mpi_follow(struct opts *o, char **inputs, int n)
 	if (!pc_mpi_agree(!db, &err)) {
 		pc_mpi_sum(pc_kept(keeper));
 		if (o->mpi_parts)
-			pc_mpi_part(keeper, mine ? db : NULL, tables, &err);
+			pc_mpi_part(keeper, mine ? db : NULL, tables,
+				    o->mpi_parts, &err);
 		else
 			pc_mpi_send(keeper, mine ? db : NULL, tables);
 		rc = 0;
@@ -74,7 +75,7 @@ struct pc_db *mpi_lead(struct opts *o, char **inputs, int n, struct stream *st,
 		if (!st->sink) {
 			if (o->mpi_parts)
 				pc_mpi_lead(g, NULL, NULL, tables, o->mpi_files,
-					    o->mpi_size, err);
+					    o->mpi_size, o->mpi_parts, err);
 			else
 				pc_mpi_gather(g, NULL, tables, o->mpi_files,
 					      o->mpi_size, err);
@@ -93,7 +94,7 @@ struct pc_db *mpi_lead(struct opts *o, char **inputs, int n, struct stream *st,
 		g->nplanned = g->nflushed + pc_kept(own) + total;
 	int rc = o->mpi_parts ?
 		pc_mpi_lead(g, own, st->sink, tables, o->mpi_files,
-			    o->mpi_size, err) :
+			    o->mpi_size, o->mpi_parts, err) :
 		pc_mpi_gather(g, own, tables, o->mpi_files, o->mpi_size, err);
 	pc_keeper_free(own);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
@@ -140,7 +141,8 @@ unsigned apart_readers(const struct opts *o, char **inputs, int n,
 {
 	if (o->jobs < 2 || o->mpi_size > 1)
 		return 0;
-	int callgrind = n > 1;
+	int files = n > 1;
+	const struct pc_importer *first = NULL;
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		struct pc_err e;
@@ -155,11 +157,13 @@ unsigned apart_readers(const struct opts *o, char **inputs, int n,
 		 * makes its tree as it reads them (ovni) */
 		if (n == 1)
 			return (*im)->streams && !(*im)->tree_first ? o->jobs : 0;
-		/* or several Callgrind files (a file per thread), shared
-		 * out whole, as profconv-mpi's ranks do */
-		callgrind &= !strcmp((*im)->name, "callgrind");
+		/* or several files of one run (a file per thread) of an
+		 * importer that reads them apart, shared out whole, as
+		 * profconv-mpi's ranks do */
+		files &= (*im)->files_apart && (!first || *im == first);
+		first = *im;
 	}
-	if (!callgrind)
+	if (!files)
 		return 0;
 	/* more readers than cores where that evens out the cores' work
 	 * (three files on two cores: three readers, a file and a half a
@@ -228,11 +232,11 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 	o->mpi_size = nr;
 	o->imp.jobs = jobs;
 	struct pc_db *g = !rc ? load(o, inputs, n, NULL, st, err) : NULL;
-	/* Callgrind files: functions found from one file to the next as
-	 * the importer finds them */
-	int callgrind = o->mpi_files;
+	/* files read apart: functions found from one file to the next as
+	 * their importer finds them */
+	const struct pc_importer *files = o->mpi_files;
 	o->mpi_size = 1;
-	o->mpi_files = 0;
+	o->mpi_files = NULL;
 	o->imp.jobs = jobs0;
 	rc = !g;
 	struct timespec t0, t1, t2;
@@ -257,7 +261,7 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 				rc = -1;
 			} else {
 				rc = pc_take_share(g, r->db, r->keeper,
-						   callgrind, err);
+						   files, err);
 			}
 			clock_gettime(CLOCK_MONOTONIC, &t2);
 			waited += seconds(&t0, &t1);

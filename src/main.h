@@ -22,12 +22,14 @@ struct opts {
 	 * same tree) */
 	unsigned mpi_rank, mpi_size;
 	int mpi_tree;
-	/* several inputs, all Callgrind files: shared out whole (any other
-	 * several inputs are read by rank 0 alone) */
-	int mpi_files;
-	/* the output is a v4 database: each rank writes its own
-	 * profiles' blocks and trace lines */
-	int mpi_parts;
+	/* several inputs, all files of one importer that reads them apart
+	 * (Callgrind's, a file per thread): that importer; they are shared
+	 * out whole (NULL: any other several inputs are read by rank 0
+	 * alone) */
+	const struct pc_importer *mpi_files;
+	/* an output written in parts (the v4 database): each rank writes
+	 * its own profiles (NULL: rank 0 writes them all) */
+	const struct pc_parts *mpi_parts;
 	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
 	int normalize; /* diff: NEW scaled to BASE's total per metric */
 };
@@ -93,7 +95,6 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 			 struct pc_err *err);
 
 #ifdef PC_MPI
-extern const struct pc_exporter pc_export_hpctoolkit;
 /* Ranks > 0: read this rank's share, then send it to rank 0 (whose
  * exit status every rank takes). */
 int mpi_follow(struct opts *o, char **inputs, int n);

@@ -182,7 +182,8 @@ static int feed_own(struct pc_db *g, struct pc_sink *own, int rc,
  * profile count in *np, whether it has trace samples in *trace. rc: a
  * failure before (nothing is merged). */
 static int take_tables(struct pc_db *g, const struct rec *r, int with_tables,
-		       int callgrind, unsigned from, struct maps *m,
+		       const struct pc_importer *files, unsigned from,
+		       struct maps *m,
 		       uint64_t *np, int *trace, int rc, struct pc_err *err)
 {
 	struct rd d = { r->p, r->p + r->n, 0 };
@@ -190,7 +191,7 @@ static int take_tables(struct pc_db *g, const struct rec *r, int with_tables,
 	uint64_t nctx = get64(&d);
 	*trace = get8(&d);
 	if (with_tables) {
-		if (!rc && pc_merge_tables(g, &d, m, callgrind))
+		if (!rc && pc_merge_tables(g, &d, m, files))
 			rc = pc_err_set(err, "internal: bad tables from rank "
 					"%u; please report this bug", from);
 	} else if (!rc && nctx != g->ncontexts) {
@@ -202,7 +203,8 @@ static int take_tables(struct pc_db *g, const struct rec *r, int with_tables,
 }
 
 int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
-		  int callgrind, unsigned size, struct pc_err *err)
+		  const struct pc_importer *files, unsigned size,
+		  struct pc_err *err)
 {
 	int rc = feed_own(g, own, 0, err);
 	struct rec r = { 0 };
@@ -211,7 +213,7 @@ int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
 		struct maps m = { 0 };
 		uint64_t np;
 		int trace; /* rank 0 writes them all */
-		rc = take_tables(g, &r, with_tables, callgrind, from, &m, &np,
+		rc = take_tables(g, &r, with_tables, files, from, &m, &np,
 				 &trace, rc, err);
 		/* every record is received, even after a failure: the
 		 * rank waits for it */
@@ -243,38 +245,32 @@ static void bcast_rec(struct rec *r)
 	}
 }
 
-/* A part's record for rank 0: whether it failed, what it wrote, and
- * the counts of its values and samples. */
-static void put_part(struct rec *r, int failed, const struct hpc_part *pt,
-		     const struct pc_db *g, uint64_t nv, uint64_t nsv)
+/* A part's record for rank 0: whether it failed; the counts of its
+ * values and stored values, the sample count of each of its profiles
+ * p0.. (np), then what the output's part wrote (out). */
+/* v up to a multiple of a (a power of 2; 0 or 1: v) */
+static uint64_t align_up(uint64_t v, unsigned a)
+{
+	return a > 1 ? (v + a - 1) & ~(uint64_t)(a - 1) : v;
+}
+
+static void put_part(struct rec *r, int failed, const struct pc_db *g,
+		     pc_id p0, size_t np, uint64_t nv, uint64_t nsv,
+		     const struct rec *out)
 {
 	put8(r, (uint8_t)failed);
 	if (failed)
 		return;
-	put32(r, pt->p0);
-	put64(r, pt->np);
-	put64(r, pt->pend);
-	put64(r, pt->tend);
-	put64(r, pt->tmin);
-	put64(r, pt->tmax);
 	put64(r, nv);
 	put64(r, nsv);
-	memcpy(room(r, pt->np * 0x20), pt->block, pt->np * 0x20);
-	put8(r, pt->tline != NULL);
-	if (pt->tline)
-		memcpy(room(r, pt->np * 0x18), pt->tline, pt->np * 0x18);
-	for (size_t i = 0; i < pt->np; i++)
-		put64(r, g->traces[pt->p0 + i].n);
-	put64(r, pt->nlexd);
-	for (size_t i = 0; i < pt->nlexd; i++) {
-		put32(r, pt->lexd[i].loop);
-		put32(r, pt->lexd[i].metric);
-		putf(r, pt->lexd[i].d);
-	}
+	put64(r, np);
+	for (size_t i = 0; i < np; i++)
+		put64(r, g->traces[p0 + i].n);
+	memcpy(room(r, out->n), out->p, out->n);
 }
 
 int pc_mpi_part(struct pc_sink *s, struct pc_db *db, int with_tables,
-		struct pc_err *err)
+		const struct pc_parts *parts, struct pc_err *err)
 {
 	struct keeper *k = (struct keeper *)s;
 	send_tables(k, db, with_tables);
@@ -296,30 +292,29 @@ int pc_mpi_part(struct pc_sink *s, struct pc_db *db, int with_tables,
 	int rc = -1;
 	struct pc_db *g = NULL;
 	struct pc_sink *ps = NULL;
-	struct hpc_lead ld;
-	struct hpc_layout l;
-	struct hpc_part pt = { 0 };
 	if (pc_mpi_agree(0, err)) /* rank 0 could not take them */
 		goto out;
 	bcast_rec(&r);
 	struct rd d = { r.p, r.p + r.n, 0 };
-	g = pc_get_lead(&d, &ld, &l, db, with_tables);
+	g = pc_get_model(&d, db, with_tables);
 	const struct maps *pm = with_tables ? &m : NULL;
-	/* its profiles' blocks into a spool, their sizes to rank 0 */
+	/* its profiles into the output's part (a spool), their sizes to
+	 * rank 0 */
 	int bad = 0;
 	uint64_t nv0 = g ? g->flushed_values : 0, ns0 = g ? g->flushed_scoped : 0;
+	pc_id p0 = k->nprof ? (pc_id)pc_getle(k->prof[0].p, 4) +
+				      (pm ? pm->prof0 : 0) : 0;
+	size_t np = k->nprof;
 	if (!g) {
 		bad = pc_err_set(err, "internal: a bad lead record from rank "
 				 "0; please report this bug");
 	} else {
-		pc_id p0 = k->nprof ? (pc_id)pc_getle(k->prof[0].p, 4) +
-					      (pm ? pm->prof0 : 0) : 0;
-		ps = pc_hpc_part(&ld, g, p0, err);
+		ps = parts->part(&d, g, p0, err);
 		bad = !ps || pc_replay(g, k, pm, ps, err);
 	}
 	uint64_t size[2] = { 0, 0 }, base[2] = { 0, 0 };
 	if (!bad)
-		pc_hpc_part_sizes(ps, &size[0], &size[1]);
+		parts->sizes(ps, size);
 	if (pc_mpi_agree(bad, err))
 		goto out;
 	MPI_Gather(size, 2, MPI_UINT64_T, NULL, 2, MPI_UINT64_T, 0,
@@ -327,17 +322,17 @@ int pc_mpi_part(struct pc_sink *s, struct pc_db *db, int with_tables,
 	MPI_Scatter(NULL, 2, MPI_UINT64_T, base, 2, MPI_UINT64_T, 0,
 		    MPI_COMM_WORLD);
 	/* then in place */
-	bad = pc_hpc_part_place(ps, base[0], base[1], &pt);
-	struct rec o = { 0 };
-	put_part(&o, bad, &pt, g, g->flushed_values - nv0,
-		 g->flushed_scoped - ns0);
+	struct rec wrote = { 0 }, o = { 0 };
+	bad = parts->place(ps, base, &wrote, err);
+	put_part(&o, bad, g, p0, np, g->flushed_values - nv0,
+		 g->flushed_scoped - ns0, &wrote);
 	send_rec(&o, 0);
 	free(o.p);
-	pc_hpc_part_free(&pt);
+	free(wrote.p);
 	rc = pc_mpi_agree(bad, err) ? -1 : 0;
 out:
 	if (ps)
-		pc_hpc_part_free_sink(ps);
+		parts->free(ps);
 	if (g != db)
 		pc_db_free(g);
 	free(m.ctx);
@@ -347,8 +342,8 @@ out:
 }
 
 int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
-		int with_tables, int callgrind, unsigned size,
-		struct pc_err *err)
+		int with_tables, const struct pc_importer *files, unsigned size,
+		const struct pc_parts *parts, struct pc_err *err)
 {
 	int rc = feed_own(g, own, writer ? 0 : -1, err);
 	/* every rank's tables, merged in rank order; each rank gets back
@@ -362,7 +357,7 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 		struct maps m = { 0 };
 		uint64_t np;
 		int has;
-		rc = take_tables(g, &r, with_tables, callgrind, from, &m, &np,
+		rc = take_tables(g, &r, with_tables, files, from, &m, &np,
 				 &has, rc, err);
 		trace |= has;
 		if (with_tables) {
@@ -382,13 +377,14 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 		merging += MPI_Wtime() - t1;
 	}
 	double waiting = MPI_Wtime() - t0 - merging;
-	struct hpc_lead ld;
+	/* the lead: the model parts write with, then the output's */
+	uint64_t end[2] = { 0, 0 };
+	r.n = 0;
+	pc_put_model(&r, g, with_tables);
 	if (!rc)
-		rc = pc_hpc_lead(writer, g, trace, &ld, err);
+		rc = parts->lead(writer, g, trace, &r, end, err);
 	if (pc_mpi_agree(rc != 0, err))
 		goto out;
-	r.n = 0;
-	pc_put_lead(&r, &ld, g, with_tables);
 	bcast_rec(&r);
 	/* where each part goes: the ranks' sizes in turn, each part's
 	 * profile.db bytes from a multiple of 8 (as every block starts) */
@@ -401,13 +397,14 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 	}
 	MPI_Gather(none, 2, MPI_UINT64_T, size2, 2, MPI_UINT64_T, 0,
 		   MPI_COMM_WORLD);
-	uint64_t pat = (ld.pend + 7) & ~(uint64_t)7, tat = ld.tend;
-	for (unsigned i = 1; i < size; i++) {
-		base[2 * i] = pat;
-		base[2 * i + 1] = tat;
-		pat += (size2[2 * i] + 7) & ~(uint64_t)7;
-		tat += size2[2 * i + 1];
-	}
+	uint64_t at[2];
+	for (int k = 0; k < 2; k++)
+		at[k] = align_up(end[k], parts->align[k]);
+	for (unsigned i = 1; i < size; i++)
+		for (int k = 0; k < 2; k++) {
+			base[2 * i + k] = at[k];
+			at[k] += align_up(size2[2 * i + k], parts->align[k]);
+		}
 	MPI_Scatter(base, 2, MPI_UINT64_T, mine, 2, MPI_UINT64_T, 0,
 		    MPI_COMM_WORLD);
 	/* what each wrote, in profile order (none after a rank that
@@ -421,48 +418,33 @@ int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
 		failed |= get8(&d);
 		if (failed || bad)
 			continue;
-		struct hpc_part pt = { 0 };
-		pt.p0 = get32(&d);
-		pt.np = (size_t)get64(&d);
-		pt.pend = get64(&d);
-		pt.tend = get64(&d);
-		pt.tmin = get64(&d);
-		pt.tmax = get64(&d);
-		g->flushed_values += get64(&d);
-		g->flushed_scoped += get64(&d);
-		if (pt.np > g->nprofiles || (pt.np && pt.p0 != next)) {
-			bad = pc_err_set(err, "internal: rank %u wrote "
-					 "profiles %u on, %u expected; please "
-					 "report this bug", from, pt.p0, next);
-			continue;
-		}
-		pt.block = (unsigned char(*)[0x20])take(&d, pt.np * 0x20);
-		if (get8(&d))
-			pt.tline = (unsigned char *)take(&d, pt.np * 0x18);
-		for (size_t i = 0; i < pt.np && !d.bad; i++)
-			g->traces[pt.p0 + i].n = (size_t)get64(&d);
-		pt.nlexd = (size_t)get64(&d);
-		if (pt.nlexd > r.n)
-			d.bad = 1;
-		else
-			pt.lexd = pc_xmalloc((pt.nlexd + 1) * sizeof(*pt.lexd));
-		for (size_t i = 0; i < pt.nlexd && !d.bad; i++) {
-			pt.lexd[i].loop = get32(&d);
-			pt.lexd[i].metric = get32(&d);
-			pt.lexd[i].d = getf(&d);
-		}
-		if (d.bad)
+		uint64_t nv = get64(&d), nsv = get64(&d), np = get64(&d);
+		uint64_t *ns = pc_xcalloc(np < r.n ? np + 1 : 1, sizeof(*ns));
+		for (size_t i = 0; i < np && np < r.n; i++)
+			ns[i] = get64(&d);
+		uint64_t wend[2] = { base[2 * from], base[2 * from + 1] };
+		size_t took = 0;
+		if (d.bad || np >= r.n)
 			bad = pc_err_set(err, "internal: a bad part record "
 					 "from rank %u; please report this "
 					 "bug", from);
 		else
-			bad = pc_hpc_lead_add(writer, &pt) != 0;
-		if (pt.np) {
-			pbytes += pt.pend - base[2 * from];
-			tbytes += pt.tline ? pt.tend - base[2 * from + 1] : 0;
+			bad = parts->add(writer, &d, next, &took, wend, err);
+		if (!bad && (took != np || next + np > g->nprofiles))
+			bad = pc_err_set(err, "internal: rank %u wrote %zu "
+					 "profiles, %llu sent; please report "
+					 "this bug", from, took,
+					 (unsigned long long)np);
+		if (!bad) {
+			g->flushed_values += nv;
+			g->flushed_scoped += nsv;
+			for (size_t i = 0; i < np; i++)
+				g->traces[next + i].n = (size_t)ns[i];
+			pbytes += wend[0] - base[2 * from];
+			tbytes += wend[1] - base[2 * from + 1];
+			next += (pc_id)np;
 		}
-		free(pt.lexd);
-		next += (pc_id)pt.np;
+		free(ns);
 	}
 	if (pc_mpi_agree(bad, err) || failed) {
 		rc = -1;

@@ -519,9 +519,6 @@ pc_id pc_ctx_append(struct pc_db *db, pc_id parent,
 void pc_ctx_map_drop(struct pc_db *db);
 pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry);
 
-/* The logical ids of a Callgrind part (importers/callgrind.c; ids:
- * RANK with the pid as its physical id, THREAD) among db's profiles. */
-void pc_callgrind_logical(const struct pc_db *db, struct pc_idelem ids[2]);
 /* Profiles are not deduplicated: each call adds one. */
 pc_id pc_profile_add(struct pc_db *db, const struct pc_idelem *ids,
 		     uint32_t nids);
@@ -810,6 +807,16 @@ struct pc_importer {
 	 * done: a writer thread may take them (-j) */
 	int tree_first;
 	int no_traces; /* its inputs never have trace samples */
+	/* several inputs of this format are files of one run (a file per
+	 * thread): -j's readers and profconv-mpi's ranks read them apart,
+	 * whole, and their tables merge in order (src/share.c), a later
+	 * file's function of unknown entry being an earlier one's of the
+	 * same name, module and file, as the importer finds them */
+	int files_apart;
+	/* (files_apart) a file's profile ids, numbered as the importer
+	 * numbers them after the profiles db holds (NULL: as they are) */
+	void (*renumber)(const struct pc_db *db, struct pc_idelem *ids,
+			 uint32_t nids);
 	/* Pure; 0..100. */
 	int (*probe)(const struct pc_probe *p);
 	/* Reads one input into db (which may already hold other inputs). */
@@ -836,6 +843,42 @@ struct pc_export_opts {
 		size_t n;
 		uint64_t bytes;
 	} *split_done;
+};
+
+/* profconv-mpi (src/mpi.c; doc/design.md, "MPI ranks"): an output whose
+ * ranks each write their own profiles' bytes into the files rank 0
+ * began. What ranks pass each other for it are records (src/rec.h) only
+ * the output reads. It writes two streams (files), each part's bytes
+ * placed after the part before it, from a multiple of align[k]. */
+struct rec;
+struct rd;
+struct pc_parts {
+	unsigned align[2];
+	/* Rank 0, once db holds every rank's tables: the output's files
+	 * begun (trace: some profile has samples), with the profiles
+	 * written so far; what every part needs appended to lead, and
+	 * where the streams end in end[]. 0, or -1 with err set. */
+	int (*lead)(struct pc_sink *writer, const struct pc_db *db, int trace,
+		    struct rec *lead, uint64_t end[2], struct pc_err *err);
+	/* Another rank: a sink for profiles p0 on (db: the whole tree and
+	 * metrics) from rank 0's lead; NULL with err set (a bad lead
+	 * too). */
+	struct pc_sink *(*part)(struct rd *lead, struct pc_db *db, pc_id p0,
+				struct pc_err *err);
+	/* The bytes the part writes in each stream. */
+	void (*sizes)(const struct pc_sink *part, uint64_t size[2]);
+	/* Puts them at base[]; what it wrote appended to out, for add. 0,
+	 * or -1 with err set. */
+	int (*place)(struct pc_sink *part, const uint64_t base[2],
+		     struct rec *out, struct pc_err *err);
+	void (*free)(struct pc_sink *part);
+	/* Rank 0: a part's record taken into writer, parts in profile
+	 * order (its first profile must be next); the number of its
+	 * profiles in *np, and where its streams end in end[] (a stream
+	 * it did not write: as given). 0, or -1 with err set (a bad
+	 * record). */
+	int (*add)(struct pc_sink *writer, struct rd *part, pc_id next,
+		   size_t *np, uint64_t end[2], struct pc_err *err);
 };
 
 /* The options of convert an output takes (pc_exporter.takes). */
@@ -876,6 +919,9 @@ struct pc_exporter {
 	void (*abort)(struct pc_sink *s);
 	/* whether these options let the output stream (NULL: yes) */
 	int (*stream_ok)(const struct pc_export_opts *opts);
+	/* profconv-mpi: each rank writes its own profiles (NULL: rank 0
+	 * writes them all) */
+	const struct pc_parts *parts;
 };
 
 extern const struct pc_importer *const pc_importers[];

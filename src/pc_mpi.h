@@ -31,25 +31,26 @@ void pc_mpi_bcast_rc(int *rc);
 int pc_mpi_send(struct pc_sink *k, const struct pc_db *db, int with_tables);
 /* Rank 0: the profiles of every rank in rank order (rank 0's own from
  * own, which may be NULL), each rank's tables merged into g first
- * (with_tables; callgrind: functions as the Callgrind importer finds
+ * (with_tables; files: as pc_merge_tables, functions as their importer finds
  * them from one file to the next), each profile's ids mapped to g's and
  * handed on (pc_profile_done). 0, or -1 with err set (every rank's
  * messages are still received). */
 int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
-		  int callgrind, unsigned size, struct pc_err *err);
+		  const struct pc_importer *files, unsigned size,
+		  struct pc_err *err);
 
-/* The v4 output: each rank writes its own profiles' blocks and trace
- * lines (exporters/hpctoolkit.h, "profconv-mpi"). Ranks > 0: sends its
- * tables, gets back their ids in rank 0's model, writes its kept
- * profiles where rank 0 says. */
+/* An output written in parts (struct pc_parts: the v4 database): each
+ * rank writes its own profiles' bytes. Ranks > 0: sends its tables,
+ * gets back their ids in rank 0's model, writes its kept profiles
+ * where rank 0 says. */
 int pc_mpi_part(struct pc_sink *k, struct pc_db *db, int with_tables,
-		struct pc_err *err);
+		const struct pc_parts *parts, struct pc_err *err);
 /* Rank 0: its own kept profiles written first; the other ranks' tables
  * merged into g in rank order (as pc_mpi_gather); each rank told where
  * to write; what they wrote taken into writer (NULL: it could not be
  * begun, err says why, and every rank stops). */
 int pc_mpi_lead(struct pc_db *g, struct pc_sink *own, struct pc_sink *writer,
-		int with_tables, int callgrind, unsigned size,
-		struct pc_err *err);
+		int with_tables, const struct pc_importer *files, unsigned size,
+		const struct pc_parts *parts, struct pc_err *err);
 
 #endif

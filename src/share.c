@@ -154,14 +154,14 @@ void pc_keep_rest(struct pc_sink *s, struct pc_db *db)
 }
 
 int pc_take_share(struct pc_db *g, const struct pc_db *db, struct pc_sink *s,
-		  int callgrind, struct pc_err *err)
+		  const struct pc_importer *files, struct pc_err *err)
 {
 	struct keeper *k = (struct keeper *)s;
 	struct rec t = { 0 };
 	pc_put_tables(&t, db);
 	struct rd d = { t.p, t.p + t.n, 0 };
 	struct maps m = { 0 };
-	int rc = pc_merge_tables(g, &d, &m, callgrind) ?
+	int rc = pc_merge_tables(g, &d, &m, files) ?
 		pc_err_set(err, "internal: a reader's tables do not read back; "
 			   "please report this bug") : 0;
 	free(t.p);
@@ -260,8 +260,9 @@ static pc_id at_or_none(const pc_id *map, size_t n, pc_id i)
  * their fields, its metrics by name, its contexts by parent and fields
  * (pc_ctx_child), its profiles appended. */
 int pc_merge_tables(struct pc_db *g, struct rd *d, struct maps *m,
-		    int cg)
+		    const struct pc_importer *files)
 {
+	int cg = files != NULL;
 	/* the first input's title, as one process keeps it */
 	const char *title = getstr(d, g), *about = getstr(d, g);
 	if (!g->title)
@@ -280,11 +281,12 @@ int pc_merge_tables(struct pc_db *g, struct rd *d, struct maps *m,
 	size_t nfile = n;
 	n = (size_t)get64(d);
 	pc_id *fn = pc_xmalloc((n + 1) * sizeof(pc_id));
-	/* Callgrind files: the entry offset and line of each function are
-	 * set once its file is read (pc_functions_set_entries), so a later
-	 * file finds a function of an earlier one only where neither is
-	 * known, and else makes a twin; the entries a file found fill in
-	 * those of the function it found */
+	/* files read apart (Callgrind's): the entry offset and line of
+	 * each function are set once its file is read
+	 * (pc_functions_set_entries), so a later file finds a function of
+	 * an earlier one only where neither is known, and else makes a
+	 * twin; the entries a file found fill in those of the function it
+	 * found */
 	size_t nf0 = g->nfunctions;
 	uint64_t *eoff = cg ? pc_xcalloc(nf0 + 1, sizeof(uint64_t)) : NULL;
 	uint32_t *eline = cg ? pc_xcalloc(nf0 + 1, sizeof(uint32_t)) : NULL;
@@ -372,11 +374,10 @@ int pc_merge_tables(struct pc_db *g, struct rd *d, struct maps *m,
 			ids[k].logical = get64(d);
 			ids[k].physical = get64(d);
 		}
-		/* Callgrind files: numbered as the importer numbers them
-		 * after the profiles before */
-		if (cg && nids == 2 && ids[0].kind == PC_ID_RANK &&
-		    ids[1].kind == PC_ID_THREAD)
-			pc_callgrind_logical(g, ids);
+		/* files read apart: numbered as their importer numbers
+		 * them after the profiles before */
+		if (files && files->renumber)
+			files->renumber(g, ids, nids);
 		pc_profile_add(g, ids, nids);
 		free(ids);
 	}
@@ -449,19 +450,10 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 	return pc_profile_done(g, p, err);
 }
 
-/* What rank 0's writer tells every part: the output's directory, the
- * metrics' layout, where its files end; with tables, what of the model
- * a part writes with (each context's parent, kind and relation, each
- * metric, the number of profiles). */
-void pc_put_lead(struct rec *r, const struct hpc_lead *ld,
-		 const struct pc_db *g, int with_tables)
+/* With tables, what of the model a part writes with: each context's
+ * parent, kind and relation, each metric, the number of profiles. */
+void pc_put_model(struct rec *r, const struct pc_db *g, int with_tables)
 {
-	putstr(r, ld->dir);
-	put64(r, ld->l->nmetrics);
-	put32(r, ld->l->npartials);
-	memcpy(room(r, ld->l->nmetrics), ld->l->scopes, ld->l->nmetrics);
-	put64(r, ld->pend);
-	put64(r, ld->tend);
 	if (!with_tables)
 		return;
 	put64(r, g->ncontexts);
@@ -481,22 +473,13 @@ void pc_put_lead(struct rec *r, const struct hpc_lead *ld,
 	put64(r, g->nprofiles);
 }
 
-/* A part's copy of the lead; with tables, the model it writes with
- * (NULL if the record is bad). */
-struct pc_db *pc_get_lead(struct rd *d, struct hpc_lead *ld,
-			  struct hpc_layout *l, struct pc_db *db,
-			  int with_tables)
+/* With tables, the model a part writes with, else db (NULL if the
+ * record is bad). */
+struct pc_db *pc_get_model(struct rd *d, struct pc_db *db, int with_tables)
 {
 	struct pc_db *g = with_tables ? pc_db_new(db ? db->diag : NULL) : db;
 	if (!g)
 		return NULL;
-	ld->dir = getstr(d, g);
-	l->nmetrics = (size_t)get64(d);
-	l->npartials = get32(d);
-	l->scopes = (uint8_t *)take(d, l->nmetrics);
-	ld->l = l;
-	ld->pend = get64(d);
-	ld->tend = get64(d);
 	if (with_tables) {
 		size_t n = (size_t)get64(d);
 		for (size_t i = 1; i < n && !d->bad; i++) {
@@ -528,7 +511,6 @@ struct pc_db *pc_get_lead(struct rd *d, struct hpc_lead *ld,
 		g->share_n = 2; /* its profiles come after others' */
 	}
 	g->nplanned = g->nprofiles;
-	d->bad |= l->nmetrics != g->nmetrics;
 	if (d->bad && g != db) {
 		pc_db_free(g);
 		return NULL;
