@@ -1,6 +1,6 @@
 /* Outputs: checked before any input is read, written under a temporary
  * name, put in place atomically, and cleaned up when the run is
- * interrupted. The rules (doc/design.md, "Writing outputs"):
+ * interrupted. The rules (doc/design.md, "Invariants", Writing outputs):
  *  - an existing output is replaced only with --force, and a directory
  *    only if everything in it is a file of an HPCToolkit database
  *    (ours, or hpcprof's companions); anything else is named and left;
