@@ -250,6 +250,7 @@ struct thr {
 	int64_t clock_off;
 	struct pending q; /* its last trace samples */
 	char title[64]; /* mark_label's */
+	struct u64map bodies_ended; /* task bodies that ended on it */
 };
 
 /* The context keyed (what, a, b) below parent: from the cache, or made
@@ -347,30 +348,38 @@ static int push(struct ctx *c, struct thr *th, const struct ev *e,
  * pushed again (a bound on the work per event). */
 #define OV_MAX_RESTACK 1024
 
-/* Takes frame `at` out of the stack and pushes the frames above it again,
- * in order, on what is below it; with name, a mark frame (value, type)
- * named so takes its place first. ovniemu keeps each mark type in a
- * channel of its own, so a mark's pop or set need not nest with the
- * frames of other channels (doc/formats.md, ovni). The frames pushed
- * again are not entered again: entry counts do not change. */
+/* A frame restack pushes below the frames it takes out. */
+struct ins {
+	const char *name, *module;
+	int kind, event;
+	int64_t a, b, ka, kb;
+};
+
+/* Takes the frames above `at` out of the stack, and frame `at` itself
+ * if drop; pushes ins (if not NULL) on what is left, then the frames
+ * taken out again, in order. ovniemu keeps each mark type in a channel
+ * of its own, so a mark's pop or set need not nest with the frames of
+ * other channels (doc/formats.md, ovni); and a task pauses and resumes
+ * below the API calls open in it. The frames pushed again are not
+ * entered again: entry counts do not change. */
 static int restack(struct ctx *c, struct thr *th, const struct ev *e,
-		   size_t at, const char *name, const char *title,
-		   int64_t value, int64_t type)
+		   size_t at, int drop, const struct ins *ins)
 {
 	size_t n = c->depth - at - 1;
 	if (n > OV_MAX_RESTACK)
-		return pc_err_at_off(c->err, th->path, e->off, "a mark below "
+		return pc_err_at_off(c->err, th->path, e->off, "a %s below "
 				     "%zu other frames changes (at most %d)",
-				     n, OV_MAX_RESTACK);
+				     ins && ins->kind == OV_TASK_PAUSE ? "task" :
+				     "mark", n, OV_MAX_RESTACK);
 	if (n >= c->capabove) {
 		c->capabove = n + 16;
 		c->above = pc_xrealloc(c->above, c->capabove, sizeof(*c->above));
 	}
 	struct frame *above = c->above;
 	memcpy(above, &c->stack[at + 1], n * sizeof(*above));
-	c->depth = at;
-	int r = name ? push(c, th, e, name, title, OV_MARK_SET, 0xfffe,
-			    value, type, value, type) : 0;
+	c->depth = drop ? at : at + 1;
+	int r = ins ? push(c, th, e, ins->name, ins->module, ins->kind,
+			   ins->event, ins->a, ins->b, ins->ka, ins->kb) : 0;
 	for (size_t i = 0; i < n && !r; i++) {
 		struct frame f = above[i];
 		const struct pc_function *fn =
@@ -381,6 +390,17 @@ static int restack(struct ctx *c, struct thr *th, const struct ev *e,
 		c->stack[c->depth++] = f;
 	}
 	return r;
+}
+
+/* The innermost frame of kind `kind` with (a, b) below the API calls
+ * (ENTER frames) open above it: its index + 1, 0 if there is none. */
+static size_t below_calls(const struct ctx *c, int kind, int64_t a, int64_t b)
+{
+	size_t i = c->depth;
+	while (i && c->stack[i - 1].kind == OV_ENTER)
+		i--;
+	return i && c->stack[i - 1].kind == kind && c->stack[i - 1].a == a &&
+			       c->stack[i - 1].b == b ? i : 0;
 }
 
 /* The innermost open mark of a type: its index + 1, 0 if none. */
@@ -450,6 +470,52 @@ static const char *mark_label(struct thr *th, int64_t type, int64_t value,
 	return buf;
 }
 
+/* A task body: (model, task id, body id: nOS-V's parallel tasks run
+ * several bodies of one task). */
+static uint64_t body_key(int m, uint32_t id, uint32_t body)
+{
+	return ov_tkey(m, id) ^ ((uint64_t)body << 40);
+}
+
+/* What ovniemu's task models refuse when a body starts on this thread:
+ * a task run over itself (running or paused), a body run again after
+ * it ended here, and a nOS-V task run over a nOS-V task that is not
+ * paused (nOS-V nests a task only in a paused one). 0, or -1 with err
+ * set. */
+static int task_rules(struct ctx *c, struct thr *th, const struct ev *e,
+		      int m, uint32_t id, uint32_t body)
+{
+	const char *mod = ov_model_names[m];
+	uint64_t v;
+	if (ov_map_get(&th->bodies_ended, body_key(m, id, body), &v))
+		return pc_err_at_off(c->err, th->path, e->off, "%s task %u "
+				     "runs again after it ended", mod,
+				     (unsigned)id);
+	const struct frame *inner = NULL;
+	for (size_t i = c->depth; i-- > 0;) {
+		const struct frame *f = &c->stack[i];
+		if (f->kind != OV_TASK_EXEC && f->kind != OV_TASK_PAUSE)
+			continue;
+		if (!inner)
+			inner = f;
+		if (f->kind == OV_TASK_EXEC && f->a == id && f->b == m)
+			return pc_err_at_off(c->err, th->path, e->off, "%s "
+					     "task %u runs inside itself (it "
+					     "is %s here)", mod, (unsigned)id,
+					     inner->kind == OV_TASK_PAUSE &&
+					     inner->a == id ? "paused" :
+					     "running");
+	}
+	if (inner && inner->kind == OV_TASK_EXEC && inner->b == m &&
+	    !strcmp(mod, "nosv"))
+		return pc_err_at_off(c->err, th->path, e->off, "nosv task %u "
+				     "runs inside nosv task %u, which is not "
+				     "paused (nOS-V nests tasks only in a "
+				     "paused one)", (unsigned)id,
+				     (unsigned)inner->a);
+	return 0;
+}
+
 /* Applies one event of a known kind to the thread. */
 static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		 const struct ov_event *d, int swap)
@@ -459,6 +525,15 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 	int idx = (int)(d - ov_events);
 	struct frame *top = c->depth ? &c->stack[c->depth - 1] : NULL;
 	char buf[160];
+	/* a model is enabled by the streams that require it (ovniemu's
+	 * rule; traces without ovni.require enable all, and the ovni
+	 * model itself, which libovni before 1.14 did not list) */
+	if (th->p->has_require && !(th->p->required & (1u << m)) &&
+	    strcmp(mod, "ovni"))
+		return pc_err_at_off(c->err, th->path, e->off, "event %s of "
+				     "the %s model, which the trace does not "
+				     "require (ovni.require of its streams)",
+				     d->mcv, mod);
 	if (d->psize > 0 && (int)e->psize < d->psize)
 		return pc_err_at_off(c->err, th->path, e->off, "event %s: "
 				     "payload of %u bytes, %d expected",
@@ -503,14 +578,26 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 				 "the trace)", mod);
 			name = buf;
 		}
+		if (task_rules(c, th, e, m, id, d->psize >= 8 ?
+				   rd32(e->payload + 4, swap) : 0))
+			return -1;
 		return push(c, th, e, name, mod, OV_TASK_EXEC, idx, id, m, ka,
 			    0);
 	}
 	case OV_TASK_END:
 	case OV_TASK_PAUSE: {
 		uint32_t id = rd32(e->payload, swap);
-		if (!top || top->kind != OV_TASK_EXEC || top->a != id ||
-		    top->b != m)
+		/* a task pauses from inside an API call or a blocking
+		 * section too (nosv_submit(), nosv_wait(), nanos6's
+		 * "blocking the current task"), as ovni's models allow: the
+		 * paused frame goes on the task, below the calls, which
+		 * stay open (and may end while it is paused), as ovniemu's
+		 * subsystem channel keeps them */
+		size_t at = d->kind == OV_TASK_PAUSE ?
+				    below_calls(c, OV_TASK_EXEC, id, m) :
+			    top && top->kind == OV_TASK_EXEC && top->a == id &&
+				    top->b == m ? c->depth : 0;
+		if (!at)
 			return pc_err_at_off(c->err, th->path, e->off,
 					     "%s of %s task %u, but %s",
 					     d->kind == OV_TASK_END ? "end" :
@@ -518,21 +605,24 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 					     mod, (unsigned)id, open_name(c));
 		if (d->kind == OV_TASK_END) {
 			c->depth--;
+			uint32_t body = d->psize >= 8 ?
+						rd32(e->payload + 4, swap) : 0;
+			ov_map_put(&th->bodies_ended, body_key(m, id, body), 1);
 			return 0;
 		}
-		return push(c, th, e, "[task paused]", mod, OV_TASK_PAUSE,
-			    idx, id, m, 0, 0);
+		struct ins k = { "[task paused]", mod, OV_TASK_PAUSE, idx,
+				 id, m, 0, 0 };
+		return restack(c, th, e, at - 1, 0, &k);
 	}
 	case OV_TASK_RESUME: {
 		uint32_t id = rd32(e->payload, swap);
-		if (!top || top->kind != OV_TASK_PAUSE || top->a != id ||
-		    top->b != m)
+		size_t at = below_calls(c, OV_TASK_PAUSE, id, m);
+		if (!at)
 			return pc_err_at_off(c->err, th->path, e->off,
 					     "resume of %s task %u, which is "
-					     "not paused on top: %s", mod,
+					     "not paused: %s", mod,
 					     (unsigned)id, open_name(c));
-		c->depth--;
-		return 0;
+		return restack(c, th, e, at - 1, 1, NULL);
 	}
 	case OV_TYPED_ENTER: {
 		uint32_t type = rd32(e->payload, swap);
@@ -574,15 +664,16 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 							  "no mark of its type "
 							  "is open");
 			}
-			return restack(c, th, e, at - 1, NULL, NULL, 0, 0);
+			return restack(c, th, e, at - 1, 1, NULL);
 		}
 		/* OM= replaces the innermost mark of its type where it is
 		 * (value 0: no mark) */
 		if (d->kind == OV_MARK_SET && at && at < c->depth) {
 			lab = value ? mark_label(th, type, value, &title, buf,
 						 sizeof buf) : NULL;
-			return restack(c, th, e, at - 1, lab, title, value,
-				       type);
+			struct ins k = { lab, title, OV_MARK_SET, 0xfffe,
+					 value, type, value, type };
+			return restack(c, th, e, at - 1, 1, lab ? &k : NULL);
 		}
 		if (d->kind == OV_MARK_SET) {
 			if (at)
@@ -760,6 +851,7 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 	/* the thread's profile is complete: on to the writer */
 	if (rc >= 0 && pc_profile_done(c->db, th.profile, err))
 		rc = -1;
+	ov_map_free(&th.bodies_ended);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -109,6 +109,10 @@ struct proc {
 	char *lib_buf;
 	const char *nul_json; /* a stream.json with a mark's title or
 			       * label holding a NUL (\u0000): cut there */
+	/* the models its streams require (ovni.require; bit: index in
+	 * ov_models), if any stream says (has_require) */
+	uint32_t required;
+	int has_require;
 };
 
 static inline uint32_t rd32(const uint8_t *p, int swap)

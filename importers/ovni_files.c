@@ -385,19 +385,22 @@ static int version3(const char *s, long v[3])
  * "2.0.0", ...}) against those profconv knows (ovni 1.14's), by
  * ovniemu's rule (src/emu/model.c): the same major version and a minor
  * one no newer; a model profconv does not know is not probed. */
-static int check_require(struct json_object *o, const char *path,
-			 struct pc_err *err)
+static int check_require(struct proc *p, struct json_object *o,
+			 const char *path, struct pc_err *err)
 {
 	struct json_object *req = jget(o, "ovni.require");
 	if (!req || !json_object_is_type(req, json_type_object))
 		return 0;
+	p->has_require = 1;
 	json_object_object_foreach(req, key, val) {
 		const struct ov_model *m = NULL;
-		for (int i = 0; ov_models[i].name && !m; i++)
+		int i = 0;
+		for (; ov_models[i].name && !m; i++)
 			if (!strcmp(ov_models[i].name, key))
 				m = &ov_models[i];
 		if (!m)
 			continue;
+		p->required |= 1u << (i - 1);
 		const char *want = json_object_is_type(val, json_type_string) ?
 					   json_object_get_string(val) : "";
 		long w[3], h[3];
@@ -653,7 +656,7 @@ int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err)
 			  need_int(o, p->st[i].json, "ovni.pid", &x, err)))
 			rc = -1;
 		if (!rc)
-			rc = check_require(o, p->st[i].json, err);
+			rc = check_require(p, o, p->st[i].json, err);
 		if (!rc) {
 			if (jint(o, "ovni.rank", &x))
 				p->rank = x;

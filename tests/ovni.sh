@@ -137,6 +137,46 @@ model-minor-newer stream.json: the trace requires the nosv model 2.9.0; profconv
 model-major stream.json: the trace requires the nosv model 3.0.0; profconv knows 2.7.0
 LIST
 
+# --- libovni 1.14's own traces (testdata/ovni/emu/README) ---
+# a task paused inside an API call or a blocking section: each thread's
+# time per channel and state equals ovniemu's (by value where a trace
+# has several looms: Paraver numbers their threads otherwise)
+EM="$TD/ovni/emu"
+for t in nosv-join nosv-pause-in-submit nanos6-blocking; do
+	if ! "$PROFCONV" convert -q "$EM/$t/ovni" -o "$tmp/$t.d" 2>"$tmp/err"; then
+		not_ok "libovni 1.14 $t converts"; sed 's/^/# /' "$tmp/err"; continue
+	fi
+	awk -f "$top_srcdir/tests/ovni_prv.awk" "$EM/$t/ovniemu-1.14/thread.pcf" \
+		"$EM/$t/ovniemu-1.14/thread.prv" | cut -f2- | sort >"$tmp/$t.prv"
+	"$PROFCONV" dump -q "$tmp/$t.d" | awk -f "$top_srcdir/tests/ovni_db.awk" |
+		cut -f2- | sort >"$tmp/$t.db"
+	if [ -s "$tmp/$t.prv" ] && cmp -s "$tmp/$t.prv" "$tmp/$t.db"; then
+		ok "libovni 1.14 $t: $(wc -l <"$tmp/$t.prv") (channel, state) times = ovniemu's, to the ns"
+	else
+		not_ok "libovni 1.14 $t: times differ from ovniemu's (< prv, > db)"
+		diff "$tmp/$t.prv" "$tmp/$t.db" | head -10 | sed 's/^/# /'
+	fi
+done
+check "nosv-join: the time paused inside nosv_wait() is the call's, below [task paused]" \
+	grep -q "API: Wait	720412$" "$tmp/nosv-join.db"
+# what ovniemu refuses: one line, where and what, exit 1, nothing left
+while read -r t want; do
+	"$PROFCONV" convert "$EM/$t/ovni" -o "$tmp/bad.d" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q -- "stream.obs@0x[0-9a-f]*: $want" "$tmp/err" && [ ! -e "$tmp/bad.d" ]; then
+		ok "libovni 1.14 $t refused: $(sed 's/.*stream.obs@/stream.obs@/' "$tmp/err")"
+	else
+		not_ok "libovni 1.14 $t: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+done <<'LIST'
+bad-nosv-double-execute nosv task 2 runs inside nosv task 1, which is not paused
+bad-nosv-nest-same-task nosv task 1 runs inside itself (it is paused here)
+bad-nosv-require-missing event VYc of the nosv model, which the trace does not require
+bad-nanos6-nested-tasks nanos6 task 1 runs inside itself (it is running here)
+bad-nanos6-rerun-task nanos6 task 1 runs again after it ended
+LIST
+
 # --- the real samples of every layout ---
 if [ ! -d "$OD" ]; then
 	skip "needs ../shared/ovni-data (real ovni traces beside the project)"

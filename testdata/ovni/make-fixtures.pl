@@ -28,7 +28,8 @@ sub json {
 	return qq({"version": 3, "ovni": {"lib": {"version": "1.14.0"}, ) .
 	       qq("part": "thread", "tid": $tid, "pid": 100, "loom": "host.fix", ) .
 	       qq("app_id": 1, "require": {"ovni": "1.1.0", "mpi": "1.0.0", ) .
-	       qq("nosv": "2.0.0", "nanos6": "1.0.0", "openmp": "1.1.0"}$extra, "finished": 1}}\n);
+	       qq("nosv": "2.0.0", "nanos6": "1.0.0", "openmp": "1.1.0", ) .
+	       qq("kernel": "1.0.0"}$extra, "finished": 1}}\n);
 }
 sub trace {
 	my ($dir, %threads) = @_;
