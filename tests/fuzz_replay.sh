@@ -28,6 +28,9 @@ replay "callgrind writer" fuzz_cgwrite "$CGIN"/*.out* "$CGIN"/bad/*.out* \
 # the values, names of any bytes, traces in any order); the Callgrind
 # fixtures as bytes too
 replay "writers" fuzz_writers "$TD"/fuzz/writers/* "$CGIN"/*.out
+# -j: up to four Callgrind files read by two and three readers on
+# threads, each model the serial one's, dump for dump
+replay "readers on threads" fuzz_jobs "$TD"/fuzz/jobs/*
 set -- "$TD"/hpctoolkit/fuzz-seeds/* "$TD"/fuzz/check/*
 have_shared && set -- "$@" "$SHARED"/hpctoolkit-data/v4-*
 replay check fuzz_check "$@"
