@@ -461,8 +461,13 @@ int cmd_diff(struct opts *o, char **inputs, int n)
 	char bname[4200], nname[4200], title[8500];
 	side_name(bname, sizeof bname, bin, nb);
 	side_name(nname, sizeof nname, nin, nn);
-	if (output_check(o, ex, bin, nb, &err) ||
-	    output_check(o, ex, nin, nn, &err)) {
+	/* (both runs' inputs, without the ':' between them) */
+	char **all = pc_xmalloc((size_t)(nb + nn) * sizeof(char *));
+	memcpy(all, bin, (size_t)nb * sizeof(char *));
+	memcpy(all + nb, nin, (size_t)nn * sizeof(char *));
+	int bad = output_check(o, ex, all, nb + nn, &err);
+	free(all);
+	if (bad) {
 		report(&err);
 		return 1;
 	}

@@ -61,6 +61,12 @@ side_values "$tmp/ab.d" new >"$tmp/ab.new"
 check "BASE's columns: every function's exclusive and inclusive value as convert writes A ($(wc -l <"$tmp/a.vals") lines)" \
 	cmp "$tmp/a.vals" "$tmp/ab.base"
 check "NEW's columns: as convert writes B" cmp "$tmp/b.vals" "$tmp/ab.new"
+# a database (stored scopes) against a call graph (point values only):
+# the scopes the database stored are derived for the call graph's side
+"$PROFCONV" diff -q "$tmp/a.d" "$B" -o "$tmp/mix.d"
+"$PROFCONV" dump "$tmp/mix.d" >"$tmp/mix.dump"
+check "a database against a Callgrind file: [new-base] = [new] - [base] everywhere" \
+	delta_ok "$tmp/mix.dump" 10000
 check "the change of the total: fib(22) - fib(18) runs 710,689 more instructions" \
 	grep -q "^total	Ir \[new-base\]	710689$" <("$PROFCONV" check --values "$tmp/ab.d")
 
