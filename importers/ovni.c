@@ -7,9 +7,10 @@
  * thread ordinal with the TID as physical id); enter/exit pairs, task
  * bodies (named by their type label), typed regions and marks push and
  * pop frames on the thread's stack; time while the thread runs is charged
- * to the innermost frame, time paused, cooling, warming or off the CPU to
- * a synthetic child of it; every push counts an entry; every change of
- * the innermost context is a trace sample.
+ * to the innermost frame, time paused, cooling or warming to a synthetic
+ * child of it, time off the CPU (the kernel's) to the innermost frame as
+ * a metric of its own, the thread keeping its state; every push counts
+ * an entry; every change of the innermost context is a trace sample.
  *
  * Streams are read one thread after another, never all in memory. Only
  * task types and task creation cross threads (a task created on one
@@ -33,9 +34,9 @@
 
 /* ---- the model side ---- */
 
-enum { ST_RUN, ST_PAUSED, ST_COOL, ST_WARM, ST_OFFCPU, ST_N };
+enum { ST_RUN, ST_PAUSED, ST_COOL, ST_WARM, ST_N };
 static const char *const state_names[ST_N] = {
-	NULL, "[paused]", "[cooling]", "[warming]", "[off CPU]",
+	NULL, "[paused]", "[cooling]", "[warming]",
 };
 
 struct frame {
@@ -59,12 +60,13 @@ struct ctx {
 	/* MPI: streams in reading order, and how many there are */
 	uint64_t unit, nunits;
 	pc_id m_run, m_idle, m_ent;
+	pc_id m_off; /* time off CPU (the kernel model), PC_NONE: none */
 	pc_id root;          /* the "[thread]" function context */
 	pc_id ovni_mod;
-	/* per context: time running, time not running, entries (this
-	 * thread's, added to the model at its end) */
+	/* per context: time running, time not running, entries, time off
+	 * CPU (this thread's, added to the model at its end) */
 	struct acc {
-		uint64_t v[3];
+		uint64_t v[4];
 	} *acc;
 	pc_id *touched;
 	size_t ntouched, capacc, captouched;
@@ -178,7 +180,7 @@ static inline void acc_add(struct ctx *c, pc_id ctx, int which, uint64_t v)
 	if (ctx >= c->capacc)
 		acc_grow(c, ctx);
 	struct acc *a = &c->acc[ctx];
-	if (!(a->v[0] | a->v[1] | a->v[2])) {
+	if (!(a->v[0] | a->v[1] | a->v[2] | a->v[3])) {
 		if (!v)
 			return;
 		acc_touch(c, ctx);
@@ -188,14 +190,14 @@ static inline void acc_add(struct ctx *c, pc_id ctx, int which, uint64_t v)
 
 static void acc_flush(struct ctx *c, pc_id profile)
 {
-	const pc_id metric[3] = { c->m_run, c->m_idle, c->m_ent };
+	const pc_id metric[4] = { c->m_run, c->m_idle, c->m_ent, c->m_off };
 	for (size_t i = 0; i < c->ntouched; i++) {
 		pc_id x = c->touched[i];
-		for (int k = 0; k < 3; k++)
-			if (c->acc[x].v[k])
+		for (int k = 0; k < 4; k++)
+			if (c->acc[x].v[k] && metric[k] != PC_NONE)
 				pc_value_add(c->db, profile, x, metric[k],
 					     (double)c->acc[x].v[k]);
-		c->acc[x] = (struct acc){ { 0, 0, 0 } };
+		c->acc[x] = (struct acc){ { 0, 0, 0, 0 } };
 	}
 	c->ntouched = 0;
 }
@@ -279,8 +281,7 @@ static pc_id effective(struct ctx *c, struct thr *th)
 	if (!th->alive)
 		return PC_NONE;
 	pc_id base = top_ctx(c);
-	int st = th->state != ST_RUN ? th->state :
-		 th->offcpu ? ST_OFFCPU : ST_RUN;
+	int st = th->state;
 	if (st == ST_RUN)
 		return base;
 	return keyed_ctx(c, base, 0xffff0000u + (uint32_t)st, 0, 0,
@@ -534,6 +535,13 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 				     "the %s model, which the trace does not "
 				     "require (ovni.require of its streams)",
 				     d->mcv, mod);
+	/* off its CPU, a thread emits no ovni nor nOS-V event (ovniemu's
+	 * ovni and nosv models refuse them) */
+	if (th->offcpu && (!strcmp(mod, "ovni") || !strcmp(mod, "nosv")))
+		return pc_err_at_off(c->err, th->path, e->off, "event %s of "
+				     "the %s model while the thread is off its "
+				     "CPU (after KCO, before KCI)", d->mcv,
+				     mod);
 	if (d->psize > 0 && (int)e->psize < d->psize)
 		return pc_err_at_off(c->err, th->path, e->off, "event %s: "
 				     "payload of %u bytes, %d expected",
@@ -802,10 +810,14 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 					(unsigned long long)e.off);
 			now = th.last;
 		}
-		if (th.cur != PC_NONE && now > th.last)
-			acc_add(c, th.cur, th.alive && th.state == ST_RUN &&
-						   !th.offcpu ? 0 : 1,
+		/* off its CPU (KCO..KCI), the thread stays in its state, as
+		 * ovniemu keeps it: the time is also the kernel's */
+		if (th.cur != PC_NONE && now > th.last) {
+			acc_add(c, th.cur, th.alive && th.state == ST_RUN ? 0 : 1,
 				now - th.last);
+			if (th.offcpu && th.alive)
+				acc_add(c, th.cur, 3, now - th.last);
+		}
 		th.last = now;
 		const struct ov_event *d = ov_lookup(p, &e);
 		if (!d) {
@@ -941,6 +953,29 @@ static size_t count_streams(char **looms, size_t nl)
 		pc_free_list(names, np);
 	}
 	return total;
+}
+
+/* Whether the kernel model is enabled (some process requires it, or
+ * says nothing of what it requires): then the metric of the time off
+ * CPU is made, before any stream is read. */
+static int kernel_model(char **looms, size_t nl)
+{
+	int k = ov_model_find("kernel"), on = 0;
+	for (size_t l = 0; l < nl && !on; l++) {
+		size_t np;
+		char **names = loom_procs(looms[l], &np);
+		for (size_t i = 0; i < np && !on; i++) {
+			char *pd = ov_join(looms[l], names[i]);
+			struct proc p = { 0 };
+			struct pc_err e;
+			if (ov_is_dir(pd) && !ov_proc_open(&p, pd, &e))
+				on = !p.has_require || (p.required & (1u << k));
+			ov_proc_free(&p);
+			free(pd);
+		}
+		pc_free_list(names, np);
+	}
+	return on;
 }
 
 static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
@@ -1079,10 +1114,15 @@ static int ovni_read(struct pc_db *db, const char *path,
 			"at the innermost frame", "ns");
 		c.m_idle = pc_metric_get_whole(
 			db, "time not running", "ovni: time the thread is "
-			"paused, cooling, warming or off the CPU (ns), at the "
-			"[state] child of the innermost frame", "ns");
+			"paused, cooling or warming (ns), at the [state] "
+			"child of the innermost frame", "ns");
 		c.m_ent = pc_metric_get_whole(db, "entries", "ovni: times a "
 					      "frame was entered", "");
+		c.m_off = kernel_model(looms, nl) ? pc_metric_get_whole(
+			db, "time off CPU", "ovni: time the kernel had the "
+			"thread off its CPU (ns; KCO..KCI), at the innermost "
+			"frame: a part of its time running or not, whose "
+			"state it keeps, as ovniemu does", "ns") : PC_NONE;
 		c.root = func_ctx(&c, pc_ctx_entry(db, PC_ENTRY_APP_THREAD),
 				  "[thread]", "ovni");
 		if (!db->title) {

@@ -31,10 +31,16 @@ check "nanos6 task named by its 6Yc type label: 150 ns running" grep -q "^p0 c$(
 check "nanos6 6Tp..6Tr: 50 ns in [task paused]" grep -q "^p0 c$(ctx '\[task paused\]') m0 50$" "$tmp/more.dump"
 check "OpenMP worksharing named by its POc type label: 100 ns" grep -q "^p0 c$(ctx loop_a) m0 100$" "$tmp/more.dump"
 check "OM= sets the mark: init 100 ns, compute 100 ns" sh -c "grep -q '^p0 c$(ctx init) m0 100$' '$tmp/more.dump' && grep -q '^p0 c$(ctx compute) m0 100$' '$tmp/more.dump'"
-check "cooling 50, paused 100, warming 50, off CPU 200 ns (time not running)" sh -c "
+check "cooling 50, paused 100, warming 50 ns (time not running)" sh -c "
 	grep -q '^p0 c$(ctx '\[cooling\]') m1 50$' '$tmp/more.dump' && grep -q '^p0 c$(ctx '\[paused\]') m1 100$' '$tmp/more.dump' &&
-	grep -q '^p0 c$(ctx '\[warming\]') m1 50$' '$tmp/more.dump' && grep -q '^p0 c$(ctx '\[off CPU\]') m1 200$' '$tmp/more.dump'"
-check "[thread] 500 ns: the unordered region's backward clock costs nothing" grep -q "^p0 c2 m0 500$" "$tmp/more.dump"
+	grep -q '^p0 c$(ctx '\[warming\]') m1 50$' '$tmp/more.dump'"
+# off its CPU (KCO 1100..KCI 1300) the thread keeps its state, as ovniemu
+# keeps it Running: 200 ns of time running at [thread], and of its own
+# metric, time off CPU (m3)
+check "KCO..KCI: 200 ns time off CPU at [thread], still time running (ovniemu's Running)" sh -c "
+	grep -q '^m3 \"time off CPU\"' '$tmp/more.dump' && grep -q '^p0 c2 m3 200$' '$tmp/more.dump' &&
+	! grep -q 'off CPU\]' '$tmp/more.dump'"
+check "[thread] 700 ns (200 off its CPU): the unordered region's backward clock costs nothing" grep -q "^p0 c2 m0 700$" "$tmp/more.dump"
 check "a warning for the clock going back inside OU[..OU]" grep -q 'stream.obs@0x176: clock goes back inside an unordered region' "$tmp/more.err"
 check "an unknown event is warned about (once) and skipped" grep -q 'stream.obs@0x18e: unknown event Zzz (unknown model) skipped' "$tmp/more.err"
 # marks are channels of their own (testdata/ovni/README, "marks"): their
@@ -142,7 +148,7 @@ LIST
 # time per channel and state equals ovniemu's (by value where a trace
 # has several looms: Paraver numbers their threads otherwise)
 EM="$TD/ovni/emu"
-for t in nosv-join nosv-pause-in-submit nanos6-blocking; do
+for t in nosv-join nosv-pause-in-submit nanos6-blocking nosv-kernel-cs; do
 	if ! "$PROFCONV" convert -q "$EM/$t/ovni" -o "$tmp/$t.d" 2>"$tmp/err"; then
 		not_ok "libovni 1.14 $t converts"; sed 's/^/# /' "$tmp/err"; continue
 	fi
@@ -157,6 +163,8 @@ for t in nosv-join nosv-pause-in-submit nanos6-blocking; do
 		diff "$tmp/$t.prv" "$tmp/$t.db" | head -10 | sed 's/^/# /'
 	fi
 done
+check "nosv-kernel-cs: off its CPU the thread stays Running; the kernel's channel is time off CPU" \
+	grep -q "kernel-cs	Context switch: Out of the CPU	989782$" "$tmp/nosv-kernel-cs.db"
 check "nosv-join: the time paused inside nosv_wait() is the call's, below [task paused]" \
 	grep -q "API: Wait	720412$" "$tmp/nosv-join.db"
 # what ovniemu refuses: one line, where and what, exit 1, nothing left
@@ -175,6 +183,7 @@ bad-nosv-nest-same-task nosv task 1 runs inside itself (it is paused here)
 bad-nosv-require-missing event VYc of the nosv model, which the trace does not require
 bad-nanos6-nested-tasks nanos6 task 1 runs inside itself (it is running here)
 bad-nanos6-rerun-task nanos6 task 1 runs again after it ended
+bad-nosv-off-cpu event VYc of the nosv model while the thread is off its CPU
 LIST
 
 # --- the real samples of every layout ---

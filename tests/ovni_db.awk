@@ -10,6 +10,7 @@
 #   nosv-tasktype   nosv task bodies (a paused task is no running task)
 #   mark:TITLE      frames of module TITLE (marks; "TITLE N" is value N)
 #   flush           "flushing events to disk"
+#   kernel-cs       the values of "time off CPU" (KCO..KCI)
 function q(s) { match(s, /"([^"\\]|\\.)*"/); return substr(s, RSTART + 1, RLENGTH - 2) }
 BEGIN {
 	sub_["execution as worker"] = "Thread: Worker"
@@ -64,6 +65,10 @@ BEGIN {
 }
 /^p[0-9]+ c[0-9]+ m[0-9]+ / {
 	pr = substr($1, 2); c = substr($2, 2); mt = metric[substr($3, 2)]; v = $4
+	if (mt == "time off CPU") { # the kernel's channel
+		out[tid[pr], "kernel-cs", "Context switch: Out of the CPU"] += v
+		next
+	}
 	if (mt != "time running" && mt != "time not running") next
 	st = "Running"
 	f = fn[c]; leaf = fname[f]

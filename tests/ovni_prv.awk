@@ -4,7 +4,8 @@
 # state (Paraver's task and thread numbers: process and thread ordinals).
 # Channels are found by their titles in the .pcf (the numbers changed
 # between ovni versions): state (thread state), mpi, nosv-subsystem,
-# nosv-tasktype, flush, and mark:TITLE for the mark channels (100+).
+# nosv-tasktype, flush, kernel-cs, and mark:TITLE for the mark channels
+# (100+).
 BEGIN { FS = "\n" }
 FILENAME ~ /\.pcf$/ {
 	if ($0 ~ /^EVENT_TYPE/) { want = 1; next }
@@ -20,6 +21,7 @@ FILENAME ~ /\.pcf$/ {
 		else if (title ~ /nOS-V subsystem/) ch = "nosv-subsystem"
 		else if (title ~ /nOS-V task type/) ch = "nosv-tasktype"
 		else if (title ~ /^Flushing/) ch = "flush"
+		else if (title ~ /^Kernel context switch/) ch = "kernel-cs"
 		else if (type + 0 >= 100) ch = "mark:" title
 		chan[type] = ch
 		want = 0
