@@ -245,15 +245,15 @@ static void bcast_rec(struct rec *r)
 	}
 }
 
-/* A part's record for rank 0: whether it failed; the counts of its
- * values and stored values, the sample count of each of its profiles
- * p0.. (np), then what the output's part wrote (out). */
 /* v up to a multiple of a (a power of 2; 0 or 1: v) */
 static uint64_t align_up(uint64_t v, unsigned a)
 {
 	return a > 1 ? (v + a - 1) & ~(uint64_t)(a - 1) : v;
 }
 
+/* A part's record for rank 0: whether it failed; the counts of its
+ * values and stored values, the sample count of each of its profiles
+ * p0.. (np), then what the output's part wrote (out). */
 static void put_part(struct rec *r, int failed, const struct pc_db *g,
 		     pc_id p0, size_t np, uint64_t nv, uint64_t nsv,
 		     const struct rec *out)
