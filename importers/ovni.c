@@ -618,6 +618,13 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 			ov_map_put(&th->bodies_ended, body_key(m, id, body), 1);
 			return 0;
 		}
+		/* (the task ran here: its creation is known) */
+		uint64_t par;
+		if (ov_map_get(&th->t->parallel, ov_tkey(m, id), &par))
+			return pc_err_at_off(c->err, th->path, e->off, "pause "
+					     "of %s task %u, a parallel task "
+					     "(VTC), whose bodies cannot pause",
+					     mod, (unsigned)id);
 		struct ins k = { "[task paused]", mod, OV_TASK_PAUSE, idx,
 				 id, m, 0, 0 };
 		return restack(c, th, e, at - 1, 0, &k);

@@ -214,6 +214,7 @@ struct tasks {
 	size_t behind;
 	struct u64map type_label; /* (model, typeid) -> label id + 1 */
 	struct u64map task_type;  /* (model, taskid) -> typeid */
+	struct u64map parallel;   /* (model, taskid): a parallel task (VTC) */
 	char **labels;
 	size_t nlabels, caplabels;
 };

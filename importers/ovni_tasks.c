@@ -26,8 +26,11 @@ void ov_tasks_note(struct tasks *t, int m, const struct ov_event *d,
 		t->labels[t->nlabels++] = lab;
 		ov_map_put(&t->type_label, ov_tkey(m, id), t->nlabels);
 	} else if (d->kind == OV_TASK_CREATE && e->psize >= 8) {
-		ov_map_put(&t->task_type, ov_tkey(m, rd32(e->payload, swap)),
-			   rd32(e->payload + 4, swap));
+		uint64_t k = ov_tkey(m, rd32(e->payload, swap));
+		ov_map_put(&t->task_type, k, rd32(e->payload + 4, swap));
+		/* nOS-V's parallel tasks (VTC) run several bodies at once */
+		if (!strcmp(d->mcv, "VTC"))
+			ov_map_put(&t->parallel, k, 1);
 	}
 }
 
@@ -136,6 +139,7 @@ void ov_tasks_free(struct tasks *t)
 {
 	ov_map_free(&t->type_label);
 	ov_map_free(&t->task_type);
+	ov_map_free(&t->parallel);
 	for (size_t i = 0; i < t->nlabels; i++)
 		free(t->labels[i]);
 	free(t->labels);
