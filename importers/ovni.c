@@ -557,6 +557,18 @@ static int apply(struct ctx *c, struct thr *th, const struct ev *e,
 		ov_tasks_note(th->t, m, d, e, swap);
 		return 0;
 	case OV_ENTER:
+		/* ovniemu's MPI function channel takes no call of the
+		 * function it is in ("same value as last_value") */
+		for (size_t i = c->depth; !strcmp(mod, "mpi") && i-- > 0;)
+			if (c->stack[i].kind == OV_ENTER &&
+			    !strcmp(ov_events[c->stack[i].event].model, "mpi")) {
+				if (c->stack[i].event == idx)
+					return pc_err_at_off(
+						c->err, th->path, e->off,
+						"%s entered while the thread "
+						"is in it", d->arg);
+				break;
+			}
 		return push(c, th, e, d->arg, mod, OV_ENTER, idx, 0, 0, 0, 0);
 	case OV_EXIT:
 		if (!top || top->kind != OV_ENTER ||
@@ -915,82 +927,12 @@ static int read_offsets(struct ctx *c, const char *root, struct pc_err *err)
 	return rc;
 }
 
-static int cmp_proc(const void *a, const void *b)
-{
-	long long x = ov_num_after(*(char *const *)a, "proc.", "");
-	long long y = ov_num_after(*(char *const *)b, "proc.", "");
-	return (x > y) - (x < y);
-}
-
-/* The proc.PID entries of a loom, by PID (*np of them). */
-static char **loom_procs(const char *dir, size_t *np)
-{
-	size_t n;
-	char **names = pc_list_dir(dir, &n);
-	*np = 0;
-	for (size_t i = 0; i < n; i++)
-		if (ov_num_after(names[i], "proc.", "") >= 0)
-			names[(*np)++] = names[i];
-		else
-			free(names[i]);
-	if (*np)
-		qsort(names, *np, sizeof(*names), cmp_proc);
-	return names;
-}
-
-/* The number of thread streams of the looms (a profile each), from the
- * directory listings alone: known before any stream is read, as
- * trace.db's header needs it when the profiles stream to the writer.
- * A process that cannot be read counts none (reading it fails). */
-static size_t count_streams(char **looms, size_t nl)
-{
-	size_t total = 0;
-	for (size_t l = 0; l < nl; l++) {
-		size_t np;
-		char **names = loom_procs(looms[l], &np);
-		for (size_t i = 0; i < np; i++) {
-			char *pd = ov_join(looms[l], names[i]);
-			struct proc p = { 0 };
-			struct pc_err e;
-			if (ov_is_dir(pd) && !ov_proc_list(&p, pd, &e))
-				total += p.nst;
-			ov_proc_free(&p);
-			free(pd);
-		}
-		pc_free_list(names, np);
-	}
-	return total;
-}
-
-/* Whether the kernel model is enabled (some process requires it, or
- * says nothing of what it requires): then the metric of the time off
- * CPU is made, before any stream is read. */
-static int kernel_model(char **looms, size_t nl)
-{
-	int k = ov_model_find("kernel"), on = 0;
-	for (size_t l = 0; l < nl && !on; l++) {
-		size_t np;
-		char **names = loom_procs(looms[l], &np);
-		for (size_t i = 0; i < np && !on; i++) {
-			char *pd = ov_join(looms[l], names[i]);
-			struct proc p = { 0 };
-			struct pc_err e;
-			if (ov_is_dir(pd) && !ov_proc_open(&p, pd, &e))
-				on = !p.has_require || (p.required & (1u << k));
-			ov_proc_free(&p);
-			free(pd);
-		}
-		pc_free_list(names, np);
-	}
-	return on;
-}
-
 static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 {
 	const char *base = strrchr(dir, '/');
 	base = base ? base + 1 : dir;
 	size_t np;
-	char **names = loom_procs(dir, &np);
+	char **names = ov_loom_procs(dir, &np);
 	int rc = 0;
 	size_t nstreams = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
@@ -1044,42 +986,6 @@ static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 	return rc;
 }
 
-/* The directory holding the loom.* directories, or the loom itself. */
-static int trace_looms(const char *path, char **root, char ***looms,
-		       size_t *n)
-{
-	*looms = NULL;
-	*n = 0;
-	char *sub = ov_join(path, "ovni");
-	if (ov_is_dir(sub)) {
-		*root = sub;
-	} else {
-		free(sub);
-		if (pc_basename_starts(path, "loom.")) {
-			/* one loom: clock-offsets.txt lives beside it */
-			*root = NULL;
-			*looms = pc_xmalloc(sizeof(char *));
-			(*looms)[(*n)++] = pc_xstrdup(path);
-			return 0;
-		}
-		*root = pc_xstrdup(path);
-	}
-	size_t k;
-	char **names = pc_list_dir(*root, &k);
-	size_t cap = 0;
-	for (size_t i = 0; i < k; i++) {
-		char *full = ov_join(*root, names[i]);
-		if (!strncmp(names[i], "loom.", 5) && ov_is_dir(full)) {
-			PC_GROW(*looms, *n, cap);
-			(*looms)[(*n)++] = full;
-		} else {
-			free(full);
-		}
-	}
-	pc_free_list(names, k);
-	return 0;
-}
-
 static int ovni_read(struct pc_db *db, const char *path,
 		     const struct pc_import_opts *opts, struct pc_err *err)
 {
@@ -1093,7 +999,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 		return pc_err_set(err, "%s: an ovni trace is a directory "
 				  "(ovni/, its parent or a loom.* directory)",
 				  path == pc_stdin_path ? "-" : path);
-	trace_looms(path, &root, &looms, &nl);
+	ov_trace_looms(path, &root, &looms, &nl);
 	if (!nl)
 		rc = pc_err_set(err, "%s: no loom.* directories", root ? root :
 				path);
@@ -1125,7 +1031,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 			"child of the innermost frame", "ns");
 		c.m_ent = pc_metric_get_whole(db, "entries", "ovni: times a "
 					      "frame was entered", "");
-		c.m_off = kernel_model(looms, nl) ? pc_metric_get_whole(
+		c.m_off = ov_kernel_model(looms, nl) ? pc_metric_get_whole(
 			db, "time off CPU", "ovni: time the kernel had the "
 			"thread off its CPU (ns; KCO..KCI), at the innermost "
 			"frame: a part of its time running or not, whose "
@@ -1139,7 +1045,7 @@ static int ovni_read(struct pc_db *db, const char *path,
 		}
 	}
 	if (!rc && (db->sink || db->share_n > 1)) {
-		c.nunits = count_streams(looms, nl);
+		c.nunits = ov_count_streams(looms, nl);
 		db->nplanned = db->nprofiles + c.nunits;
 		/* MPI: this rank reads its share of the streams */
 		db->shared = db->share_n > 1;

@@ -179,6 +179,19 @@ void ov_rd_close(struct rd *r);
 int ov_proc_list(struct proc *p, const char *dir, struct pc_err *err);
 int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err);
 void ov_proc_free(struct proc *p);
+/* ---- the looms and processes of a trace (ovni_files.c) ---- */
+
+/* The directory holding the loom.* directories (*root; NULL: path is
+ * one loom) and the looms' paths: 0 (frees: *root, each loom). */
+int ov_trace_looms(const char *path, char **root, char ***looms, size_t *n);
+/* The proc.PID entries of a loom, by PID (*np of them). */
+char **ov_loom_procs(const char *dir, size_t *np);
+/* The number of thread streams of the looms, from the listings alone. */
+size_t ov_count_streams(char **looms, size_t nl);
+/* Whether the kernel model is enabled (some process requires it, or
+ * says nothing of what it requires). */
+int ov_kernel_model(char **looms, size_t nl);
+
 /* ---- the event table, indexed (ovni_table.c) ---- */
 
 #define OV_NMODELS 16

@@ -1,7 +1,8 @@
 /* ovni runtime traces: the files of a trace (ovni.c reads them into the
  * model): thread event streams of either byte order with jumbo events,
- * and the process metadata of every layout (metadata.json versions 1-3,
- * per-thread JSON), with a small u64 map both sides use. */
+ * the process metadata of every layout (metadata.json versions 1-3,
+ * per-thread JSON), the looms and processes of a trace, and a small u64
+ * map both sides use. */
 #include "pc.h"
 #include "ovni.h"
 
@@ -670,4 +671,112 @@ int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err)
 		json_object_put(o);
 	}
 	return rc;
+}
+
+/* ---- the looms and processes of a trace ---- */
+
+static int cmp_proc(const void *a, const void *b)
+{
+	long long x = ov_num_after(*(char *const *)a, "proc.", "");
+	long long y = ov_num_after(*(char *const *)b, "proc.", "");
+	return (x > y) - (x < y);
+}
+
+/* The proc.PID entries of a loom, by PID (*np of them). */
+char **ov_loom_procs(const char *dir, size_t *np)
+{
+	size_t n;
+	char **names = pc_list_dir(dir, &n);
+	*np = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ov_num_after(names[i], "proc.", "") >= 0)
+			names[(*np)++] = names[i];
+		else
+			free(names[i]);
+	if (*np)
+		qsort(names, *np, sizeof(*names), cmp_proc);
+	return names;
+}
+
+/* The number of thread streams of the looms (a profile each), from the
+ * directory listings alone: known before any stream is read, as
+ * trace.db's header needs it when the profiles stream to the writer.
+ * A process that cannot be read counts none (reading it fails). */
+size_t ov_count_streams(char **looms, size_t nl)
+{
+	size_t total = 0;
+	for (size_t l = 0; l < nl; l++) {
+		size_t np;
+		char **names = ov_loom_procs(looms[l], &np);
+		for (size_t i = 0; i < np; i++) {
+			char *pd = ov_join(looms[l], names[i]);
+			struct proc p = { 0 };
+			struct pc_err e;
+			if (ov_is_dir(pd) && !ov_proc_list(&p, pd, &e))
+				total += p.nst;
+			ov_proc_free(&p);
+			free(pd);
+		}
+		pc_free_list(names, np);
+	}
+	return total;
+}
+
+/* Whether the kernel model is enabled (some process requires it, or
+ * says nothing of what it requires): then the metric of the time off
+ * CPU is made, before any stream is read. */
+int ov_kernel_model(char **looms, size_t nl)
+{
+	int k = ov_model_find("kernel"), on = 0;
+	for (size_t l = 0; l < nl && !on; l++) {
+		size_t np;
+		char **names = ov_loom_procs(looms[l], &np);
+		for (size_t i = 0; i < np && !on; i++) {
+			char *pd = ov_join(looms[l], names[i]);
+			struct proc p = { 0 };
+			struct pc_err e;
+			if (ov_is_dir(pd) && !ov_proc_open(&p, pd, &e))
+				on = !p.has_require || (p.required & (1u << k));
+			ov_proc_free(&p);
+			free(pd);
+		}
+		pc_free_list(names, np);
+	}
+	return on;
+}
+
+/* The directory holding the loom.* directories, or the loom itself. */
+int ov_trace_looms(const char *path, char **root, char ***looms,
+		   size_t *n)
+{
+	*looms = NULL;
+	*n = 0;
+	char *sub = ov_join(path, "ovni");
+	if (ov_is_dir(sub)) {
+		*root = sub;
+	} else {
+		free(sub);
+		if (pc_basename_starts(path, "loom.")) {
+			/* one loom: clock-offsets.txt lives beside it */
+			*root = NULL;
+			*looms = pc_xmalloc(sizeof(char *));
+			(*looms)[(*n)++] = pc_xstrdup(path);
+			return 0;
+		}
+		*root = pc_xstrdup(path);
+	}
+	size_t k;
+	char **names = pc_list_dir(*root, &k);
+	size_t cap = 0;
+	for (size_t i = 0; i < k; i++) {
+		char *full = ov_join(*root, names[i]);
+		if (!strncmp(names[i], "loom.", 5) && ov_is_dir(full)) {
+			PC_GROW(*looms, *n, cap);
+			(*looms)[(*n)++] = full;
+		} else {
+			free(full);
+		}
+	}
+	pc_free_list(names, k);
+	return 0;
 }

@@ -185,6 +185,7 @@ bad-nanos6-nested-tasks nanos6 task 1 runs inside itself (it is running here)
 bad-nanos6-rerun-task nanos6 task 1 runs again after it ended
 bad-nosv-off-cpu event VYc of the nosv model while the thread is off its CPU
 bad-nosv-pause-parallel pause of nosv task 1, a parallel task (VTC), whose bodies cannot pause
+bad-mpi-nested MPI_Init_thread() entered while the thread is in it
 LIST
 
 # --- the real samples of every layout ---
