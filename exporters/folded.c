@@ -22,6 +22,7 @@ struct fx {
 	struct pc_export_opts o;
 	const struct pc_db *db;
 	pc_id metric; /* PC_NONE until the metrics are known */
+	const char *name; /* its name (of two runs: in both) */
 	/* a comparison of two runs (db->diff): the metric's values in
 	 * BASE (metric: in NEW); PC_NONE: one run */
 	pc_id base;
@@ -49,6 +50,7 @@ static int pick_metric(struct fx *x, const struct pc_db *db,
 	if (m < nm) {
 		x->metric = db->diff ? db->diff[m].fresh : (pc_id)m;
 		x->base = db->diff ? db->diff[m].base : PC_NONE;
+		x->name = NAME(m);
 		return 0;
 	}
 	char list[1024] = "";
@@ -196,27 +198,6 @@ static void merge_narrow(struct fx *x, struct tree *t, double total)
 	free(to);
 }
 
-/* A differential flame graph's frames are as wide as their NEW values:
- * those NEW does not have are not seen, and a note says how much of
- * BASE they hold. */
-static void gone_note(struct fx *x, const struct tree *t, double totalb)
-{
-	double *incl = pc_xcalloc(t->len, sizeof(double)), gone = 0;
-	for (size_t i = t->len; i-- > 1;)
-		if (t->n[i].name != MERGED) {
-			incl[i] += t->n[i].v > 0 ? t->n[i].v : 0;
-			incl[t->n[i].parent] += incl[i];
-		}
-	for (size_t i = 1; i < t->len; i++)
-		if (t->n[i].name != MERGED && !(incl[i] > 0))
-			gone += t->n[i].b > 0 ? t->n[i].b : 0;
-	if (gone > 0)
-		pc_note(x->db->diag, "%.2g%% of BASE's cost is in frames NEW "
-			"does not have: they have no width in the graph (-t "
-			"folded keeps them)", 100 * gone / totalb);
-	free(incl);
-}
-
 /* The folded lines of tree t, values times scale: their count. Two
  * runs compared: "stack base new", as flamegraph.pl's difffolded.pl
  * writes them for a differential flame graph. */
@@ -306,18 +287,19 @@ static void write_lines(struct fx *x)
 			"self value left out (folded stacks count up)",
 			m->name, neg);
 	merge_narrow(x, &t, total + totalb);
-	if (x->svg && x->base != PC_NONE && totalb > 0)
-		gone_note(x, &t, totalb);
 	size_t nlines = total + totalb > 0;
-	const char *name = m->name;
-	for (size_t i = 0; i < db->ndiff; i++)
-		if (db->diff[i].fresh == x->metric)
-			name = db->diff[i].name;
+	double gone = 0;
 	if (x->svg)
-		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, name,
-			     unit, scale, x->base != PC_NONE);
+		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, x->name,
+			     unit, scale, x->base != PC_NONE, &gone);
 	else
 		nlines = put_lines(x, &t, scale);
+	/* a differential flame graph's frames are as wide as their NEW
+	 * values: those NEW does not have are not seen */
+	if (gone > 0 && totalb > 0)
+		pc_note(db->diag, "%.2g%% of BASE's cost is in frames NEW does "
+			"not have: they have no width in the graph (-t folded "
+			"keeps them)", 100 * gone / totalb);
 	pc_progress_done(db->diag);
 	if (cut)
 		pc_warn(db->diag, "%zu frame(s) deeper than %u: their costs are "

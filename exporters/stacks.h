@@ -123,9 +123,10 @@ struct pc_fnode {
  * named `merged` left out) as an interactive SVG file (svg.c); values
  * times scale are shown in unit (NULL: named after the metric). diff:
  * a differential flame graph of two runs (widths NEW's, colours by
- * the change from BASE). */
+ * the change from BASE), and in *gone BASE's cost in the frames NEW
+ * does not have, which have no width. */
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff);
+		 const char *unit, double scale, int diff, double *gone);
 
 #endif

@@ -147,7 +147,7 @@ static void put_value(FILE *f, double v, double vb, const char *unit,
 
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff)
+		 const char *unit, double scale, int diff, double *gone)
 {
 	/* inclusive values (nodes come after their parents), and BASE's */
 	double *incl = pc_xcalloc(len + 1, sizeof(double));
@@ -163,6 +163,10 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		dmax = fmax(dmax, fabs(n[i].v - n[i].b));
 	}
 	double total = incl[0];
+	*gone = 0;
+	for (size_t i = 1; diff && i < len; i++)
+		if (n[i].name != merged && !(incl[i] > 0))
+			*gone += n[i].b > 0 ? n[i].b : 0;
 	/* callees per frame, by name: one sort of them all */
 	uint32_t *start = pc_xcalloc(len + 2, sizeof(uint32_t));
 	uint32_t *kids = pc_xmalloc((len + 1) * sizeof(uint32_t));
