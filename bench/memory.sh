@@ -10,16 +10,17 @@
 #   sh bench/memory.sh BUILD_DIR [OLD_PROFCONV]
 # With OLD_PROFCONV (a build of another commit), each conversion runs
 # with it too, and the outputs are compared byte for byte.
-# SIZES="64 256 100 400 50000 357000" (ovni threads small, large;
-# old-database profiles small, large; Callgrind functions small, large;
-# the default: inputs of 1 and 4 GB, and Callgrind files of 70 and 500
-# MB). BENCH_DIR: where inputs and outputs go (the large ones take some
-# 20 GB).
+# SIZES="64 256 100 400 50000 357000 1000000 10000000" (ovni threads
+# small, large; old-database profiles small, large; Callgrind functions
+# small, large; events of each of 4 ovni threads short, long: the
+# default: inputs of 1 and 4 GB, Callgrind files of 70 and 500 MB, and
+# ovni threads of 15 and 150 MB). BENCH_DIR: where inputs and outputs go
+# (the large ones take some 20 GB).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 new=${1:?usage: sh bench/memory.sh BUILD_DIR [OLD_PROFCONV]}/profconv
 old=${2:-}
-set -- ${SIZES:-64 256 100 400 50000 357000}
+set -- ${SIZES:-64 256 100 400 50000 357000 1000000 10000000}
 work=${BENCH_DIR:-/tmp/profconv-bench-memory}
 mkdir -p "$work"
 cc -O2 -o "$work/gen_ovni" "$top/bench/gen_ovni.c"
@@ -27,16 +28,18 @@ cc -std=c11 -O2 -o "$work/gen_legacy" "$top/bench/gen_legacy.c"
 cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
 printf '%-34s %10s %10s %10s %8s %10s %8s %s\n' conversion input output \
 	"peak MB" "CPU s" "old MB" "old s" identical
-# conv LABEL IN OUT: the conversion with the new build (and the old)
+# conv LABEL IN OUT: the conversion with the new build (and the old),
+# with the options in jobs
+jobs=
 conv() {
 	rm -rf "$3" "$3.old"
 	sync
-	/usr/bin/time -f '%U %S %M' -o "$work/t" "$new" convert -q -o "$3" "$2"
+	/usr/bin/time -f '%U %S %M' -o "$work/t" "$new" convert $jobs -q -o "$3" "$2"
 	set -- "$1" "$2" "$3" $(tail -1 "$work/t")
 	cpu=$(echo "$4 $5" | awk '{ printf "%.1f", $1 + $2 }') mb=$(($6 / 1024))
 	omb=- ocpu=- same=-
 	if [ -n "$old" ]; then
-		/usr/bin/time -f '%U %S %M' -o "$work/t" "$old" convert -q -o "$3.old" "$2"
+		/usr/bin/time -f '%U %S %M' -o "$work/t" "$old" convert $jobs -q -o "$3.old" "$2"
 		set -- "$1" "$2" "$3" $(tail -1 "$work/t")
 		ocpu=$(echo "$4 $5" | awk '{ printf "%.1f", $1 + $2 }') omb=$(($6 / 1024))
 		same=no
@@ -53,6 +56,17 @@ for n in "$1" "$2"; do
 	conv "ovni $n threads x 10^6 -> v4" "$tr" "$work/ovni.d"
 	conv "ovni $n threads x 10^6 -> Callgrind" "$tr" "$work/callgrind.out.ovni"
 	rm -rf "$tr" "$work/ovni.d" "$work/callgrind.out.ovni"
+done
+# one thread's length: its trace spills to a file as it grows, at -j1
+# and -j2 (a second reader) alike
+for n in "$7" "$8"; do
+	tr="$work/ovni-4x$n"
+	[ -d "$tr" ] || "$work/gen_ovni" "$tr" 4 "$n" >/dev/null
+	for jobs in -j1 -j2; do
+		conv "ovni 4 threads x $n -> v4 $jobs" "$tr" "$work/ovni.d"
+	done
+	jobs=
+	rm -rf "$tr" "$work/ovni.d"
 done
 for n in "$3" "$4"; do
 	db="$work/old-$n"

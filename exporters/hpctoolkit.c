@@ -846,7 +846,7 @@ void hpcw_free(struct writer *w)
 	free(w->l.scopes);
 	free(w->plexd);
 	for (size_t i = 0; i < w->nptrace; i++)
-		free(w->ptrace[i].b);
+		pc_trace_free(&w->ptrace[i]);
 	free(w->ptrace);
 	free(w);
 }

@@ -95,14 +95,7 @@ static int part_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
 	if (hpcw_profile(sk, db, p, v, n, sv, sn, t, err))
 		return -1;
 	PC_GROW(w->ptrace, w->nptrace, w->capptrace);
-	struct pc_trace *k = &w->ptrace[w->nptrace++];
-	*k = *t;
-	k->b = NULL;
-	k->cap = k->len;
-	if (t->len) {
-		k->b = pc_xmalloc(t->len);
-		memcpy(k->b, t->b, t->len);
-	}
+	pc_trace_copy(&w->ptrace[w->nptrace++], t);
 	return 0;
 }
 
@@ -201,8 +194,7 @@ static int part_place(struct pc_sink *s, uint64_t pbase, uint64_t tbase,
 		for (size_t i = 0; i < pt->np; i++) {
 			struct pc_trace *t = &w->ptrace[i];
 			hpcw_trace_line(w, w->p0 + (pc_id)i, t);
-			free(t->b);
-			t->b = NULL;
+			pc_trace_free(t);
 		}
 		pt->tend = w->to.pos;
 		w->topen = 0;

@@ -294,8 +294,8 @@ static int trace_samples(struct legacy *r, uint32_t pi, pc_id prof)
 						     "element of experiment.xml "
 						     "has as its 'it'", it);
 			pc_trace_add(r->db, prof, pc_getbe(b->p + x, 8), ctx);
+			pc_blob_read(b, 1); /* (in a long line too) */
 		}
-		pc_blob_read(b, (l->z - l->a) / 12);
 	}
 	return 0;
 }
@@ -696,6 +696,7 @@ static int hpctrace(struct legacy *r, const struct pc_blob *b, uint64_t off,
 					     "has as its 'it'", it);
 		pc_trace_add(r->db, prof,
 			     pc_getbe(p + x, 8) * r->ns_per_tick, ctx);
+		pc_blob_read((struct pc_blob *)b, 1); /* (a long file too) */
 	}
 	return 0;
 }

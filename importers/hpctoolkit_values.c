@@ -236,8 +236,8 @@ static void trace_samples(struct reader *r, uint32_t i)
 				     pc_v4_ctx_of(r, id));
 			if (r->nvague)
 				r->nvaguesamples += is_vague(r, id);
+			pc_blob_read(&r->trace, 1); /* (in a long line too) */
 		}
-		pc_blob_read(&r->trace, (l->z - l->a) / 12);
 	}
 }
 
@@ -255,10 +255,11 @@ static void trace_contexts(struct reader *r)
 		for (uint64_t k = r->tfirst[i]; r->prof_id[i] != PC_NONE &&
 						k < r->tfirst[i + 1]; k++) {
 			const struct pc_tline *l = &r->lines[k];
-			for (uint64_t x = l->a; x < l->z; x += 12)
+			for (uint64_t x = l->a; x < l->z; x += 12) {
 				pc_v4_ctx_of(r, (uint32_t)pc_getle(b->p + x + 8,
 								   4));
-			pc_blob_read(b, (l->z - l->a) / 12);
+				pc_blob_read(b, 1);
+			}
 		}
 }
 

@@ -156,13 +156,17 @@ static inline void ov_ev_head(struct ev *e, const uint8_t *p, uint64_t off)
 	e->jlen = 0;
 	e->jdata = NULL;
 }
+/* A mapped stream's pages read are given back every OV_GIVE_BACK bytes
+ * (they count in the peak: two readers' 16 MB of them were a third of
+ * it) */
+#define OV_GIVE_BACK ((size_t)4 << 20)
 /* ov_rd_next, inline where the event is an ordinary one (not jumbo)
  * whole in the buffer, and no pages are due to be given back: most. */
 static inline int ov_rd_event(struct rd *r, struct ev *e,
 			      struct pc_err *err)
 {
 	if (r->end - r->pos < 12 + 16 ||
-	    (r->mapped && r->pos - r->given >= (size_t)16 << 20))
+	    (r->mapped && r->pos - r->given >= OV_GIVE_BACK))
 		return ov_rd_next(r, e, err);
 	const uint8_t *p = r->buf + r->pos;
 	if (p[0] & 0x10) /* jumbo */

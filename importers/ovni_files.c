@@ -217,7 +217,7 @@ int ov_rd_next(struct rd *r, struct ev *e, struct pc_err *err)
 	/* the pages read are given back as the stream goes (mapped, they
 	 * counted in the peak: a 160 MB stream raised it by 60 MB); one
 	 * read again comes back from the file */
-	if (r->mapped && r->pos - r->given >= (size_t)16 << 20) {
+	if (r->mapped && r->pos - r->given >= OV_GIVE_BACK) {
 		pc_release(r->buf + r->given, r->pos - r->given);
 		r->given = r->pos;
 	}

@@ -175,9 +175,7 @@ unsigned apart_readers(const struct opts *o, char **inputs, int n,
 	return nr;
 }
 
-/* Where the readers' spools go: beside the output (whose file system
- * holds it anyway), or in TMPDIR for standard output. */
-static void spool_dir(const char *out, char *dir, size_t n)
+void spool_dir(const char *out, char *dir, size_t n)
 {
 	const char *tmp = getenv("TMPDIR");
 	if (!strcmp(out, "-")) {

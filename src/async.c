@@ -105,7 +105,7 @@ static void write_one(struct pc_async *a, unsigned k, uint64_t seq)
 					   it->n ? it->v : NULL, it->n,
 					   it->sn ? it->sv : NULL, it->sn,
 					   &it->t, &err);
-	free(it->t.b);
+	pc_trace_free(&it->t);
 	pthread_mutex_lock(&a->mu);
 	if (!skip && rc)
 		fail(a, &err);
@@ -202,8 +202,9 @@ int pc_async_put(struct pc_async *a, struct pc_db *db, pc_id p,
 	a->spare_capv = a->spare_capsv = 0;
 	pthread_cond_broadcast(&a->cv);
 	pthread_mutex_unlock(&a->mu);
-	db->traces[p].b = NULL;
+	db->traces[p].b = NULL; /* (the queue's now, spool and all) */
 	db->traces[p].len = db->traces[p].cap = 0;
+	db->traces[p].spooled = 0;
 	return 0;
 }
 

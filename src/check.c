@@ -883,6 +883,7 @@ static int check_trace(struct checker *c)
 			break;
 		}
 		for (uint64_t x = a; x < b && !rc; x += 12) {
+			pc_blob_read(&f.blob, 1); /* (in a long line too) */
 			uint64_t t = U64(&f, x);
 			uint32_t ctx = U32(&f, x + 8);
 			if (x > a && t < U64(&f, x - 12))
@@ -895,7 +896,6 @@ static int check_trace(struct checker *c)
 				rc = bad(c, &f, x, "timestamp outside "
 					 "[minTimestamp, maxTimestamp]");
 		}
-		pc_blob_read(&f.blob, (b - a) / 12);
 	}
 out:
 	unload(&f);

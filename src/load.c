@@ -204,6 +204,11 @@ struct pc_db *load(struct opts *o, char **inputs, int n,
 		   const char **formats, struct stream *to, struct pc_err *err)
 {
 	struct pc_db *db = pc_db_new(&o->diag);
+	if (to && to->out) {
+		char dir[4200];
+		spool_dir(to->out, dir, sizeof dir);
+		db->spool_dir = pc_xstrdup(dir);
+	}
 	const struct pc_importer *first = NULL;
 	int mixed = 0, tree_only = 1; /* every input a database directory */
 	if (o->mpi_size > 1 && n > 1) {

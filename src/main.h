@@ -47,6 +47,10 @@ struct stream {
 
 double seconds(const struct timespec *a, const struct timespec *b);
 /* A usage error (fmt with one %s): said, with the hint; PC_EUSAGE. */
+/* Where spools go (the readers', long traces'): beside the output out
+ * (whose file system holds it anyway), or in TMPDIR for standard
+ * output. */
+void spool_dir(const char *out, char *dir, size_t n);
 int usage_error(const char *fmt, const char *arg);
 /* An error said as profconv's one line. */
 void report(const struct pc_err *err);

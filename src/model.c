@@ -3,8 +3,12 @@
 #include "pc.h"
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const pc_idkind_names[PC_ID_NKINDS] = {
 	"SUMMARY", "NODE", "RANK", "THREAD",
@@ -52,6 +56,10 @@ struct pc_db *pc_db_new(struct pc_diag *diag)
 	db->ctx_unmapped = SIZE_MAX;
 	db->last_append = PC_NONE;
 	db->values_sorted = 1;
+	db->spill = (size_t)1 << 20;
+	const char *e = getenv("PROFCONV_TRACE_SPILL"); /* (the tests') */
+	if (e && *e)
+		db->spill = (size_t)strtoull(e, NULL, 10);
 	return db;
 }
 
@@ -60,8 +68,9 @@ void pc_db_free(struct pc_db *db)
 	if (!db)
 		return;
 	for (size_t i = 0; i < db->nprofiles; i++)
-		free(db->traces[i].b);
+		pc_trace_free(&db->traces[i]);
 	free(db->traces);
+	free(db->spool_dir);
 	free(db->derived);
 	free(db->strings->s);
 	pc_keymap_free(db->strings->map);
@@ -483,19 +492,184 @@ void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
 {
 	struct pc_trace *t = &db->traces[profile];
 	size_t want = n > (SIZE_MAX - t->len) / 4 ? SIZE_MAX : t->len + 4 * n;
+	if (db->spill && want > db->spill + 64) /* it spills from there */
+		want = t->len > db->spill ? t->len + 64 : db->spill + 64;
 	if (t->cap >= want)
 		return;
 	t->b = pc_xrealloc(t->b, want, 1);
 	t->cap = want;
 }
 
-void pc_trace_room(struct pc_trace *t)
+/* A file of no name in dir (gone with its last descriptor): -1 if none
+ * can be made. */
+static int unnamed_file(const char *dir)
 {
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/.profconv-trace-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd;
+}
+
+/* Trace t's bytes in memory to the end of its spool: 0, or -1 (none
+ * can be made or written: t as it was). */
+static int spill(struct pc_db *db, struct pc_trace *t)
+{
+	const char *dir = db->spool_dir;
+	if (!dir) {
+		dir = getenv("TMPDIR");
+		if (!dir || !*dir)
+			dir = "/tmp";
+	}
+	errno = 0;
+	int fd = t->spooled ? t->fd : unnamed_file(dir);
+	size_t done = 0;
+	while (fd >= 0 && done < t->len) {
+		ssize_t k = pwrite(fd, t->b + done, t->len - done,
+				   (off_t)(t->at + t->spooled + done));
+		if (k <= 0 && !(k < 0 && errno == EINTR))
+			break;
+		done += k > 0 ? (size_t)k : 0;
+	}
+	if (fd >= 0 && done == t->len) {
+		t->fd = fd;
+		t->spooled += t->len;
+		t->len = 0;
+		return 0;
+	}
+	/* in memory from here (the bytes spooled so far stay there) */
+	int e = errno;
+	pc_warn(db->diag, "cannot spill a long trace to %s: %s; traces are "
+		"kept in memory", dir, e ? strerror(e) : "nothing written");
+	if (fd >= 0 && !t->spooled)
+		close(fd);
+	db->spill = 0;
+	return -1;
+}
+
+void pc_trace_room(struct pc_db *db, struct pc_trace *t)
+{
+	if (db->spill && t->len >= db->spill && !spill(db, t))
+		return;
 	size_t cap = t->cap < 64 ? 64 : t->cap;
 	while (cap - t->len < 15)
 		cap *= 2;
+	if (db->spill && cap > db->spill + 64 && t->len < db->spill)
+		cap = db->spill + 64; /* it spills from there */
 	t->b = pc_xrealloc(t->b, cap, 1);
 	t->cap = cap;
+}
+
+/* n bytes of t's spool from off into p (all there: it was written). */
+static void spool_read(const struct pc_trace *t, uint64_t off,
+		       unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = pread(t->fd, p, n, (off_t)(t->at + off));
+		if (k <= 0 && !(k < 0 && errno == EINTR)) {
+			fprintf(stderr, "profconv: cannot read a trace's "
+				"spool file: %s\n",
+				k < 0 ? strerror(errno) : "it is short");
+			exit(1);
+		}
+		if (k > 0) {
+			p += k;
+			off += (uint64_t)k;
+			n -= (size_t)k;
+		}
+	}
+}
+
+void pc_trace_fill(struct pc_trace_it *it)
+{
+	const struct pc_trace *t = it->t;
+	size_t rest = (size_t)(it->end - it->p);
+	if (it->off < t->spooled) {
+		memmove(it->buf, it->p, rest);
+		uint64_t left = t->spooled - it->off;
+		size_t k = sizeof(it->buf) - rest;
+		if (k > left)
+			k = (size_t)left;
+		spool_read(t, it->off, it->buf + rest, k);
+		it->off += k;
+		it->p = it->buf;
+		it->end = it->buf + rest + k;
+	} else if (!rest) { /* the spool read (whole samples): then b */
+		it->p = t->b;
+		it->end = t->len ? t->b + t->len : t->b;
+		it->more = 0;
+	}
+}
+
+void pc_trace_pieces(const struct pc_trace *t,
+		     void (*put)(void *ctx, const void *p, size_t n),
+		     void *ctx)
+{
+	if (t->spooled) {
+		unsigned char *buf = pc_xmalloc(PC_TRACE_ITBUF);
+		for (uint64_t off = 0; off < t->spooled;) {
+			uint64_t k = t->spooled - off;
+			if (k > PC_TRACE_ITBUF)
+				k = PC_TRACE_ITBUF;
+			spool_read(t, off, buf, (size_t)k);
+			put(ctx, buf, (size_t)k);
+			off += k;
+		}
+		free(buf);
+	}
+	if (t->len)
+		put(ctx, t->b, t->len);
+}
+
+static void put_mem(void *ctx, const void *p, size_t n)
+{
+	unsigned char **o = ctx;
+	memcpy(*o, p, n);
+	*o += n;
+}
+
+void pc_trace_get_bytes(const struct pc_trace *t, unsigned char *to)
+{
+	pc_trace_pieces(t, put_mem, &to);
+}
+
+void pc_trace_copy(struct pc_trace *dst, const struct pc_trace *src)
+{
+	*dst = *src;
+	dst->b = NULL;
+	dst->cap = dst->len = 0;
+	dst->spooled = dst->at = 0;
+	int fd = src->spooled ? dup(src->fd) : -1;
+	if (fd >= 0) { /* pread: the two share the file, not an offset */
+		dst->fd = fd;
+		dst->spooled = src->spooled;
+		dst->at = src->at;
+		dst->len = src->len;
+	} else {
+		dst->len = (size_t)pc_trace_bytes(src);
+	}
+	dst->cap = dst->len;
+	if (!dst->len)
+		return;
+	dst->b = pc_xmalloc(dst->len);
+	if (dst->spooled)
+		memcpy(dst->b, src->b, src->len);
+	else
+		pc_trace_get_bytes(src, dst->b);
+}
+
+void pc_trace_free(struct pc_trace *t)
+{
+	free(t->b);
+	if (t->spooled)
+		close(t->fd);
+	t->b = NULL;
+	t->len = t->cap = 0;
+	t->spooled = t->at = 0;
 }
 
 void pc_trace_append(struct pc_db *db, pc_id profile,
@@ -504,7 +678,8 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 	struct pc_trace *t = &db->traces[profile];
 	struct pc_trace_it it;
 	struct pc_sample s;
-	if (t->n || !from->n) { /* sample by sample */
+	if (t->n || !from->n || from->spooled ||
+	    (db->spill && from->len > db->spill / 3)) { /* sample by sample */
 		pc_trace_begin(from, &it);
 		while (pc_trace_next(&it, &s))
 			pc_trace_add(db, profile, s.time,
@@ -900,9 +1075,7 @@ int pc_profile_done(struct pc_db *db, pc_id p, struct pc_err *err)
 	db->flushed_scoped += db->nscoped;
 	db->nvalues = db->nscoped = 0;
 	db->values_sorted = 1;
-	free(t->b);
-	t->b = NULL;
-	t->len = t->cap = 0;
+	pc_trace_free(t);
 	t->map = NULL; /* (pc_feed's, gone with its trace) */
 	t->nmap = 0;
 	return rc;

@@ -170,7 +170,7 @@ static int feed_own(struct pc_db *g, struct pc_sink *own, int rc,
 	struct keeper *k = (struct keeper *)own;
 	for (size_t i = 0; k && i < k->nprof; i++) {
 		if (!rc)
-			rc = pc_feed(g, &k->prof[i], NULL, err);
+			rc = pc_feed(g, &k->prof[i], NULL, NULL, err);
 		free(k->prof[i].p);
 		k->prof[i].p = NULL;
 	}
@@ -220,7 +220,8 @@ int pc_mpi_gather(struct pc_db *g, struct pc_sink *own, int with_tables,
 		for (uint64_t i = 0; i < np; i++) {
 			recv_rec(&r, (int)from);
 			if (!rc)
-				rc = pc_feed(g, &r, with_tables ? &m : NULL, err);
+				rc = pc_feed(g, &r, with_tables ? &m : NULL, NULL,
+					     err);
 		}
 		free(m.ctx);
 		free(m.metric);

@@ -80,7 +80,13 @@ void pc_blob_unmap(struct pc_blob *b);
  * (touched again, they are read again from the file), so a reader that
  * goes through a large file keeps its memory bounded: mapped pages
  * count in the process's resident memory. */
-void pc_blob_read(struct pc_blob *b, uint64_t n);
+void pc_blob_give_back(struct pc_blob *b);
+static inline void pc_blob_read(struct pc_blob *b, uint64_t n)
+{
+	b->since += n;
+	if (b->since >= (uint64_t)1 << 18) /* (inline: called per sample) */
+		pc_blob_give_back(b);
+}
 #define PC_GROW(ptr, n, cap)                                                 \
 	do {                                                                 \
 		if ((n) >= (cap)) {                                          \
@@ -301,20 +307,34 @@ struct pc_sample {
  * pc_trace_begin / pc_trace_next. */
 struct pc_trace {
 	size_t n;         /* samples */
-	unsigned char *b; /* their encoding */
+	unsigned char *b; /* their encoding (after the spooled bytes) */
 	size_t len, cap;  /* bytes */
 	uint64_t last;    /* time of the last sample */
 	int unsorted;     /* some sample is earlier than the one before */
+	/* a long trace's first bytes, spilled to an unlinked file as it
+	 * grows (pc_trace_room: db->spill), so that memory stays flat
+	 * whatever its length: bytes [0, spooled) at fd (valid when
+	 * spooled) from offset at on, a whole number of samples (a reader's
+	 * kept trace, fed from its spool, is one too: src/share.c) */
+	uint64_t spooled, at;
+	int fd;
 	/* a trace handed to a sink as another model numbered its contexts
 	 * (pc_feed): context c reads as map[c] (PC_NONE from nmap on) */
 	const pc_id *map;
 	size_t nmap;
 };
+enum { PC_TRACE_ITBUF = 1 << 16 };
 struct pc_trace_it {
 	const unsigned char *p, *end;
 	uint64_t time;
 	const pc_id *map;
 	size_t nmap;
+	/* a spooled trace's bytes come through buf (pc_trace_fill): more
+	 * while some are not yet in [p, end), off the spool's read so far */
+	int more;
+	const struct pc_trace *t;
+	uint64_t off;
+	unsigned char buf[PC_TRACE_ITBUF];
 };
 static inline void pc_trace_begin(const struct pc_trace *t,
 				  struct pc_trace_it *it)
@@ -324,7 +344,15 @@ static inline void pc_trace_begin(const struct pc_trace *t,
 	it->time = 0;
 	it->map = t->map;
 	it->nmap = t->nmap;
+	it->more = t->spooled > 0;
+	it->t = t;
+	it->off = 0;
+	if (it->more)
+		it->p = it->end = it->buf;
 }
+/* The next bytes of a spooled trace into [p, end): at least 16, or up
+ * to a whole number of samples. */
+void pc_trace_fill(struct pc_trace_it *it);
 static inline uint64_t pc_trace_varint(const unsigned char **p)
 {
 	if (**p < 0x80) /* one byte: most contexts, many time steps */
@@ -342,6 +370,8 @@ static inline uint64_t pc_trace_varint(const unsigned char **p)
 /* The next sample; 0 at the end. */
 static inline int pc_trace_next(struct pc_trace_it *it, struct pc_sample *s)
 {
+	if (it->more && it->end - it->p < 16)
+		pc_trace_fill(it);
 	if (it->p >= it->end)
 		return 0;
 	uint64_t z = pc_trace_varint(&it->p);
@@ -429,6 +459,11 @@ struct pc_db {
 	 * first is done (trace.db's header comes before any trace); 0:
 	 * not known, and then no profile with a trace may be done early */
 	size_t nplanned;
+	/* a trace longer than spill bytes goes on in an unlinked file in
+	 * spool_dir (NULL: TMPDIR, or /tmp; pc_db_new sets spill, 0: never,
+	 * from PROFCONV_TRACE_SPILL when set) */
+	size_t spill;
+	char *spool_dir;
 	/* MPI (profconv-mpi): this process is rank share_rank of share_n
 	 * (1: the whole input); an importer that reads only its rank's
 	 * share of the profiles (pc_share_own) says so in shared */
@@ -684,14 +719,16 @@ static inline unsigned char *pc_trace_put_varint(unsigned char *p, uint64_t v)
 	*p++ = (unsigned char)v;
 	return p;
 }
-/* Room for one more sample (two varints: 10 + 5 bytes at most). */
-void pc_trace_room(struct pc_trace *t);
+/* Room for one more sample (two varints: 10 + 5 bytes at most): the
+ * bytes spilled to the trace's spool from db->spill bytes on, or more
+ * memory. */
+void pc_trace_room(struct pc_db *db, struct pc_trace *t);
 static inline void pc_trace_add(struct pc_db *db, pc_id profile,
 				uint64_t time, pc_id ctx)
 {
 	struct pc_trace *t = &db->traces[profile];
 	if (t->cap - t->len < 15)
-		pc_trace_room(t);
+		pc_trace_room(db, t);
 	uint64_t d = time - t->last; /* modulo 2^64, as the reader adds it */
 	if (t->n && time < t->last)
 		t->unsorted = 1;
@@ -713,6 +750,21 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n);
 /* A trace's samples decoded into an array (n of them; free it). */
 struct pc_sample *pc_trace_samples(const struct pc_trace *t);
+/* A trace's encoding: its length, and its bytes in order handed to
+ * put(ctx, bytes, n) in pieces. */
+static inline uint64_t pc_trace_bytes(const struct pc_trace *t)
+{
+	return t->spooled + t->len;
+}
+void pc_trace_pieces(const struct pc_trace *t,
+		     void (*put)(void *ctx, const void *p, size_t n),
+		     void *ctx);
+/* ... or all into to (pc_trace_bytes of them). */
+void pc_trace_get_bytes(const struct pc_trace *t, unsigned char *to);
+/* A copy of src into dst (its spool shared), and a trace's memory and
+ * spool freed (the trace then empty). */
+void pc_trace_copy(struct pc_trace *dst, const struct pc_trace *src);
+void pc_trace_free(struct pc_trace *t);
 /* A line of an input's trace file: its profile index, its bytes [a, z).
  * Database importers group them by profile (pc_tlines_group), so that
  * a profile's samples are added with its values and it can be done

@@ -10,6 +10,16 @@
 /* ---- the keeper: a rank's profiles, as records ---- */
 
 
+/* A kept record: its head (profile 4 bytes, values, stored values,
+ * trace samples, trace bytes 8 each, unsorted 1), values, stored values
+ * (16 bytes each), then its trace's bytes. */
+enum { KEPT_HEAD = 37 };
+
+static void out_write(void *o, const void *p, size_t n)
+{
+	pc_out_write(o, p, n);
+}
+
 static void keep(struct keeper *k, pc_id p, const struct pc_value *v,
 		 size_t n, const struct pc_value *sv, size_t sn,
 		 const struct pc_trace *t)
@@ -17,8 +27,8 @@ static void keep(struct keeper *k, pc_id p, const struct pc_value *v,
 	PC_GROW(k->prof, k->nprof, k->capprof);
 	struct rec *r = &k->prof[k->nprof++];
 	memset(r, 0, sizeof(*r));
-	size_t tl = t ? t->len : 0;
-	r->cap = 40 + 16 * (n + sn) + (k->spool.f ? 0 : tl);
+	size_t tl = t ? (size_t)pc_trace_bytes(t) : 0;
+	r->cap = KEPT_HEAD + 16 * (n + sn) + (k->spool.f ? 0 : tl);
 	r->p = pc_xmalloc(r->cap);
 	put32(r, p);
 	put64(r, n);
@@ -40,12 +50,12 @@ static void keep(struct keeper *k, pc_id p, const struct pc_value *v,
 		r->cap = k->spool.pos;
 		pc_out_write(&k->spool, r->p, r->n);
 		if (tl)
-			pc_out_write(&k->spool, t->b, tl);
+			pc_trace_pieces(t, out_write, &k->spool);
 		r->n += tl;
 		free(r->p);
 		r->p = NULL;
 	} else if (tl) {
-		memcpy(room(r, tl), t->b, tl);
+		pc_trace_get_bytes(t, room(r, tl));
 	}
 }
 
@@ -83,9 +93,28 @@ struct pc_sink *pc_keeper_spool(const char *dir, struct pc_err *err)
 	return &k->sink;
 }
 
-const struct rec *pc_kept_rec(struct keeper *k, size_t i, struct pc_err *err)
+/* n bytes of file fd from off into p: 0, or -1 with errno (0: short) */
+static int read_at(int fd, uint64_t off, unsigned char *p, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t m = pread(fd, p + got, n - got, (off_t)(off + got));
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0) {
+			if (!m)
+				errno = 0;
+			return -1;
+		}
+		got += (size_t)m;
+	}
+	return 0;
+}
+
+const struct rec *pc_kept_rec(struct keeper *k, size_t i,
+			      struct pc_trace *tr, struct pc_err *err)
 {
 	struct rec *r = &k->prof[i];
+	memset(tr, 0, sizeof(*tr));
 	if (!k->spool.f)
 		return r;
 	pc_out_flush(&k->spool);
@@ -94,21 +123,27 @@ const struct rec *pc_kept_rec(struct keeper *k, size_t i, struct pc_err *err)
 			   k->dir, strerror(errno));
 		return NULL;
 	}
-	k->back.n = 0;
-	unsigned char *at = room(&k->back, r->n);
+	/* the trace (the record's last bytes) is read from the spool as it
+	 * is written out, not held (keep: its length at byte 28) */
 	int fd = fileno(k->spool.f);
-	for (size_t got = 0; got < r->n;) {
-		ssize_t m = pread(fd, at + got, r->n - got,
-				  (off_t)(r->cap + got));
-		if (m < 0 && errno == EINTR)
-			continue;
-		if (m <= 0) {
-			pc_err_set(err, "%s: cannot read a temporary file back: "
-				   "%s", k->dir, m ? strerror(errno) :
-				   "it is shorter than written");
-			return NULL;
+	unsigned char head[KEPT_HEAD];
+	size_t want = r->n;
+	if (r->n >= KEPT_HEAD && !read_at(fd, r->cap, head, KEPT_HEAD)) {
+		uint64_t tl = pc_getle(head + 28, 8);
+		int tfd = tl && tl <= r->n - KEPT_HEAD ? dup(fd) : -1;
+		if (tfd >= 0) {
+			*tr = (struct pc_trace){ .fd = tfd, .spooled = tl,
+						 .at = r->cap + r->n - tl };
+			want = r->n - (size_t)tl;
 		}
-		got += (size_t)m;
+	}
+	k->back.n = 0;
+	if (read_at(fd, r->cap, room(&k->back, want), want)) {
+		pc_err_set(err, "%s: cannot read a temporary file back: %s",
+			   k->dir, errno ? strerror(errno) :
+			   "it is shorter than written");
+		pc_trace_free(tr);
+		return NULL;
 	}
 	return &k->back;
 }
@@ -145,7 +180,7 @@ void pc_keep_rest(struct pc_sink *s, struct pc_db *db)
 		struct pc_trace *t = &db->traces[p];
 		keep(k, (pc_id)p, v1 > v ? db->values + v : NULL, v1 - v,
 		     s1 > sv ? db->scoped + sv : NULL, s1 - sv, t);
-		free(t->b);
+		pc_trace_free(t);
 		memset(t, 0, sizeof(*t));
 		v = v1;
 		sv = s1;
@@ -166,8 +201,9 @@ int pc_take_share(struct pc_db *g, const struct pc_db *db, struct pc_sink *s,
 			   "please report this bug") : 0;
 	free(t.p);
 	for (size_t i = 0; i < k->nprof && !rc; i++) {
-		const struct rec *r = pc_kept_rec(k, i, err);
-		rc = r ? pc_feed(g, r, &m, err) : -1;
+		struct pc_trace tr;
+		const struct rec *r = pc_kept_rec(k, i, &tr, err);
+		rc = r ? pc_feed(g, r, &m, &tr, err) : -1;
 	}
 	free(m.ctx);
 	free(m.metric);
@@ -389,7 +425,7 @@ int pc_merge_tables(struct pc_db *g, struct rd *d, struct maps *m,
 
 /* One profile record into g, handed on. */
 int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
-	    struct pc_err *err)
+	    struct pc_trace *tr, struct pc_err *err)
 {
 	struct rd d = { r->p, r->p + r->n, 0 };
 	pc_id lp = get32(&d);
@@ -397,10 +433,14 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		 tl = get64(&d);
 	int unsorted = get8(&d);
 	pc_id p = m ? m->prof0 + lp : lp;
+	int apart = tr && tr->spooled; /* the trace's bytes: not in r */
 	if (d.bad || p >= g->nprofiles || nv > r->n || nsv > r->n ||
-	    tl > r->n)
+	    (apart ? tl != tr->spooled : tl > r->n)) {
+		if (tr)
+			pc_trace_free(tr);
 		return pc_err_set(err, "internal: a bad profile record from "
 				  "a rank; please report this bug");
+	}
 	pc_values_reserve(g, (size_t)nv);
 	for (uint64_t i = 0; i < nv && !d.bad; i++) {
 		pc_id c = get32(&d), mt = get32(&d);
@@ -421,29 +461,39 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		}
 		pc_scoped_add(g, p, c, mt, f % PC_NSCOPES, v);
 	}
-	const unsigned char *tb = tl ? take(&d, tl) : NULL;
+	const unsigned char *tb = tl && !apart ? take(&d, tl) : NULL;
 	if (tl && !d.bad) {
 		struct pc_trace t = { .n = (size_t)ns,
 				      .b = (unsigned char *)tb,
-				      .len = (size_t)tl };
+				      .len = apart ? 0 : (size_t)tl };
+		if (apart) {
+			t = *tr;
+			t.n = (size_t)ns;
+		}
+		t.unsorted = unsorted;
+		t.map = m ? m->ctx : NULL;
+		t.nmap = m ? m->nctx : 0;
 		if (g->sink && !g->async) {
 			/* handed on at once (pc_profile_done): the sink reads
-			 * the ids through the map, not encoded again */
+			 * the ids through the map, not encoded again (and a
+			 * spooled trace from its spool) */
 			struct pc_trace *gt = &g->traces[p];
-			free(gt->b);
-			*gt = (struct pc_trace){ .n = (size_t)ns,
-						 .b = pc_xmalloc(tl),
-						 .len = (size_t)tl,
-						 .cap = (size_t)tl,
-						 .unsorted = unsorted,
-						 .map = m ? m->ctx : NULL,
-						 .nmap = m ? m->nctx : 0 };
-			memcpy(gt->b, t.b, tl);
+			pc_trace_free(gt);
+			*gt = t;
+			if (!apart) {
+				gt->b = pc_xmalloc(tl);
+				gt->cap = (size_t)tl;
+				memcpy(gt->b, tb, tl);
+			}
+			if (apart) /* gt's now */
+				memset(tr, 0, sizeof(*tr));
+			apart = 0;
 		} else {
-			pc_trace_append(g, p, &t, m ? m->ctx : NULL,
-					m ? m->nctx : 0);
+			pc_trace_append(g, p, &t, t.map, t.nmap);
 		}
 	}
+	if (apart)
+		pc_trace_free(tr);
 	if (d.bad)
 		return pc_err_set(err, "internal: a bad profile record from "
 				  "a rank; please report this bug");
@@ -532,7 +582,7 @@ int pc_replay(struct pc_db *g, struct keeper *k, const struct maps *m,
 		if (!rc && p < g->nprofiles)
 			memset(&g->traces[p], 0, sizeof(g->traces[p]));
 		if (!rc)
-			rc = pc_feed(g, &k->prof[i], m, err);
+			rc = pc_feed(g, &k->prof[i], m, NULL, err);
 		free(k->prof[i].p);
 		k->prof[i].p = NULL;
 	}

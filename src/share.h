@@ -33,9 +33,11 @@ struct pc_sink *pc_keeper(void);
  * thread: its share is not held in memory); NULL with err set if the
  * file cannot be made. */
 struct pc_sink *pc_keeper_spool(const char *dir, struct pc_err *err);
-/* Kept record i (spooled: read back, valid until the next call); NULL
- * with err set if it cannot be read. */
-const struct rec *pc_kept_rec(struct keeper *k, size_t i, struct pc_err *err);
+/* Kept record i (spooled: read back, valid until the next call, but
+ * for its trace, which tr then reads from the spool: give it to pc_feed
+ * or free it); NULL with err set if it cannot be read. */
+const struct rec *pc_kept_rec(struct keeper *k, size_t i,
+			      struct pc_trace *tr, struct pc_err *err);
 void pc_keeper_free(struct pc_sink *k);
 /* Moves the profiles db still holds (from db->nflushed on; values
  * sorted by pc_values_finish) into the keeper, and out of db. */
@@ -60,9 +62,10 @@ struct maps {
 int pc_merge_tables(struct pc_db *g, struct rd *d, struct maps *m,
 		    const struct pc_importer *files);
 /* One profile record into g (its ids mapped by m unless NULL), handed
- * on (pc_profile_done). */
+ * on (pc_profile_done); its trace read from tr when tr holds one
+ * (pc_kept_rec's; taken: tr is empty after). */
 int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
-	    struct pc_err *err);
+	    struct pc_trace *tr, struct pc_err *err);
 
 /* ---- an output's parts (struct pc_parts) ---- */
 

@@ -771,11 +771,8 @@ int pc_blob_map(struct pc_blob *b, const char *dir, const char *name,
 	return 0;
 }
 
-void pc_blob_read(struct pc_blob *b, uint64_t n)
+void pc_blob_give_back(struct pc_blob *b)
 {
-	b->since += n;
-	if (b->since < (uint64_t)1 << 18)
-		return;
 	b->since = 0;
 	if (b->p)
 		(void)madvise((void *)b->p, b->n, MADV_DONTNEED);

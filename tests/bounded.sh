@@ -83,6 +83,45 @@ rc=$?
 	{ not_ok "large Chrome trace: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 rm -rf "$tmp/ovni" "$tmp/ovni2.d" "$tmp/ovni.json"
 
+# one thread's length: 2 threads x 400,000 events and x 4,000,000 (10
+# times the events, 120 MB) peak alike, at -j1 and -j2 (a second reader
+# keeps its share in a spool), and so do the v4 copies read back: a
+# trace spills to a file as it grows, and the mapped pages of a stream,
+# of a long trace line and of the check's are given back as they go.
+# Before, 13 and 53 MB at -j1, 19 and 53 MB at -j2, 12 and 69 MB
+# read back; now 11 and 12, 14 and 15, 11 and 12 MB.
+# same_peak WHAT A B ARGS...: profconv ARGS... with input A, then B
+# (the output: $tmp/sp.d), peaks within 25%
+same_peak() {
+	what=$1 a=$2 b=$3
+	shift 3
+	ka=
+	for x in "$a" "$b"; do
+		rm -rf "$tmp/sp.d"
+		/usr/bin/time -f %M -o "$tmp/kb" "$bin" "$@" -o "$tmp/sp.d" "$x" \
+			>"$tmp/out" 2>"$tmp/err" ||
+			{ not_ok "$what: exit status $? on $x"; sed 's/^/# /' "$tmp/err" | head -3; return; }
+		kb=$(tail -1 "$tmp/kb")
+		ka=${ka:-$kb}
+	done
+	if [ "$kb" -le $((ka * 5 / 4)) ]; then
+		ok "$what: peak $((ka / 1024)) MB, with 10 times the events $((kb / 1024)) MB (at most 25% more)"
+	else
+		not_ok "$what: peak $((ka / 1024)) MB, with 10 times the events $((kb / 1024)) MB"
+	fi
+}
+"$tmp/gen_ovni" "$tmp/short" 2 400000 >/dev/null &&
+	"$tmp/gen_ovni" "$tmp/long" 2 4000000 >/dev/null
+same_peak "ovni -> v4, a thread of 10 times the events, -j1" "$tmp/short" "$tmp/long" convert -q -j1
+same_peak "... -j2" "$tmp/short" "$tmp/long" convert -q -j2
+for x in short long; do
+	"$bin" convert -q -o "$tmp/$x.d" "$tmp/$x" 2>/dev/null
+	rm -rf "$tmp/$x"
+done
+same_peak "their v4 copies -> v4 (long trace lines)" "$tmp/short.d" "$tmp/long.d" convert -q
+same_values "a long thread" "$tmp/long.d" "$tmp/sp.d"
+rm -rf "$tmp/short.d" "$tmp/long.d" "$tmp/sp.d"
+
 # an old database: 64 profiles x 20,000 contexts (30 MB, 1.7 million
 # values); whole: 129 MB, streaming: 43 MB
 "$tmp/gen_legacy" "$tmp/old" 64 20000 >/dev/null 2>&1
