@@ -78,6 +78,7 @@ struct ex {
 	size_t npool, cappool;
 	/* output scale per metric and event names */
 	double *scale;
+	uint8_t *neg; /* per event: some cost written is negative */
 	char **event;
 };
 
@@ -350,13 +351,31 @@ static void choose_scales(struct ex *x)
 				total, -k, k);
 		x->scale[m] = pow(10, k);
 	}
+	/* negative costs (Xdebug's memory that went down; a comparison's
+	 * derived values): written signed, as Xdebug writes them */
+	x->neg = pc_xcalloc(x->nm + 1, 1);
+	for (size_t m = 0; m < x->nm; m++) {
+		for (size_t i = 0; i < x->ne && !x->neg[m]; i++)
+			x->neg[m] = nearbyint(x->pool[x->e[i].cost + m] *
+					      x->scale[m]) < 0;
+		if (x->neg[m])
+			pc_warn(x->db->diag, "metric '%s' has negative costs: "
+				"written signed, as Xdebug writes them; "
+				"callgrind_annotate reads them, KCachegrind "
+				"reads costs as unsigned and skips them",
+				x->db->metrics[x->mid[m]].name);
+	}
 }
 
+/* A cost in the event's units: a negative one as two's complement
+ * (written signed: put_cost), NaN as 0. */
 static uint64_t to_count(double v, double scale)
 {
 	double r = nearbyint(v * scale);
+	if (r < 0)
+		return r <= -9.2e18 ? (uint64_t)INT64_MIN : 0 - (uint64_t)-r;
 	if (!(r > 0))
-		return 0; /* negative or NaN: callgrind costs are unsigned */
+		return 0;
 	return r >= 1.8e19 ? UINT64_MAX : (uint64_t)r;
 }
 
@@ -537,15 +556,21 @@ static void put_pos(FILE *o, const struct ex *x, uint64_t addr, uint32_t line)
 	put_num(o, x->has_instr, line, 10);
 }
 
-static void put_costs(FILE *o, const struct ex *x, const double *c,
-		      uint64_t *sum)
+/* Event m's cost v (to_count's): signed where it has negative ones. */
+static void put_cost(FILE *o, const struct ex *x, size_t m, uint64_t v)
 {
-	for (size_t m = 0; m < x->nm; m++) {
-		uint64_t v = to_count(c[m], x->scale[m]);
-		if (sum)
-			sum[m] += v;
+	if (x->neg[m] && (int64_t)v < 0) {
+		fputs(" -", o);
+		put_num(o, 0, 0 - v, 10);
+	} else {
 		put_num(o, 1, v, 10);
 	}
+}
+
+static void put_costs(FILE *o, const struct ex *x, const double *c)
+{
+	for (size_t m = 0; m < x->nm; m++)
+		put_cost(o, x, m, to_count(c[m], x->scale[m]));
 	fputc('\n', o);
 }
 
@@ -588,7 +613,7 @@ static int write_file(struct ex *x, const char *path, int thread,
 		fprintf(o, " %s", x->event[m]);
 	fputs("\nsummary:", o);
 	for (size_t m = 0; m < x->nm; m++)
-		fprintf(o, " %llu", (unsigned long long)tot[m]);
+		put_cost(o, x, m, tot[m]);
 	fputs("\n\n", o);
 
 	struct names t = {
@@ -636,7 +661,7 @@ static int write_file(struct ex *x, const char *path, int thread,
 		}
 		if (e->callee == UINT32_MAX) {
 			put_pos(o, x, e->addr, e->line);
-			put_costs(o, x, c, NULL);
+			put_costs(o, x, c);
 			continue;
 		}
 		const struct cgfn *g = &x->fns[e->callee];
@@ -650,14 +675,14 @@ static int write_file(struct ex *x, const char *path, int thread,
 		put_pos(o, x, g->addr, g->line);
 		fputc('\n', o);
 		put_pos(o, x, e->addr, e->line);
-		put_costs(o, x, c, NULL);
+		put_costs(o, x, c);
 	}
 	if (cur != UINT32_MAX && curfile != x->fns[cur].file)
 		put_name(o, "fe", fl_slot(&t, x->fns[cur].file), &t.nfl,
 			 file_path(db, x->fns[cur].file), t.compress);
 	fputs("\ntotals:", o);
 	for (size_t m = 0; m < x->nm; m++)
-		fprintf(o, " %llu", (unsigned long long)tot[m]);
+		put_cost(o, x, m, tot[m]);
 	fputc('\n', o);
 	free(order);
 	free(t.ob);
@@ -685,6 +710,7 @@ static void ex_free(struct ex *x)
 	free(x->self_of);
 	free(x->callsum);
 	free(x->scale);
+	free(x->neg);
 	if (x->event)
 		for (size_t m = 0; m < x->nm; m++)
 			free(x->event[m]);

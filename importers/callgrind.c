@@ -43,6 +43,9 @@ struct parser {
 	char **longnames;  /* "event:" long names, in pairs name/long */
 	size_t nlong, caplong;
 	uint64_t *summary, *totals, *selfsum;
+	/* per event: a negative count was read (Xdebug's memory goes
+	 * down): its counts are signed, held as two's complement */
+	uint8_t *negev;
 	int have_summary, have_totals;
 	uint64_t pid, thread, part;
 
@@ -55,7 +58,7 @@ struct parser {
 	int seen_fl; /* an fl= line was read: else functions have no file
 		      * (files that name files with fi= alone) */
 	pc_id cur_func;  /* model function of the current fn= */
-	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */ /* graph function, UINT32_MAX if none */
+	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */
 	pc_id cob, cfi;
 	const char *cfn;
 	int expect; /* 0, 'c' after calls=, 'j' after jump=/jcnd= */
@@ -240,13 +243,18 @@ static void logical_ids(const struct pc_db *db, struct pc_idelem ids[2])
 	ids[1].logical = logical_thread;
 }
 
-static void print_costs(char *buf, size_t n, const uint64_t *c, size_t nev)
+static void print_costs(char *buf, size_t n, const uint64_t *c, size_t nev,
+			const uint8_t *neg)
 {
 	size_t off = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < nev && off + 24 < n; i++)
-		off += (size_t)snprintf(buf + off, n - off, "%s%llu",
-					i ? " " : "", (unsigned long long)c[i]);
+		off += (size_t)(neg[i] ? snprintf(buf + off, n - off, "%s%lld",
+						  i ? " " : "",
+						  (long long)(int64_t)c[i]) :
+				 snprintf(buf + off, n - off, "%s%llu",
+					  i ? " " : "",
+					  (unsigned long long)c[i]));
 }
 
 /* Functions that are called but have no cost lines and make no calls
@@ -269,7 +277,8 @@ static void costless_callees(struct parser *p)
 		{
 			uint64_t *d = &in[(size_t)g->edges[e].to * nev + m];
 			uint64_t v = g->ecost[e * nev + m];
-			*d = *d > UINT64_MAX - v ? UINT64_MAX : *d + v;
+			*d = p->negev[m] ? *d + v : /* (signed: modulo 2^64) */
+			     *d > UINT64_MAX - v ? UINT64_MAX : *d + v;
 		}
 	}
 	uint32_t first = UINT32_MAX;
@@ -303,6 +312,49 @@ static void costless_callees(struct parser *p)
 	free(in);
 }
 
+/* Events with negative counts (a cost that went down) are not laid out
+ * themselves: the layout shares out flows that do not go below zero.
+ * A function's costs in them follow the layout of its first event
+ * without negative counts in which it has a cost of its own (memory
+ * goes where time went; cg_lay_records), or else lie flat below the
+ * thread's root (cg_lay_signed_flat): every position's cost, every
+ * function's and the total stay exact; a call's inclusive cost in
+ * them is what its subtree then holds. */
+static void signed_costs(struct parser *p)
+{
+	struct cg_graph *g = &p->g;
+	size_t nev = g->nev;
+	int any = 0;
+	for (size_t m = 0; m < nev; m++)
+		any |= p->negev[m];
+	if (!any)
+		return;
+	g->sgn = pc_xmalloc(nev);
+	memcpy(g->sgn, p->negev, nev);
+	g->scost = pc_xcalloc(g->nrecs * nev + 1, sizeof(int64_t));
+	for (size_t r = 0; r < g->nrecs; r++)
+		for (size_t m = 0; m < nev; m++)
+			if (g->sgn[m]) {
+				g->scost[r * nev + m] =
+					(int64_t)g->rcost[r * nev + m];
+				g->rcost[r * nev + m] = 0;
+			}
+	for (size_t e = 0; e < g->nedges; e++)
+		for (size_t m = 0; m < nev; m++)
+			if (g->sgn[m])
+				g->ecost[e * nev + m] = 0;
+	for (size_t m = 0; m < nev; m++)
+		if (g->sgn[m])
+			pc_note(p->db->diag, "%s: part %llu: event '%s' has "
+				"negative costs: laid out along the calling "
+				"contexts of the first event without them in "
+				"which a function has a cost (every function's "
+				"and position's cost kept, its calls' own "
+				"costs in it not)", p->path,
+				(unsigned long long)p->part,
+				p->db->metrics[p->ev[m]].name);
+}
+
 /* Turns the part read so far into a profile. */
 static void finish_part(struct parser *p)
 {
@@ -311,10 +363,10 @@ static void finish_part(struct parser *p)
 	struct cg_graph *g = &p->g;
 	const uint64_t *sum = p->selfsum;
 	char a[256], b[256];
-	print_costs(a, sizeof a, sum, p->nev);
+	print_costs(a, sizeof a, sum, p->nev, p->negev);
 	if (p->have_totals &&
 	    memcmp(sum, p->totals, p->nev * sizeof(*sum)) != 0) {
-		print_costs(b, sizeof b, p->totals, p->nev);
+		print_costs(b, sizeof b, p->totals, p->nev, p->negev);
 		pc_note(p->db->diag,
 			"%s: part %llu: 'totals: %s' differs from the sum of "
 			"the cost lines (%s); using the sum, as KCachegrind "
@@ -325,7 +377,7 @@ static void finish_part(struct parser *p)
 		/* (totals that agree with the cost lines vouch for them:
 		 * Callgrind's cache and branch simulations write a summary
 		 * a few units above both) */
-		print_costs(b, sizeof b, p->summary, p->nev);
+		print_costs(b, sizeof b, p->summary, p->nev, p->negev);
 		pc_note(p->db->diag,
 			"%s: part %llu: 'summary: %s' differs from the sum of "
 			"the cost lines (%s); using the sum, as KCachegrind "
@@ -334,6 +386,7 @@ static void finish_part(struct parser *p)
 	}
 
 	costless_callees(p);
+	signed_costs(p);
 
 	/* id tuple: the process (pid) and the thread; parts of one thread
 	 * (--dump-before) get consecutive logical thread ids */
@@ -410,11 +463,17 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 		if (i == n)
 			return fail(p, "%s has more than the %zu counts of "
 				    "'events:'", what, n);
-		int of;
-		const char *e = parse_u64(s, &out[i], &of);
+		int of, neg = *s == '-';
+		const char *e = parse_u64(s + neg, &out[i], &of);
 		if (!e || (*e && *e != ' ' && *e != '\t'))
 			return fail(p, of ? "%s: count past 64 bits" :
 				    "%s: bad count '%.40s'", what, s);
+		if (neg) { /* (Xdebug's memory: signed, two's complement) */
+			if (out[i] > (uint64_t)INT64_MAX + 1)
+				return fail(p, "%s: count past 64 bits", what);
+			out[i] = 0 - out[i];
+			p->negev[i] = 1;
+		}
 		s = e;
 		i++;
 	}
@@ -459,6 +518,8 @@ static int set_events(struct parser *p, const char *s)
 	p->summary = pc_xrealloc(p->summary, p->nev, sizeof(uint64_t));
 	p->totals = pc_xrealloc(p->totals, p->nev, sizeof(uint64_t));
 	p->selfsum = pc_xrealloc(p->selfsum, p->nev, sizeof(uint64_t));
+	free(p->negev);
+	p->negev = pc_xcalloc(p->nev, 1);
 	p->line_costs = pc_xrealloc(p->line_costs, p->nev, sizeof(uint64_t));
 	p->have_summary = p->have_totals = 0;
 	start_graph(p);
@@ -781,13 +842,17 @@ static int cost_line(struct parser *p, const char *s)
 	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + cg_digits(line);
 	for (size_t m = 0; m < p->nev; m++) {
 		uint64_t v = p->line_costs[m];
-		if (p->selfsum[m] > UINT64_MAX - v)
+		int64_t sum;
+		if (p->negev[m] ? __builtin_add_overflow((int64_t)p->selfsum[m],
+							 (int64_t)v, &sum) :
+				  p->selfsum[m] > UINT64_MAX - v)
 			return fail(p, "sum of costs past 64 bits");
 		p->selfsum[m] += v;
 		c[m] = same ? c[m] + v : v;
 		if (v) {
 			g->nonzero++;
-			g->cost_bytes += 1 + cg_digits(v);
+			g->cost_bytes += 1 + cg_digits(p->negev[m] &&
+					(int64_t)v < 0 ? 0 - v : v);
 		}
 	}
 	return 0;
@@ -1059,6 +1124,7 @@ static int cg_read(struct pc_db *db, const char *path,
 	free(p.summary);
 	free(p.totals);
 	free(p.selfsum);
+	free(p.negev);
 	free(p.line_costs);
 	free(p.ent_off);
 	free(p.div);

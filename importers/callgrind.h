@@ -42,6 +42,11 @@ struct cg_graph {
 	struct cg_rec *recs;
 	size_t nrecs, caprecs;
 	uint64_t *rcost; /* nrecs x nev */
+	/* events with negative costs (Xdebug's memory): not laid out (0 in
+	 * rcost and ecost); their costs, nrecs x nev, follow another
+	 * event's layout where they are laid (cg_lay_records); NULL: none */
+	int64_t *scost;
+	uint8_t *sgn; /* per event: one of those */
 
 	struct cg_edge *edges;
 	size_t nedges, capedges;

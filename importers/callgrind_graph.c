@@ -85,6 +85,8 @@ void pc_cg_graph_reset(struct cg_graph *g)
 	free(g->fns);
 	free(g->recs);
 	free(g->rcost);
+	free(g->scost);
+	free(g->sgn);
 	free(g->edges);
 	free(g->ecost);
 	free(g->metric);

@@ -8,6 +8,7 @@
  * callgrind_rest.c (the tree) -> callgrind_round.c (whole numbers). */
 #include "callgrind_tree.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Context c, the first time this part lays it out: in its order, and
@@ -124,6 +125,39 @@ void cg_add_calls(struct expand *x, pc_id ctx, double calls)
 		pc_value_add(x->db, x->profile, ctx, x->calls, calls);
 }
 
+/* The costs in events with negative counts of the functions that have
+ * none in the others (no layout to follow): flat below entry, as a flat
+ * profile has them, with a note. */
+void cg_lay_signed_flat(struct expand *x, pc_id entry)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev, n = 0;
+	uint32_t first = 0;
+	if (!g->sgn)
+		return;
+	double *zero = pc_xcalloc(nev + 1, sizeof(double));
+	x->signed_flat = 1;
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		int any = 0;
+		for (uint32_t j = x->rec_start[f];
+		     x->ref[f] == nev && j < x->rec_start[f + 1] && !any; j++)
+			for (size_t m = 0; m < nev && !any; m++)
+				any = g->scost[(size_t)x->rec_idx[j] * nev + m] != 0;
+		if (!any)
+			continue;
+		cg_lay_records(x, f, cg_call_ctx(x, entry, g->fns[f].func),
+			       NULL, zero);
+		first = n++ ? first : f;
+	}
+	x->signed_flat = 0;
+	free(zero);
+	if (n)
+		pc_note(x->db->diag, "%zu function(s) with costs only in events "
+			"with negative counts (the first: '%s') keep them flat "
+			"below the thread's root", n,
+			x->db->functions[g->fns[first].func].name);
+}
+
 /* Function f's self cost per position below its context fctx, weighted
  * by w (times sh unless NULL). A run of records at one position (an
  * instruction-level file's instructions of a line, when instructions
@@ -151,10 +185,18 @@ void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 			memset(x->acc, 0, nev * sizeof(double));
 		}
 		prev = rec;
-		for (size_t m = 0; m < nev; m++)
+		for (size_t m = 0; m < nev; m++) {
+			if (g->sgn && g->sgn[m]) { /* as its reference */
+				uint32_t k = x->ref[f];
+				double v = (double)g->scost[r * nev + m];
+				x->acc[m] += k == nev ? (x->signed_flat ? v : 0) :
+					     sh ? v * sh[k] * w[k] : v * w[k];
+				continue;
+			}
 			x->acc[m] += sh ? (double)g->rcost[r * nev + m] * sh[m] *
 						  w[m] :
 					  (double)g->rcost[r * nev + m] * w[m];
+		}
 	}
 	if (prev)
 		for (size_t m = 0; m < nev; m++)

@@ -392,6 +392,16 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			x.grand[m] += c;
 			x.fself[(size_t)g->recs[r].fn * x.nev + m] += c;
 		}
+	if (g->sgn) {
+		x.ref = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
+		for (uint32_t f = 0; f < g->nfns; f++) {
+			size_t k = 0;
+			while (k < x.nev && (g->sgn[k] ||
+					     !(x.fself[(size_t)f * x.nev + k] > 0)))
+				k++;
+			x.ref[f] = (uint32_t)k;
+		}
+	}
 	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
 	for (size_t m = 0; m < x.nev; m++)
 		x.ones[m] = 1;
@@ -572,6 +582,8 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			    "summing the parts cut per function", 0, 0,
 			    UINT64_MAX);
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
+	cg_lay_signed_flat(&x, entry);
+	free(x.ref);
 	free(x.anchors);
 	free(x.rents);
 	free(x.rval);

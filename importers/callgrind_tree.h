@@ -80,6 +80,12 @@ struct expand {
 	double *total; /* per SCC x nev: cost of one full expansion */
 	double *root;  /* per SCC x nev: share not covered by callers */
 
+	/* events with negative counts (g->sgn): per function, the event
+	 * whose layout its costs in them follow (nev: none, and they lie
+	 * flat: cg_lay_signed_flat, which sets signed_flat) */
+	uint32_t *ref;
+	int signed_flat;
+
 	uint32_t *visit; /* per function: stamp of the last instance */
 	uint32_t stamp;
 
@@ -198,6 +204,7 @@ size_t cg_used(const struct expand *x);
 double cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
 		     uint32_t e);
 void cg_add_calls(struct expand *x, pc_id ctx, double calls);
+void cg_lay_signed_flat(struct expand *x, pc_id entry);
 void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 		    const double *sh, const double *w);
 

@@ -56,8 +56,8 @@ check "xdebug.out: converted, the summary said to differ" \
 selfs() {
 	callgrind_annotate --threshold=100 --auto=no --show="$2" "$1" 2>/dev/null |
 		awk '/^-+$/ { sep++; next }
-			sep >= 3 && /^ *[0-9,]+ \(/ { v = $1; gsub(/,/, "", v)
-				n = $0; sub(/^ *[0-9,]+ \([^)]*\) +/, "", n)
+			sep >= 3 && /^ *-?[0-9,]+ \(/ { v = $1; gsub(/,/, "", v)
+				n = $0; sub(/^ *-?[0-9,]+ \([^)]*\) +/, "", n)
 				sub(/ \[[^]]*\]$/, "", n); sub(/^[^:]*:/, "", n)
 				print n, v }' | grep -v '^PROGRAM TOTALS' | sort
 }
@@ -88,6 +88,50 @@ if command -v go >/dev/null; then
 	fi
 else
 	skip "Xdebug's units in pprof: needs go (Debian: golang-go)"
+fi
+# Negative costs (negative.out, written by hand as Xdebug writes a
+# memory that goes down): read, and laid out along the calling contexts
+# of the time; each function keeps its self cost in both events as
+# callgrind_annotate reads them, the time its inclusive cost too, and
+# all the memory lies below {main}; the Callgrind output writes them
+# signed and says KCachegrind does not read them, the folded stacks
+# leave them out and say so, the database and pprof hold them
+"$PROFCONV" convert -o "$tmp/neg.callgrind" "$P/negative.out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "event 'Memory_(bytes)' has negative costs: laid out along the calling contexts of the first event without them" "$tmp/err" &&
+	[ "$(grep -c "warning: metric 'Memory_(bytes)' has negative costs: written signed, as Xdebug writes them; callgrind_annotate reads them, KCachegrind reads costs as unsigned and skips them" "$tmp/err")" -eq 1 ] &&
+	ok "negative.out: read, with a note; the Callgrind output says KCachegrind skips them" ||
+	{ not_ok "negative.out: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+for ev in 'Time_(10ns) Time_10ns' 'Memory_(bytes) Memory_bytes'; do
+	selfs "$P/negative.out" "${ev% *}" >"$tmp/a"
+	selfs "$tmp/neg.callgrind" "${ev#* }" >"$tmp/b"
+	if [ "$(wc -l <"$tmp/a")" -eq 5 ] && cmp -s "$tmp/a" "$tmp/b"; then
+		ok "negative.out: 5 functions keep their self cost in ${ev% *} ($(tr '\n' ' ' <"$tmp/b"))"
+	else
+		not_ok "negative.out: self costs in ${ev% *} differ"; diff "$tmp/a" "$tmp/b" | sed 's/^/# /'
+	fi
+done
+costs "$P/negative.out" | grep -v 'PROGRAM TOTALS' >"$tmp/a"
+costs "$tmp/neg.callgrind" | grep -v 'PROGRAM TOTALS' >"$tmp/b"
+check "negative.out: every function's inclusive time kept" cmp "$tmp/a" "$tmp/b"
+callgrind_annotate --inclusive=yes --threshold=100 --auto=no --show=Memory_bytes "$tmp/neg.callgrind" >"$tmp/ann" 2>&1
+check "negative.out: all the memory (51,184 bytes) below {main}" \
+	grep -q '^ *51,184 (100.0%) .*{main}' "$tmp/ann"
+rm -rf "$tmp/neg.d"
+"$PROFCONV" convert -q -o "$tmp/neg.d" "$P/negative.out" &&
+	"$PROFCONV" check --values "$tmp/neg.d" >"$tmp/vals" 2>&1
+check "negative.out -> v4: the total and drop's -200,000 bytes held" \
+	sh -c "grep -q '^total	Memory_(bytes)	51184\$' '$tmp/vals' && grep -q '^function	Memory_(bytes)	drop	-200000\$' '$tmp/vals'"
+"$PROFCONV" convert --metric 'Memory_(bytes)' -o "$tmp/neg.folded" "$P/negative.out" 2>"$tmp/err"
+check "negative.out -> folded stacks of the memory: the negative ones left out, said" \
+	grep -q "metric 'Memory_(bytes)': 2 stack(s) with a negative self value left out (folded stacks count up)" "$tmp/err"
+if command -v go >/dev/null; then
+	"$PROFCONV" convert -q -o "$tmp/neg.pb.gz" "$P/negative.out"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -sample_index=1 -unit=B -top "$tmp/neg.pb.gz" >"$tmp/top" 2>&1
+	check "negative.out -> pprof: drop's -200000 bytes as go tool pprof reads them" \
+		grep -q '^ *-200000B .* drop$' "$tmp/top"
+else
+	skip "negative costs in pprof: needs go (Debian: golang-go)"
 fi
 # gperftools' pprof --callgrind of a run without samples: recognized
 # without -f (the events line alone), and said to have nothing
