@@ -87,14 +87,7 @@ int pc_out_reopen(struct pc_out *o, const char *path, uint64_t at)
 int pc_out_tmp(struct pc_out *o, const char *dir)
 {
 	memset(o, 0, sizeof(*o));
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/.part-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
+	int fd = pc_unnamed_file(dir);
 	if (fd < 0 || !(o->f = fdopen(fd, "w+b"))) {
 		if (fd >= 0)
 			close(fd);

@@ -4,7 +4,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,21 +499,6 @@ void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
 	t->cap = want;
 }
 
-/* A file of no name in dir (gone with its last descriptor): -1 if none
- * can be made. */
-static int unnamed_file(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/.profconv-trace-XXXXXX", dir);
-		fd = mkstemp(path);
-		if (fd >= 0)
-			unlink(path);
-	}
-	return fd;
-}
-
 /* Trace t's bytes in memory to the end of its spool: 0, or -1 (none
  * can be made or written: t as it was). */
 static int spill(struct pc_db *db, struct pc_trace *t)
@@ -526,7 +510,7 @@ static int spill(struct pc_db *db, struct pc_trace *t)
 			dir = "/tmp";
 	}
 	errno = 0;
-	int fd = t->spooled ? t->fd : unnamed_file(dir);
+	int fd = t->spooled ? t->fd : pc_unnamed_file(dir);
 	size_t done = 0;
 	while (fd >= 0 && done < t->len) {
 		ssize_t k = pwrite(fd, t->b + done, t->len - done,

@@ -61,6 +61,9 @@ void pc_free_list(char **v, size_t n);
  * open(2). The descriptor (close-on-exec, blocking), or -1 with err
  * set (errno kept from open(2) where that failed). */
 int pc_open_file(const char *path, struct pc_err *err);
+/* A file of no name in directory dir (read and write; gone with its
+ * last descriptor), or -1 with errno. */
+int pc_unnamed_file(const char *dir);
 /* The same as a stdio stream (binary). */
 FILE *pc_fopen_file(const char *path, struct pc_err *err);
 /* A whole file mapped read-only (p NULL if it is empty). */

@@ -699,6 +699,19 @@ void pc_free_list(char **v, size_t n)
 	free(v);
 }
 
+int pc_unnamed_file(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* (a file system without O_TMPFILE) */
+		char path[4200];
+		snprintf(path, sizeof path, "%s/.profconv-XXXXXX", dir);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd;
+}
+
 int pc_open_file(const char *path, struct pc_err *err)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
