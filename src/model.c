@@ -555,10 +555,11 @@ static void spool_read(const struct pc_trace *t, uint64_t off,
 	while (n) {
 		ssize_t k = pread(t->fd, p, n, (off_t)(t->at + off));
 		if (k <= 0 && !(k < 0 && errno == EINTR)) {
-			fprintf(stderr, "profconv: cannot read a trace's "
-				"spool file: %s\n",
-				k < 0 ? strerror(errno) : "it is short");
-			exit(1);
+			char msg[200];
+			snprintf(msg, sizeof msg, "cannot read a trace's spool "
+				 "file back: %s",
+				 k < 0 ? strerror(errno) : "it is short");
+			pc_die(msg);
 		}
 		if (k > 0) {
 			p += k;

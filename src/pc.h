@@ -39,8 +39,12 @@ void pc_escape_controls(char *s, size_t cap);
 void pc_err_context(struct pc_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Out of memory ends the program with a message; outputs are written
- * under temporary names, so nothing half-written is left in place. */
+/* Ends the program with one line, "profconv: error: WHAT", the
+ * temporaries of its outputs removed (pc_dest_remove_all): for what
+ * cannot go on (memory, a spool that does not read back). */
+void pc_die(const char *what) __attribute__((noreturn));
+/* Out of memory ends the program so (pc_die); outputs are written under
+ * temporary names, so nothing half-written is left in place. */
 void *pc_xmalloc(size_t n);
 void *pc_xcalloc(size_t n, size_t size);
 void *pc_xrealloc(void *p, size_t n, size_t size);

@@ -13,10 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void pc_die(const char *what)
+{
+	pc_dest_remove_all(); /* no partial output */
+	fprintf(stderr, "profconv: error: %s\n", what);
+	exit(1);
+}
+
 static void oom(void)
 {
-	fputs("profconv: error: out of memory\n", stderr);
-	exit(1);
+	pc_die("out of memory");
 }
 
 /* Large arrays (values, contexts, output buffers) are touched page by

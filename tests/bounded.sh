@@ -126,6 +126,21 @@ rm -rf "$tmp/short.d" "$tmp/long.d" "$tmp/sp.d"
 # values); whole: 129 MB, streaming: 43 MB
 "$tmp/gen_legacy" "$tmp/old" 64 20000 >/dev/null 2>&1
 peak 70 "old database -> v4, 64 profiles x 20,000 contexts" convert -q -o "$tmp/old.d" "$tmp/old"
+# out of memory halfway through the writing (an address space of 50 to
+# 200 MB: the smaller ones fail before the output begins): one line,
+# and no temporary left (one was, before pc_die removed them)
+oom=0 left=0
+for v in $(seq 50000 5000 200000); do
+	(ulimit -v $v; exec "$bin" convert -j1 -q -o "$tmp/oom.d" "$tmp/old") 2>"$tmp/err" >/dev/null
+	if grep -q '^profconv: error: out of memory$' "$tmp/err"; then
+		oom=$((oom + 1))
+		left=$((left + $(ls -d "$tmp"/oom.d* 2>/dev/null | wc -l)))
+	fi
+	rm -rf "$tmp"/oom.d*
+done
+[ $oom -gt 0 ] && [ $left -eq 0 ] &&
+	ok "out of memory while writing: one line, no temporary left ($oom limits)" ||
+	not_ok "out of memory while writing: $oom limits ran out, $left temporaries left"
 # whole: 147 MB, streaming: 44 MB
 peak 70 "v4 -> v4 of it" convert -q -o "$tmp/old2.d" "$tmp/old.d"
 same_values "old database" "$tmp/old.d" "$tmp/old2.d"
