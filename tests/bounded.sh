@@ -83,13 +83,16 @@ rc=$?
 	{ not_ok "large Chrome trace: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 rm -rf "$tmp/ovni" "$tmp/ovni2.d" "$tmp/ovni.json"
 
-# one thread's length: 2 threads x 400,000 events and x 4,000,000 (10
-# times the events, 120 MB) peak alike, at -j1 and -j2 (a second reader
+# one thread's length: 2 threads x 10^6 events and x 10^7 (10 times the
+# events, 31 and 306 MB) peak alike, at -j1 and -j2 (a second reader
 # keeps its share in a spool), and so do the v4 copies read back: a
 # trace spills to a file as it grows, and the mapped pages of a stream,
 # of a long trace line and of the check's are given back as they go.
-# Before, 13 and 53 MB at -j1, 19 and 53 MB at -j2, 12 and 69 MB
-# read back; now 11 and 12, 14 and 15, 11 and 12 MB.
+# (Both past every threshold: with 4 x 10^5 events the shorter one
+# stayed below them, and its peak at -j2 varied with the load, 12-13 MB
+# for 15.) Before: 23 -> 120 MB at -j1, 38 -> 120 MB at -j2, 21 -> 155
+# MB read back; now 11 and 11 MB, 13-15 and 15 MB (with other runs
+# beside it), 11 and 11 MB.
 # same_peak WHAT A B ARGS...: profconv ARGS... with input A, then B
 # (the output: $tmp/sp.d), peaks within 25%
 same_peak() {
@@ -110,8 +113,8 @@ same_peak() {
 		not_ok "$what: peak $((ka / 1024)) MB, with 10 times the events $((kb / 1024)) MB"
 	fi
 }
-"$tmp/gen_ovni" "$tmp/short" 2 400000 >/dev/null &&
-	"$tmp/gen_ovni" "$tmp/long" 2 4000000 >/dev/null
+"$tmp/gen_ovni" "$tmp/short" 2 1000000 >/dev/null &&
+	"$tmp/gen_ovni" "$tmp/long" 2 10000000 >/dev/null
 same_peak "ovni -> v4, a thread of 10 times the events, -j1" "$tmp/short" "$tmp/long" convert -q -j1
 same_peak "... -j2" "$tmp/short" "$tmp/long" convert -q -j2
 for x in short long; do
