@@ -444,12 +444,16 @@ static void event_names(struct ex *x)
 		if (!k)
 			e[k++] = 'E';
 		e[k] = 0;
-		for (size_t j = 0; j < m; j++)
-			if (!strcmp(x->event[j], e)) {
-				snprintf(e + k, 32, "_%u", (unsigned)(m + 1));
-				j = (size_t)-1;
+		/* unique, and never the calls metric's name: read back, an
+		 * event "Calls" would be the calls= counts' metric */
+		for (unsigned sfx = m + 1;; sfx++) {
+			int taken = !strcmp(e, PC_CALLS_METRIC);
+			for (size_t j = 0; j < m && !taken; j++)
+				taken = !strcmp(x->event[j], e);
+			if (!taken)
 				break;
-			}
+			snprintf(e + k, 32, "_%u", sfx);
+		}
 		x->event[m] = e;
 	}
 }
