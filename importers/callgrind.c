@@ -47,6 +47,7 @@ struct parser {
 	 * down): its counts are signed, held as two's complement */
 	uint8_t *negev;
 	int have_summary, have_totals;
+	int warned_calls; /* an event named "Calls" (event_name) */
 	uint64_t pid, thread, part;
 
 	/* body state */
@@ -452,6 +453,21 @@ static void maybe_new_part(struct parser *p)
 	}
 }
 
+/* An event's metric name: as written, but for "Calls", the name of the
+ * metric of the calls= counts, which the event's costs would join. */
+static const char *event_name(struct parser *p, const char *s, size_t n)
+{
+	const char *name = pc_intern(p->db, s, n);
+	if (strcmp(name, PC_CALLS_METRIC))
+		return name;
+	if (!p->warned_calls++)
+		pc_warn(p->db->diag, "%s:%llu: an event named '%s' is read as "
+			"'%s_event': '%s' holds the calls= counts", p->path,
+			(unsigned long long)p->in.lineno, PC_CALLS_METRIC,
+			PC_CALLS_METRIC, PC_CALLS_METRIC);
+	return pc_intern_cstr(p->db, PC_CALLS_METRIC "_event");
+}
+
 static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 			size_t n, const char *what)
 {
@@ -498,7 +514,7 @@ static int set_events(struct parser *p, const char *s)
 			e++;
 		if (p->nev >= MAX_EVENTS)
 			return fail(p, "more than %d events", MAX_EVENTS);
-		const char *name = pc_intern(p->db, s, (size_t)(e - s));
+		const char *name = event_name(p, s, (size_t)(e - s));
 		const char *desc = "";
 		for (size_t i = 0; i + 1 < p->nlong; i += 2)
 			if (strcmp(p->longnames[i], name) == 0)
@@ -566,7 +582,7 @@ static int parse_event(struct parser *p, const char *s)
 		e++;
 	if (e == s)
 		return fail(p, "'event:' without a name");
-	const char *name = pc_intern(p->db, s, (size_t)(e - s));
+	const char *name = event_name(p, s, (size_t)(e - s));
 	const char *colon = strchr(e, ':');
 	const char *eq = strchr(e, '=');
 	if (eq && (!colon || eq < colon))

@@ -133,6 +133,16 @@ if command -v go >/dev/null; then
 else
 	skip "negative costs in pprof: needs go (Debian: golang-go)"
 fi
+# an event named "Calls" (the name of the metric of the calls= counts):
+# kept apart as Calls_event, with a warning (it was summed with them)
+printf 'events: Calls Ir\nfn=main\n1 5 10\ncfn=f\ncalls=7 1\n1 3 4\nfn=f\n1 3 4\n' >"$tmp/calls.out"
+rm -rf "$tmp/calls.d"
+"$PROFCONV" convert -q -o "$tmp/calls.d" "$tmp/calls.out" 2>/dev/null &&
+	"$PROFCONV" check --values "$tmp/calls.d" >"$tmp/vals" 2>&1
+"$PROFCONV" convert -o "$tmp/calls.d2" "$tmp/calls.out" 2>"$tmp/err"
+check "an event named Calls: kept apart from the 7 calls (8 as Calls_event), with a warning" \
+	sh -c "grep -q '^total	Calls	7\$' '$tmp/vals' && grep -q '^total	Calls_event	8\$' '$tmp/vals' &&
+		grep -q \"calls.out:1: an event named 'Calls' is read as 'Calls_event'\" '$tmp/err'"
 # gperftools' pprof --callgrind of a run without samples: recognized
 # without -f (the events line alone), and said to have nothing
 "$PROFCONV" identify "$P/gperftools-empty.out" >"$tmp/id" 2>&1
