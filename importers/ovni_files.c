@@ -698,6 +698,38 @@ char **ov_loom_procs(const char *dir, size_t *np)
 	return names;
 }
 
+/* fn(p, ctx) for each process of the looms that can be read (its
+ * streams listed; with meta, its metadata read too), until fn gives
+ * nonzero: that, else 0. A process that cannot be read is passed over
+ * (reading the trace says why). */
+static int each_proc(char **looms, size_t nl, int meta,
+		     int (*fn)(const struct proc *p, void *ctx), void *ctx)
+{
+	int r = 0;
+	for (size_t l = 0; l < nl && !r; l++) {
+		size_t np;
+		char **names = ov_loom_procs(looms[l], &np);
+		for (size_t i = 0; i < np && !r; i++) {
+			char *pd = ov_join(looms[l], names[i]);
+			struct proc p = { 0 };
+			struct pc_err e;
+			if (ov_is_dir(pd) && !(meta ? ov_proc_open(&p, pd, &e) :
+						     ov_proc_list(&p, pd, &e)))
+				r = fn(&p, ctx);
+			ov_proc_free(&p);
+			free(pd);
+		}
+		pc_free_list(names, np);
+	}
+	return r;
+}
+
+static int add_streams(const struct proc *p, void *ctx)
+{
+	*(size_t *)ctx += p->nst;
+	return 0;
+}
+
 /* The number of thread streams of the looms (a profile each), from the
  * directory listings alone: known before any stream is read, as
  * trace.db's header needs it when the profiles stream to the writer.
@@ -705,21 +737,13 @@ char **ov_loom_procs(const char *dir, size_t *np)
 size_t ov_count_streams(char **looms, size_t nl)
 {
 	size_t total = 0;
-	for (size_t l = 0; l < nl; l++) {
-		size_t np;
-		char **names = ov_loom_procs(looms[l], &np);
-		for (size_t i = 0; i < np; i++) {
-			char *pd = ov_join(looms[l], names[i]);
-			struct proc p = { 0 };
-			struct pc_err e;
-			if (ov_is_dir(pd) && !ov_proc_list(&p, pd, &e))
-				total += p.nst;
-			ov_proc_free(&p);
-			free(pd);
-		}
-		pc_free_list(names, np);
-	}
+	each_proc(looms, nl, 0, add_streams, &total);
 	return total;
+}
+
+static int kernel_on(const struct proc *p, void *ctx)
+{
+	return !p->has_require || (p->required & (1u << *(int *)ctx));
 }
 
 /* Whether the kernel model is enabled (some process requires it, or
@@ -727,22 +751,8 @@ size_t ov_count_streams(char **looms, size_t nl)
  * CPU is made, before any stream is read. */
 int ov_kernel_model(char **looms, size_t nl)
 {
-	int k = ov_model_find("kernel"), on = 0;
-	for (size_t l = 0; l < nl && !on; l++) {
-		size_t np;
-		char **names = ov_loom_procs(looms[l], &np);
-		for (size_t i = 0; i < np && !on; i++) {
-			char *pd = ov_join(looms[l], names[i]);
-			struct proc p = { 0 };
-			struct pc_err e;
-			if (ov_is_dir(pd) && !ov_proc_open(&p, pd, &e))
-				on = !p.has_require || (p.required & (1u << k));
-			ov_proc_free(&p);
-			free(pd);
-		}
-		pc_free_list(names, np);
-	}
-	return on;
+	int k = ov_model_find("kernel");
+	return each_proc(looms, nl, 1, kernel_on, &k);
 }
 
 /* The directory holding the loom.* directories, or the loom itself. */
