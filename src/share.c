@@ -123,13 +123,15 @@ const struct rec *pc_kept_rec(struct keeper *k, size_t i,
 			   k->dir, strerror(errno));
 		return NULL;
 	}
-	/* the trace (the record's last bytes) is read from the spool as it
-	 * is written out, not held (keep: its length at byte 28) */
+	/* its head first: the trace (the record's last bytes, its length
+	 * at byte 28 of the head) is then read from the spool as it is
+	 * written out, not held */
 	int fd = fileno(k->spool.f);
-	unsigned char head[KEPT_HEAD];
-	size_t want = r->n;
-	if (r->n >= KEPT_HEAD && !read_at(fd, r->cap, head, KEPT_HEAD)) {
-		uint64_t tl = pc_getle(head + 28, 8);
+	size_t hlen = r->n < KEPT_HEAD ? r->n : KEPT_HEAD, want = r->n;
+	k->back.n = 0;
+	int bad = read_at(fd, r->cap, room(&k->back, hlen), hlen);
+	if (!bad && hlen == KEPT_HEAD) {
+		uint64_t tl = pc_getle(k->back.p + 28, 8);
 		int tfd = tl && tl <= r->n - KEPT_HEAD ? dup(fd) : -1;
 		if (tfd >= 0) {
 			*tr = (struct pc_trace){ .fd = tfd, .spooled = tl,
@@ -137,8 +139,8 @@ const struct rec *pc_kept_rec(struct keeper *k, size_t i,
 			want = r->n - (size_t)tl;
 		}
 	}
-	k->back.n = 0;
-	if (read_at(fd, r->cap, room(&k->back, want), want)) {
+	if (bad || read_at(fd, r->cap + hlen, room(&k->back, want - hlen),
+			   want - hlen)) {
 		pc_err_set(err, "%s: cannot read a temporary file back: %s",
 			   k->dir, errno ? strerror(errno) :
 			   "it is shorter than written");
