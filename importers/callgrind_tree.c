@@ -499,6 +499,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	struct work *cuts = NULL;
 	size_t capcuts = 0;
 	size_t next_progress = 1u << 16;
+	size_t run = 0; /* cuts in a row */
 	while (ws.n) {
 		struct work it = pop_work(&ws);
 		if (cg_used(&x) >= next_progress) {
@@ -512,6 +513,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		    cg_used(&x) + x.isize[it.scc] <= lim) {
 			x.cur = anchor_at(&x, &it, it.entry);
 			expand_instance(&x, &ws, &it, w, wchild);
+			run = 0;
 			continue;
 		}
 		/* a recursive group is laid out member by member along its
@@ -522,18 +524,23 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			if (cg_used(&x) + member_size(&x, f) <= lim) {
 				x.cur = anchor_at(&x, &it, f);
 				expand_member(&x, &ws, &it, w, wchild);
+				run = 0;
 				continue;
 			}
 		}
 		note_cut(&x, it.share);
 		PC_GROW(cuts, ncut, capcuts);
 		cuts[ncut++] = it;
+		run = it.share < CG_MIN_SHARE ? run + 1 : 0;
 		/* once nothing can fit (what is pending is no heavier than
 		 * this), the rest are cuts too, taken as they lie: they all
 		 * go below the entry point, since no room is left for a
-		 * cut below its call site */
+		 * cut below its call site; so too after CG_CUT_RUN cuts in a
+		 * row below CG_MIN_SHARE (what room is left is too small for
+		 * them: a million cuts in a row, 100 MB, on a compile) */
 		if (cg_used(&x) >= caproom ||
-		    (it.share < CG_MIN_SHARE && cg_used(&x) >= room)) {
+		    (it.share < CG_MIN_SHARE && cg_used(&x) >= room) ||
+		    run >= CG_CUT_RUN) {
 			for (size_t i = 0; i < ws.n; i++)
 				cut_to_rest(&x, &ws.items[i],
 					    ws.pool + ws.items[i].w);

@@ -16,6 +16,9 @@
  * anchor: the cuts below it that do not fit below their call sites go
  * flat below it (see lay_rests). */
 #define CG_ANCHOR_SHARE 1e-2
+/* After this many cuts in a row of work below CG_MIN_SHARE, what is
+ * pending goes to the rests as it lies (callgrind_tree.c) */
+#define CG_CUT_RUN 1024
 /* the kinds of a rest's entries (struct rent) */
 enum { CG_REST_SCC, CG_REST_NODE, CG_REST_CALLS };
 /* room for the warning's account of where the rests went */
