@@ -779,8 +779,17 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 	 * closely (a margin for the estimate: within 8% on real files), the
 	 * flat profile and its rests kept and at least 1024 contexts of
 	 * calling context */
-	double tight = 28.0 * input_bytes(x) / ctxbytes;
-	if ((double)*limit > tight) {
+	double inb = input_bytes(x);
+	if ((double)*limit > 28.0 * inb / ctxbytes) {
+		/* its contexts' bytes, closer: calls have values at call
+		 * sites only, some 45 bytes a context (measured: 17-19 times
+		 * the input with 137); never more than the default bound */
+		double close = 62.0 + 137.0 * (metrics -
+					       (x->calls != PC_NONE)) +
+			       45.0 * (x->calls != PC_NONE);
+		double tight = 28.0 * inb / close;
+		if (tight > (double)*limit)
+			tight = (double)*limit;
 		size_t least = x->reserve + x->nocost + 1024;
 		*limit = tight > (double)least ? (size_t)tight : least;
 		x->budget = *limit - x->nocost;

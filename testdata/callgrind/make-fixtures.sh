@@ -61,14 +61,19 @@ with open("sortin.txt", "w") as f:
     while n < 2*1024*1024:
         l = "%012d\n" % random.randrange(10**12); f.write(l); n += len(l)'
 $vg --tool=callgrind --callgrind-out-file=sort-threads.out sort --parallel=2 -S 16M sortin.txt >/dev/null
+# Debian's /usr/bin/perl (5.36) on a recursive sub and regular
+# expressions: a small input (the database's bound of ~30 times it is
+# the tight one) with an interpreter's recursive group
+cp "$here"/src/fib.pl .
+$vg --tool=callgrind --callgrind-out-file=perl.out /usr/bin/perl fib.pl >/dev/null
 # code inlined from another file (a header's function at -O2: fi=/fe=
 # lines inside work)
 cp "$here"/src/recinl.c "$here"/src/helpers.h .
 gcc -O2 -g -o recinl recinl.c
 $vg --tool=callgrind --callgrind-out-file=recinl.out ./recinl >/dev/null
-for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out; do gzip -9 -n -c $f > $f.gz; done
+for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out perl.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
 cd "$here"
 cp "$w"/*.out* .
-rm -f recur.out interp.out cache.out sort-threads.out recinl.out
+rm -f recur.out interp.out cache.out sort-threads.out recinl.out perl.out
 rm -rf "$w"
