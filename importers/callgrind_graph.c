@@ -115,6 +115,12 @@ void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
  * group's cost. */
 #define CG_BALANCE_ROUNDS 40
 #define CG_BALANCED 1e-6
+/* A copy of a group member in a DAG (dag_node) takes at least this
+ * share of the totals. */
+#define CG_COPY_SHARE 1e-4
+/* The edges the analysis may visit to find what part of a flow a copy
+ * takes (avoid()): some seconds at most. */
+#define CG_COPY_WORK ((size_t)1 << 28)
 
 /* Room for n items in ptr (capacity cap), doubling. */
 #define GROW_TO(ptr, cap, n)                                                 \
@@ -286,6 +292,7 @@ struct gscratch {
 	size_t capnflow;
 	struct pkey *h;
 	size_t caph;
+	size_t work; /* edges left for avoid()'s passes */
 };
 
 /* Column k of edge e's cost. */
@@ -437,17 +444,15 @@ static void balance(struct expand *x, struct gscratch *gs, uint32_t s,
 		for (uint32_t d = 0; d < nd; d++) {
 			const struct dag *dg = &x->dags[d0 + d];
 			want[d] *= sum / in;
-			for (size_t k = 0; k < n; k++) {
-				uint32_t f = mem[k];
-				size_t p = x->dpos[dg->pbase + k],
-				       i = dg->base + p;
-				size_t kc = col(x, gs, f, q);
-				a[d * n + k] =
-					p < dg->n && x->nodes[i].fn == f ?
-						ratio(gs->nflow[i * K + kc],
+			for (size_t k = 0; k < n; k++)
+				a[d * n + k] = 0;
+			for (uint32_t p = 0; p < dg->n; p++) {
+				size_t i = dg->base + p;
+				uint32_t f = x->nodes[i].fn;
+				size_t k = gs->midx[f], kc = col(x, gs, f, q);
+				a[d * n + k] += ratio(gs->nflow[i * K + kc],
 						      gs->flow[(size_t)f * K + kc]) *
-							own[k * nev + q] :
-						0;
+						own[k * nev + q];
 			}
 		}
 		/* rounds: the DAGs' scales, the members' (so the members'
@@ -500,6 +505,139 @@ static void balance(struct expand *x, struct gscratch *gs, uint32_t s,
 	free(cm);
 }
 
+/* A DAG unrolled where recursion is not certain (doc/design.md): its
+ * members in Prim's order first, one node each (the primaries), then
+ * copies, each below the one node that calls it. */
+struct unroll {
+	uint32_t n, all; /* primaries; nodes so far */
+	uint32_t *par;   /* per copy (node n + i): the node that calls it */
+	size_t cappar;
+	double *reach;   /* per primary up to the current root: the part
+			  * of its flow that reaches the root */
+	uint32_t low;    /* reach holds the primaries from low to root */
+};
+
+/* The part of primary root's flow that comes on paths without the
+ * primary at `at` (before it): 1 less what reaches root through that
+ * one. 0 (no copy) once the analysis has spent CG_COPY_WORK edges on
+ * such passes: a hostile graph cannot make them quadratic. */
+static double avoid(const struct expand *x, struct gscratch *gs,
+		    uint32_t s, size_t base, struct unroll *u, uint32_t root,
+		    uint32_t at)
+{
+	size_t K = gs->K;
+	double fl = gs->nflow[(base + root) * K + K - 1];
+	if (!(fl > 0))
+		return 0;
+	if (u->low > root || at < u->low) { /* what reaches root, back to at */
+		uint32_t hi = u->low > root ? root : u->low;
+		if (u->low > root)
+			u->reach[root] = 1;
+		for (uint32_t q = hi; q-- > at;) {
+			const struct onode *o = &x->nodes[base + q];
+			if (gs->work < o->e1 - o->e0) {
+				u->low = UINT32_MAX;
+				return gs->work = 0;
+			}
+			gs->work -= o->e1 - o->e0;
+			double r = 0, in = gs->nflow[(base + q) * K + K - 1],
+			       den = node_den(x, gs, s, o, K - 1);
+			for (size_t d = o->e0; d < o->e1; d++) {
+				const struct dedge *de = &x->dedges[d];
+				if (de->to <= root && de->to < u->n)
+					r += u->reach[de->to] *
+					     pass_rate(x, gs, de->edge, K - 1,
+						       den, in);
+			}
+			u->reach[q] = r;
+		}
+		u->low = at;
+	}
+	double p = 1 - gs->nflow[(base + at) * K + K - 1] * u->reach[at] / fl;
+	return p > 0 ? p : 0;
+}
+
+/* Node i of the DAG being made (from base), reached from primary root:
+ * its forward edges, copies where it calls a member that may not be
+ * above it (each with the part of its flow on such paths), of
+ * CG_COPY_SHARE or more; its flow passed on. A primary calls the
+ * primaries after it; a member before it is above it on the paths
+ * through that member. A copy calls copies of the members not above
+ * it: not on its chain of copies up to root, nor root, and the
+ * primaries before root on the paths through them. */
+static void dag_node(struct expand *x, struct gscratch *gs, uint32_t s,
+		     size_t base, struct unroll *u, uint32_t i, uint32_t root)
+{
+	const struct cg_graph *g = x->g;
+	size_t K = gs->K;
+	uint32_t f = x->nodes[base + i].fn;
+	size_t d0 = x->ndedges;
+	if (i == root)
+		u->low = UINT32_MAX; /* a new root: reach to compute */
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j], to = g->edges[e].to;
+		if (x->scc_of[to] != s || to == f)
+			continue;
+		uint32_t at = x->pos[to];
+		if (i >= u->n || at < i) { /* a copy's, or back */
+			int on = at == root;
+			for (uint32_t q = i; !on && q >= u->n;
+			     q = u->par[q - u->n])
+				on = x->nodes[base + q].fn == to;
+			if (on)
+				continue; /* recursion */
+			at = UINT32_MAX; /* a copy, if it takes enough */
+		}
+		PC_GROW(x->dedges, x->ndedges, x->capdedges);
+		x->dedges[x->ndedges++] = (struct dedge){ e, at };
+	}
+	x->nodes[base + i].e0 = d0;
+	x->nodes[base + i].e1 = x->ndedges;
+	/* the copies that take CG_COPY_SHARE or more (with every call of
+	 * the node counted in what it divides its flow among) */
+	double den = node_den(x, gs, s, &x->nodes[base + i], K - 1);
+	double in = gs->nflow[(base + i) * K + K - 1];
+	size_t w = d0;
+	for (size_t d = d0; d < x->ndedges; d++) {
+		struct dedge de = x->dedges[d];
+		if (de.to == UINT32_MAX) {
+			uint32_t to = g->edges[de.edge].to;
+			double fl = in * pass_rate(x, gs, de.edge, K - 1, den, in);
+			if (!(fl >= CG_COPY_SHARE) ||
+			    x->nnodes + u->all + 1 > x->maxnodes)
+				continue;
+			double part = x->pos[to] < root ?
+				avoid(x, gs, s, base, u, root, x->pos[to]) : 1;
+			if (!(fl * part >= CG_COPY_SHARE))
+				continue;
+			de.to = u->all++;
+			GROW_TO(x->nodes, x->capnodes, base + u->all);
+			GROW_TO(gs->nflow, gs->capnflow, (base + u->all) * K);
+			GROW_TO(u->par, u->cappar, u->all - u->n);
+			u->par[de.to - u->n] = i;
+			x->nodes[base + de.to] =
+				(struct onode){ .fn = to, .part = (float)part };
+			memset(gs->nflow + (base + de.to) * K, 0,
+			       K * sizeof(double));
+		}
+		x->dedges[w++] = de;
+	}
+	x->ndedges = w;
+	x->nodes[base + i].e1 = w;
+	const struct onode *nd = &x->nodes[base + i];
+	const double *ff = gs->nflow + (base + i) * K;
+	for (size_t k = 0; k < K; k++) {
+		double dn = node_den(x, gs, s, nd, k);
+		for (size_t d = nd->e0; d < nd->e1; d++) {
+			uint32_t t = x->dedges[d].to;
+			gs->nflow[(base + t) * K + k] +=
+				ff[k] * x->nodes[base + t].part *
+				pass_rate(x, gs, x->dedges[d].edge, k, dn,
+					  ff[k]);
+		}
+	}
+}
+
 /* Prim's order of group s from the sources on the heap (nh of them):
  * a DAG's nodes from x->nnodes on, with its forward edges and each
  * node's flow (K columns: its sources' entry flows, then what its
@@ -517,7 +655,7 @@ static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 			continue;
 		x->visit[f] = x->stamp;
 		x->pos[f] = n; /* (for this DAG, while it is made) */
-		x->nodes[base + n] = (struct onode){ .fn = f };
+		x->nodes[base + n] = (struct onode){ .fn = f, .part = 1 };
 		n++;
 		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
 		     j++) {
@@ -528,37 +666,26 @@ static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 		}
 	}
 	GROW_TO(gs->nflow, gs->capnflow, (base + n) * K);
-	struct onode *nd = x->nodes + base;
 	for (uint32_t i = 0; i < n; i++)
 		memcpy(gs->nflow + (base + i) * K,
-		       xflow + (size_t)gs->midx[nd[i].fn] * K, K * sizeof(double));
+		       xflow + (size_t)gs->midx[x->nodes[base + i].fn] * K,
+		       K * sizeof(double));
+	struct unroll u = { .n = n, .all = n,
+			    .reach = pc_xmalloc((n + 1) * sizeof(double)) };
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t f = nd[i].fn;
-		const double *ff = gs->nflow + (base + i) * K;
-		nd[i].e0 = x->ndedges;
-		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
-		     j++) {
-			uint32_t e = x->edge_idx[j], to = g->edges[e].to;
-			if (x->scc_of[to] != s || x->pos[to] <= i)
-				continue;
-			PC_GROW(x->dedges, x->ndedges, x->capdedges);
-			x->dedges[x->ndedges++] = (struct dedge){ e, x->pos[to] };
-		}
-		nd[i].e1 = x->ndedges;
-		for (size_t k = 0; k < K; k++) {
-			double den = node_den(x, gs, s, &nd[i], k);
-			for (size_t d = nd[i].e0; d < nd[i].e1; d++)
-				gs->nflow[(base + x->dedges[d].to) * K + k] +=
-					ff[k] * pass_rate(x, gs, x->dedges[d].edge,
-							  k, den, ff[k]);
-		}
+		uint32_t from = u.all;
+		dag_node(x, gs, s, base, &u, i, i);
+		for (uint32_t q = from; q < u.all; q++)
+			dag_node(x, gs, s, base, &u, q, i);
 	}
+	free(u.reach);
+	free(u.par);
 	/* where each member is in this DAG */
 	GROW_TO(x->dpos, x->capdpos, x->npos_all + n);
 	for (uint32_t i = 0; i < n; i++)
-		x->dpos[x->npos_all + gs->midx[nd[i].fn]] = i;
-	x->nnodes += n;
-	return n;
+		x->dpos[x->npos_all + gs->midx[x->nodes[base + i].fn]] = i;
+	x->nnodes += u.all;
+	return u.all;
 }
 
 /* Group s (doc/design.md): its entries' flows (calls from outside, and
@@ -672,21 +799,29 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 	/* each forward edge's share of its callee's flow, per metric */
 	GROW_TO(x->dfrac, x->capdfrac, x->ndedges * nev);
 	double *den = pc_xmalloc(K * sizeof(double));
-	for (size_t i = gbase; i < x->nnodes; i++) {
-		uint32_t f = x->nodes[i].fn;
-		for (size_t k = 0; k < K; k++)
-			den[k] = node_den(x, gs, s, &x->nodes[i], k);
-		for (size_t d = x->nodes[i].e0; d < x->nodes[i].e1; d++) {
-			uint32_t e = x->dedges[d].edge, to = g->edges[e].to;
-			for (size_t m = 0; m < nev; m++) {
-				size_t k = col(x, gs, to, m);
-				/* (a node's shares of f sum to its part of
-				 * f's flow: pass on per unit of f's) */
-				double pass = gs->flow[(size_t)f * K + k] *
-					      pass_rate(x, gs, e, k, den[k],
-							gs->nflow[i * K + k]);
-				x->dfrac[d * nev + m] =
-					ratio(pass, gs->flow[(size_t)to * K + k]);
+	for (uint32_t dg = x->sdag[s]; dg < x->sdag[s + 1]; dg++) {
+		size_t base = x->dags[dg].base;
+		for (size_t i = base; i < base + x->dags[dg].n; i++) {
+			uint32_t f = x->nodes[i].fn;
+			for (size_t k = 0; k < K; k++)
+				den[k] = node_den(x, gs, s, &x->nodes[i], k);
+			for (size_t d = x->nodes[i].e0; d < x->nodes[i].e1;
+			     d++) {
+				uint32_t e = x->dedges[d].edge,
+					 to = g->edges[e].to;
+				double part = x->nodes[base + x->dedges[d].to].part;
+				for (size_t m = 0; m < nev; m++) {
+					size_t k = col(x, gs, to, m);
+					/* (a node's shares of f sum to its
+					 * part of f's flow: pass on per unit
+					 * of f's) */
+					double pass = gs->flow[(size_t)f * K + k] *
+						      part *
+						      pass_rate(x, gs, e, k, den[k],
+								gs->nflow[i * K + k]);
+					x->dfrac[d * nev + m] = ratio(
+						pass, gs->flow[(size_t)to * K + k]);
+				}
 			}
 		}
 	}
@@ -760,7 +895,7 @@ static void scc_costs(struct expand *x)
 	x->dag_of = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
 	for (uint32_t f = 0; f < g->nfns; f++)
 		x->dag_of[f] = UINT32_MAX;
-	struct gscratch gs = { .K = K };
+	struct gscratch gs = { .K = K, .work = CG_COPY_WORK };
 	int groups = 0;
 	for (size_t s = 0; s < ns; s++)
 		groups |= x->sccs[s].n > 1;

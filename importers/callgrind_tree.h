@@ -159,6 +159,8 @@ struct expand {
 	size_t maxnodes;  /* bound on the DAGs' nodes */
 	struct onode {
 		uint32_t fn;
+		float part;    /* a copy's part of its caller's flow (the
+				* paths without it), a primary's 1 */
 		size_t e0, e1; /* its forward edges: dedges[e0, e1) */
 		size_t least;  /* its cut lays out more contexts than this */
 	} *nodes;
