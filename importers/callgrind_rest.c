@@ -781,12 +781,17 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 	 * calling context */
 	double inb = input_bytes(x);
 	if ((double)*limit > 28.0 * inb / ctxbytes) {
-		/* its contexts' bytes, closer: calls have values at call
-		 * sites only, some 45 bytes a context (measured: 17-19 times
-		 * the input with 137); never more than the default bound */
+		/* an input of up to 1 MiB: its contexts' bytes, closer
+		 * (calls have values at call sites only, some 45 bytes a
+		 * context; with 137, 17-19 times the input), never more
+		 * than the default bound. A larger one keeps the room it
+		 * had: its tree would grow with the room and its peak
+		 * memory with the tree (the bench's generated 28 MB input:
+		 * 425 -> 512 MB for 1.33 -> 1.57 million contexts) */
+		double calls = inb <= 1048576.0 ? 45.0 : 137.0;
 		double close = 62.0 + 137.0 * (metrics -
 					       (x->calls != PC_NONE)) +
-			       45.0 * (x->calls != PC_NONE);
+			       calls * (x->calls != PC_NONE);
 		double tight = 28.0 * inb / close;
 		if (tight > (double)*limit)
 			tight = (double)*limit;
