@@ -639,9 +639,10 @@ static void dag_node(struct expand *x, struct gscratch *gs, uint32_t s,
 }
 
 /* Prim's order of group s from the sources on the heap (nh of them):
- * a DAG's nodes from x->nnodes on, with its forward edges and each
- * node's flow (K columns: its sources' entry flows, then what its
- * forward callers pass on) in gs->nflow; its node count. */
+ * a DAG's nodes from x->nnodes on (its members, then their copies:
+ * dag_node), with its forward edges and each node's flow (K columns:
+ * its sources' entry flows, then what its forward callers pass on) in
+ * gs->nflow; its node count. */
 static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 			  size_t nh, const double *xflow)
 {
