@@ -28,6 +28,8 @@ replay "callgrind writer" fuzz_cgwrite "$CGIN"/*.out* "$CGIN"/bad/*.out* \
 # the values, names of any bytes, traces in any order); the Callgrind
 # fixtures as bytes too
 replay "writers" fuzz_writers "$TD"/fuzz/writers/* "$CGIN"/*.out
+# profconv diff in process: two Callgrind files to each output
+replay diff fuzz_diff "$TD"/fuzz/diff/*
 # -j: up to four Callgrind files read by two and three readers on
 # threads, each model the serial one's, dump for dump
 replay "readers on threads" fuzz_jobs "$TD"/fuzz/jobs/*
