@@ -234,9 +234,18 @@ static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
 		const struct pc_metric *x = &(mb != PC_NONE ? b->db : n->db)
 			->metrics[mb != PC_NONE ? mb : mn];
 		if (normalize && mb != PC_NONE && mn != PC_NONE) {
-			if (tn[mn] != 0 && tb[mb] != 0)
-				n->scale[mn] = tb[mb] / tn[mn];
-			else
+			if (tn[mn] != 0 && tb[mb] != 0) {
+				/* by magnitudes: a scale below 0 would turn
+				 * every value of NEW's sign */
+				n->scale[mn] = fabs(tb[mb] / tn[mn]);
+				if ((tb[mb] < 0) != (tn[mn] < 0))
+					pc_warn(c->diag, "--normalize: metric "
+						"'%s' totals %.17g in BASE, %.17g "
+						"in NEW (opposite signs): NEW "
+						"scaled by their magnitudes, its "
+						"signs kept", names[i], tb[mb],
+						tn[mn]);
+			} else
 				pc_warn(c->diag, "--normalize: metric '%s' has "
 					"a total of 0 in %s: not scaled",
 					names[i], tb[mb] == 0 ? "BASE" : "NEW");

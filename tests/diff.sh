@@ -92,6 +92,18 @@ check "diff B A: every function's change the negative of diff A B's (Ir exactly)
 "$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.d"
 check "--normalize: NEW's total is BASE's (527,325 Ir), the change 0" \
 	sh -c "'$PROFCONV' check --values '$tmp/norm.d' | grep -q '^total	Ir \\[new\\]	527325\$'"
+# totals of opposite sign (negative costs, as Xdebug's memory): NEW
+# scaled by the magnitudes, its signs kept, with a warning (a scale
+# below 0 turned every value of NEW's sign without a word)
+printf 'events: Ir\nfl=a.c\nfn=main\n1 100\nfn=g\n2 50\n' >"$tmp/pos.out"
+printf 'events: Ir\nfl=a.c\nfn=main\n1 -30\nfn=g\n2 10\n' >"$tmp/neg.out"
+"$PROFCONV" diff --normalize "$tmp/pos.out" "$tmp/neg.out" -o "$tmp/sign.d" 2>"$tmp/err"
+check "--normalize, totals 150 and -20: one warning, NEW's signs kept (main -225, g 75, total -150)" \
+	sh -c "[ \$(grep -c 'warning: --normalize: metric .Ir. totals 150 in BASE, -20 in NEW (opposite signs): NEW scaled by their magnitudes, its signs kept' '$tmp/err') -eq 1 ] &&
+	'$PROFCONV' check --values '$tmp/sign.d' >'$tmp/sign.vals' &&
+	grep -q '^total	Ir \[new\]	-150\$' '$tmp/sign.vals' &&
+	grep -q '^function	Ir \[new\]	main	-225\$' '$tmp/sign.vals' &&
+	grep -q '^function	Ir \[new\]	g	75\$' '$tmp/sign.vals'"
 
 # folded: "stack base new", the columns summing to each run's total
 "$PROFCONV" diff -q --min-width=0 "$A" "$B" -o "$tmp/ab.folded"
