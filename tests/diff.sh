@@ -92,6 +92,29 @@ check "diff B A: every function's change the negative of diff A B's (Ir exactly)
 "$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.d"
 check "--normalize: NEW's total is BASE's (527,325 Ir), the change 0" \
 	sh -c "'$PROFCONV' check --values '$tmp/norm.d' | grep -q '^total	Ir \\[new\\]	527325\$'"
+# ... in BASE's unit, as every reader shows it: whole instructions,
+# summing to BASE's total (they were times 1000, and readers show them
+# raw: Ir_new 527,325,396 beside Ir_base 527,325)
+"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.callgrind"
+if command -v callgrind_annotate >/dev/null; then
+	check "--normalize: callgrind_annotate's totals 527,325 and 527,325 (Ir_new in BASE's unit)" \
+		sh -c "callgrind_annotate '$tmp/norm.callgrind' | grep -q '^527,325 (100.0%) 527,325 (100.0%)  PROGRAM TOTALS'"
+else
+	skip "--normalize in callgrind_annotate: needs callgrind_annotate (Debian: valgrind)"
+fi
+"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.svg"
+check "--normalize: the SVG's fib'2 says 353967 Ir in NEW (1238014 times 0.426, whole)" \
+	grep -q "<title>fib'2 (353967 Ir in NEW, 121213 in BASE: +232754, " "$tmp/norm.svg"
+"$PROFCONV" diff -q --normalize "$tmp/a.d" "$tmp/b.d" -o "$tmp/normdb.d"
+check "--normalize of two v4 databases: every Ir [new] value whole, its total 527,325" \
+	sh -c "'$PROFCONV' check --values '$tmp/normdb.d' | awk -F'\t' '\$2 == \"Ir [new]\" { n++; if (\$NF != int(\$NF)) bad++; if (\$1 == \"total\") t = \$NF } END { exit !(n > 100 && !bad && t == 527325) }'"
+if have_go; then
+	"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.pb.gz"
+	check "--normalize: go tool pprof -top of NEW's samples: 527325 total" \
+		sh -c "HOME='$tmp' go tool pprof -top -sample_index=Ir -tagignore=pprof::base=true '$tmp/norm.pb.gz' 2>&1 | grep -q ' of 527325 total\$'"
+else
+	skip "--normalize in go tool pprof: needs go (Debian: golang-go)"
+fi
 # totals of opposite sign (negative costs, as Xdebug's memory): NEW
 # scaled by the magnitudes, its signs kept, with a warning (a scale
 # below 0 turned every value of NEW's sign without a word)
