@@ -250,6 +250,24 @@ static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
 		for (size_t m = 0; m < s->db->nmetrics; m++)
 			s->scale[m] = 1;
 	}
+	/* runs that share no metric of cost (Callgrind's calls= counts,
+	 * which every call graph has, aside): every change is all of one
+	 * run, said */
+	const char *own[2] = { NULL, NULL };
+	int shared = 0;
+	for (size_t i = 0; i < nn; i++) {
+		if (!strcmp(names[i], PC_CALLS_METRIC))
+			continue;
+		int ib = pc_metric_find(b->db, names[i]) != PC_NONE;
+		int in = pc_metric_find(n->db, names[i]) != PC_NONE;
+		shared |= ib && in;
+		if (!own[!ib])
+			own[!ib] = names[i];
+	}
+	if (!shared && own[0] && own[1])
+		pc_warn(c->diag, "BASE and NEW share no metric (BASE has '%s', "
+			"NEW '%s'): each is compared with nothing", own[0],
+			own[1]);
 	double *tb = totals(b->db), *tn = totals(n->db);
 	for (size_t i = 0; i < nn; i++) {
 		pc_id mb = pc_metric_find(b->db, names[i]);
@@ -507,6 +525,20 @@ static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
 	free(seen);
 	pc_note(&o->diag, "%zu context(s) in both runs, %zu only in BASE, "
 		"%zu only in NEW", only[3], only[1], only[2]);
+	/* the comparison's program, BASE's (else NEW's), which pprof
+	 * names: a diff's title names its inputs, not a command, and its
+	 * first module may be any library. Two programs are said. */
+	pc_id pb = pc_main_module(b->db), pn = pc_main_module(n->db);
+	c->program = pb != PC_NONE ? b->module[pb] :
+		     pn != PC_NONE ? n->module[pn] : PC_NONE;
+	if (pb != PC_NONE && pn != PC_NONE) {
+		const char *xb = base_name(c, b->db->modules[pb].path);
+		const char *xn = base_name(c, n->db->modules[pn].path);
+		if (xb != xn)
+			pc_warn(&o->diag, "BASE and NEW are different programs "
+				"(%s, %s): only what they share compares", xb,
+				xn);
+	}
 	left_out(&o->diag, b, "BASE");
 	left_out(&o->diag, n, "NEW");
 	side_free(b);

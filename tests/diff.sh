@@ -178,6 +178,30 @@ else
 	skip "go tool pprof: needs golang-go"
 fi
 
+# the program pprof names ("File:"): the main binary's, not the first
+# module of BASE (a diff's title names its inputs, not a command; it
+# was libexpat.so.1.8.10 for a python3 pair)
+PY="$CG/py-json.out.gz"
+"$PROFCONV" diff -q "$PY" "$PY" -o "$tmp/py.pb.gz"
+if have_go; then
+	check "pprof of a python3 pair: File: python3.11 (as convert's)" \
+		sh -c "HOME='$tmp' go tool pprof -top '$tmp/py.pb.gz' 2>/dev/null | head -1 | grep -qx 'File: python3.11'"
+else
+	skip "pprof's File: of a diff: needs golang-go"
+fi
+# two programs, runs that share no metric: said in one line (they went
+# on without a word)
+"$PROFCONV" diff "$A" "$PY" -o "$tmp/two.folded" 2>"$tmp/err"
+check "diff of prog and python3: one warning naming both programs" \
+	sh -c "[ \$(grep -c '^profconv: warning: BASE and NEW are different programs (prog, python3.11): only what they share compares\$' '$tmp/err') -eq 1 ]"
+"$PROFCONV" diff "$A" "$B" -o "$tmp/same.folded" 2>"$tmp/err"
+check "diff of two runs of prog: no such warning" sh -c "! grep -q 'different programs\|share no metric' '$tmp/err'"
+sed 's/^events: Ir$/events: Cycles/' "$A" >"$tmp/cycles.out"
+"$PROFCONV" diff "$A" "$tmp/cycles.out" -o "$tmp/nom.svg" 2>"$tmp/err"
+check "diff of runs with no metric in common (Ir, Cycles): one warning; the SVG's note says 100%, not 1e+02%" \
+	sh -c "[ \$(grep -c '^profconv: warning: BASE and NEW share no metric (BASE has .Ir., NEW .Cycles.): each is compared with nothing\$' '$tmp/err') -eq 1 ] &&
+	grep -q '^profconv: note: 100% of BASE.s cost is in frames NEW does not have' '$tmp/err' && ! grep -q 'e+' '$tmp/err'"
+
 # SVG: a differential flame graph (widths NEW, colours by change)
 "$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.svg"
 check "SVG: fib'2 grew: red, its title with both runs and the change" \
