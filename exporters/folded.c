@@ -189,11 +189,12 @@ static void merge_narrow(struct fx *x, struct tree *t, double total)
 		t->n[i].name = MERGED;
 		n++;
 	}
+	char b[32];
 	if (n)
 		pc_note(x->db->diag, "%zu frame(s) narrower than %g%% of the "
-			"total merged into their callers (%.2g%% of the cost; "
+			"total merged into their callers (%s%% of the cost; "
 			"--min-width=0 keeps them)", n, 100 * mw,
-			100 * moved / total);
+			pc_pct(b, sizeof b, 100 * moved / total));
 	free(incl);
 	free(to);
 }
@@ -296,10 +297,11 @@ static void write_lines(struct fx *x)
 		nlines = put_lines(x, &t, scale);
 	/* a differential flame graph's frames are as wide as their NEW
 	 * values: those NEW does not have are not seen */
+	char b[32];
 	if (gone > 0 && totalb > 0)
-		pc_note(db->diag, "%.2g%% of BASE's cost is in frames NEW does "
+		pc_note(db->diag, "%s%% of BASE's cost is in frames NEW does "
 			"not have: they have no width in the graph (-t folded "
-			"keeps them)", 100 * gone / totalb);
+			"keeps them)", pc_pct(b, sizeof b, 100 * gone / totalb));
 	pc_progress_done(db->diag);
 	if (cut)
 		pc_warn(db->diag, "%zu frame(s) deeper than %u: their costs are "

@@ -242,31 +242,13 @@ static void add_sample(struct px *x, struct out *w, pc_id c,
 }
 
 /* The module pprof's "File:" header names (mapping 1): the program's
- * own, the module of its main function, else the one named as the
- * title's command, else the first. */
+ * own (pc_main_module), else the first. */
 static pc_id main_module(const struct pc_db *db)
 {
 	if (!db->nmodules)
 		return PC_NONE;
-	for (size_t f = 0; f < db->nfunctions; f++)
-		if (db->functions[f].module != PC_NONE &&
-		    !strcmp(db->functions[f].name, "main"))
-			return db->functions[f].module;
-	if (db->title) {
-		const char *cmd = db->title, *b = cmd;
-		size_t n = strcspn(cmd, " ");
-		for (size_t i = 0; i < n; i++)
-			if (cmd[i] == '/')
-				b = cmd + i + 1;
-		n -= (size_t)(b - cmd);
-		for (size_t m = 0; n && m < db->nmodules; m++) {
-			const char *p = strrchr(db->modules[m].path, '/');
-			p = p ? p + 1 : db->modules[m].path;
-			if (!strncmp(p, b, n))
-				return (pc_id)m;
-		}
-	}
-	return 0;
+	pc_id m = pc_main_module(db);
+	return m != PC_NONE ? m : 0;
 }
 
 /* Mapping ids: the main module's 1, the others in order after it. */

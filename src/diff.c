@@ -18,6 +18,11 @@ struct side {
 	pc_id *module, *file, *function, *ctx, *profile;
 	pc_id *metric, *delta; /* per metric: its model metric, its delta */
 	double *scale;         /* per metric: its values times this */
+	/* per metric: its scaled values are rounded to whole numbers
+	 * (--normalize of a metric whole in both runs: in BASE's unit) */
+	uint8_t *round;
+	/* per point value: as taken (scaled, rounded); NULL: as read */
+	double *val;
 	double sign;           /* in the delta: -1 (BASE), 1 (NEW) */
 };
 
@@ -203,6 +208,23 @@ static double *totals(const struct pc_db *db)
 	return t;
 }
 
+/* Does every value of metric m count whole units: the input said so,
+ * or each of its values is a whole number (a v4 database's counts)? */
+static int counts_whole(const struct pc_db *db, pc_id m)
+{
+	if (db->metrics[m].whole)
+		return 1;
+	for (size_t i = 0; i < db->nvalues; i++)
+		if (db->values[i].metric == m &&
+		    db->values[i].value != floor(db->values[i].value))
+			return 0;
+	for (size_t i = 0; i < db->nscoped; i++)
+		if (db->scoped[i].metric / PC_NSCOPES == m &&
+		    db->scoped[i].value != floor(db->scoped[i].value))
+			return 0;
+	return 1;
+}
+
 /* The metrics of the comparison: those of BASE in order, then those
  * only NEW has, each as three metrics (base, new, delta). */
 static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
@@ -224,9 +246,28 @@ static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
 		s->metric = pc_xmalloc((s->db->nmetrics + 1) * sizeof(pc_id));
 		s->delta = pc_xmalloc((s->db->nmetrics + 1) * sizeof(pc_id));
 		s->scale = pc_xmalloc((s->db->nmetrics + 1) * sizeof(double));
+		s->round = pc_xcalloc(s->db->nmetrics + 1, 1);
 		for (size_t m = 0; m < s->db->nmetrics; m++)
 			s->scale[m] = 1;
 	}
+	/* runs that share no metric of cost (Callgrind's calls= counts,
+	 * which every call graph has, aside): every change is all of one
+	 * run, said */
+	const char *own[2] = { NULL, NULL };
+	int shared = 0;
+	for (size_t i = 0; i < nn; i++) {
+		if (!strcmp(names[i], PC_CALLS_METRIC))
+			continue;
+		int ib = pc_metric_find(b->db, names[i]) != PC_NONE;
+		int in = pc_metric_find(n->db, names[i]) != PC_NONE;
+		shared |= ib && in;
+		if (!own[!ib])
+			own[!ib] = names[i];
+	}
+	if (!shared && own[0] && own[1])
+		pc_warn(c->diag, "BASE and NEW share no metric (BASE has '%s', "
+			"NEW '%s'): each is compared with nothing", own[0],
+			own[1]);
 	double *tb = totals(b->db), *tn = totals(n->db);
 	for (size_t i = 0; i < nn; i++) {
 		pc_id mb = pc_metric_find(b->db, names[i]);
@@ -234,16 +275,31 @@ static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
 		const struct pc_metric *x = &(mb != PC_NONE ? b->db : n->db)
 			->metrics[mb != PC_NONE ? mb : mn];
 		if (normalize && mb != PC_NONE && mn != PC_NONE) {
-			if (tn[mn] != 0 && tb[mb] != 0)
-				n->scale[mn] = tb[mb] / tn[mn];
-			else
+			if (tn[mn] != 0 && tb[mb] != 0) {
+				/* by magnitudes: a scale below 0 would turn
+				 * every value of NEW's sign */
+				n->scale[mn] = fabs(tb[mb] / tn[mn]);
+				if ((tb[mb] < 0) != (tn[mn] < 0))
+					pc_warn(c->diag, "--normalize: metric "
+						"'%s' totals %.17g in BASE, %.17g "
+						"in NEW (opposite signs): NEW "
+						"scaled by their magnitudes, its "
+						"signs kept", names[i], tb[mb],
+						tn[mn]);
+			} else
 				pc_warn(c->diag, "--normalize: metric '%s' has "
 					"a total of 0 in %s: not scaled",
 					names[i], tb[mb] == 0 ? "BASE" : "NEW");
 		}
 		int wb = mb == PC_NONE || b->db->metrics[mb].whole;
+		/* a count scaled is a count still, in BASE's unit: readers
+		 * show it as they show BASE's (not times 10^k) */
+		if (mn != PC_NONE && n->scale[mn] != 1 &&
+		    counts_whole(b->db, mb) && counts_whole(n->db, mn))
+			n->round[mn] = 1;
 		int wn = mn == PC_NONE ||
-			 (n->db->metrics[mn].whole && n->scale[mn] == 1);
+			 (n->db->metrics[mn].whole &&
+			  (n->scale[mn] == 1 || n->round[mn]));
 		static const char *const tag[3] = { "base", "new", "new-base" };
 		static const char *const what[3] = {
 			"in the base run", "in the new run", "new run less base run",
@@ -278,6 +334,55 @@ static void take_metrics(struct pc_db *c, struct side *b, struct side *n,
 	free(names);
 }
 
+/* Point values of a metric rounded (struct side.round): each scaled
+ * value down, then one more to those of the largest remainders (the
+ * first in the model's order among equal ones) until they sum to the
+ * scaled total rounded: every value within 1 of its exact scaled
+ * value, the total BASE's (largest remainder). */
+struct rem {
+	double r;
+	size_t i;
+};
+static int rem_cmp(const void *a, const void *b)
+{
+	const struct rem *x = a, *y = b;
+	if (x->r != y->r)
+		return x->r > y->r ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+static void round_values(struct side *s)
+{
+	const struct pc_db *db = s->db;
+	int any = 0;
+	for (size_t m = 0; m < db->nmetrics; m++)
+		any |= s->round[m];
+	if (!any)
+		return;
+	s->val = pc_xmalloc((db->nvalues + 1) * sizeof(double));
+	for (size_t i = 0; i < db->nvalues; i++)
+		s->val[i] = db->values[i].value * s->scale[db->values[i].metric];
+	struct rem *r = pc_xmalloc((db->nvalues + 1) * sizeof(*r));
+	for (size_t m = 0; m < db->nmetrics; m++) {
+		if (!s->round[m])
+			continue;
+		size_t nr = 0;
+		double total = 0, down = 0;
+		for (size_t i = 0; i < db->nvalues; i++)
+			if (db->values[i].metric == m) {
+				total += db->values[i].value;
+				double f = floor(s->val[i]);
+				r[nr++] = (struct rem){ s->val[i] - f, i };
+				s->val[i] = f;
+				down += f;
+			}
+		double left = nearbyint(total * s->scale[m]) - down;
+		qsort(r, nr, sizeof(*r), rem_cmp);
+		for (size_t k = 0; k < nr && left >= 1; k++, left--)
+			s->val[r[k].i] += 1;
+	}
+	free(r);
+}
+
 /* The side's values, as its own metric's and in the delta; stored
  * scopes too (the delta's where it stores them). */
 static void take_values(struct pc_db *c, const struct side *s)
@@ -287,7 +392,7 @@ static void take_values(struct pc_db *c, const struct side *s)
 	for (size_t i = 0; i < db->nvalues; i++) {
 		const struct pc_value *v = &db->values[i];
 		pc_id p = s->profile[v->profile], x = s->ctx[v->ctx];
-		double val = v->value * s->scale[v->metric];
+		double val = s->val ? s->val[i] : v->value * s->scale[v->metric];
 		pc_value_add(c, p, x, s->metric[v->metric], val);
 		pc_value_add(c, p, x, s->delta[v->metric], s->sign * val);
 	}
@@ -297,6 +402,8 @@ static void take_values(struct pc_db *c, const struct side *s)
 		unsigned k = v->metric % PC_NSCOPES;
 		pc_id p = s->profile[v->profile], x = s->ctx[v->ctx];
 		double val = v->value * s->scale[m];
+		if (s->round[m]) /* (nearest: its own sum) */
+			val = nearbyint(val);
 		pc_scoped_add(c, p, x, s->metric[m], k, val);
 		pc_scoped_add(c, p, x, s->delta[m], k, s->sign * val);
 	}
@@ -326,6 +433,7 @@ static void derive_scopes(struct pc_db *c, const struct side *s)
 				if (db->values[i].metric == m)
 					for (int k = 0; k < 3; k++)
 						acc[s->ctx[db->values[i].ctx] * 3 + k] +=
+							s->val ? s->val[i] :
 							db->values[i].value * s->scale[m];
 			for (size_t x = nc; x-- > 1;) {
 				const struct pc_context *cx = &c->contexts[x];
@@ -366,6 +474,8 @@ static void side_free(struct side *s)
 	free(s->metric);
 	free(s->delta);
 	free(s->scale);
+	free(s->round);
+	free(s->val);
 	pc_db_free(s->db);
 }
 
@@ -396,6 +506,7 @@ static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
 	take_metrics(c, b, n, o->normalize);
 	c->title = pc_intern_cstr(c, title);
 	c->stats = b->db->stats || n->db->stats;
+	round_values(n);
 	take_values(c, b);
 	take_values(c, n);
 	derive_scopes(c, b);
@@ -414,6 +525,20 @@ static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
 	free(seen);
 	pc_note(&o->diag, "%zu context(s) in both runs, %zu only in BASE, "
 		"%zu only in NEW", only[3], only[1], only[2]);
+	/* the comparison's program, BASE's (else NEW's), which pprof
+	 * names: a diff's title names its inputs, not a command, and its
+	 * first module may be any library. Two programs are said. */
+	pc_id pb = pc_main_module(b->db), pn = pc_main_module(n->db);
+	c->program = pb != PC_NONE ? b->module[pb] :
+		     pn != PC_NONE ? n->module[pn] : PC_NONE;
+	if (pb != PC_NONE && pn != PC_NONE) {
+		const char *xb = base_name(c, b->db->modules[pb].path);
+		const char *xn = base_name(c, n->db->modules[pn].path);
+		if (xb != xn)
+			pc_warn(&o->diag, "BASE and NEW are different programs "
+				"(%s, %s): only what they share compares", xb,
+				xn);
+	}
 	left_out(&o->diag, b, "BASE");
 	left_out(&o->diag, n, "NEW");
 	side_free(b);

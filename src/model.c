@@ -45,6 +45,7 @@ struct pc_db *pc_db_new(struct pc_diag *diag)
 	db->ctx_map = pc_keymap_new();
 	db->metric_map = pc_keymap_new();
 	db->diag = diag;
+	db->program = PC_NONE;
 	/* context 0: the global root */
 	PC_GROW(db->contexts, db->ncontexts, db->capcontexts);
 	db->contexts[0] = (struct pc_context){
@@ -1082,4 +1083,29 @@ uint64_t pc_samples_total(const struct pc_db *db)
 	for (size_t p = 0; p < db->nprofiles; p++)
 		n += db->traces[p].n;
 	return n;
+}
+
+pc_id pc_main_module(const struct pc_db *db)
+{
+	if (db->program != PC_NONE)
+		return db->program;
+	for (size_t f = 0; f < db->nfunctions; f++)
+		if (db->functions[f].module != PC_NONE &&
+		    !strcmp(db->functions[f].name, "main"))
+			return db->functions[f].module;
+	if (db->title) {
+		const char *cmd = db->title, *b = cmd;
+		size_t n = strcspn(cmd, " ");
+		for (size_t i = 0; i < n; i++)
+			if (cmd[i] == '/')
+				b = cmd + i + 1;
+		n -= (size_t)(b - cmd);
+		for (size_t m = 0; n && m < db->nmodules; m++) {
+			const char *p = strrchr(db->modules[m].path, '/');
+			p = p ? p + 1 : db->modules[m].path;
+			if (!strncmp(p, b, n))
+				return (pc_id)m;
+		}
+	}
+	return PC_NONE;
 }

@@ -35,6 +35,11 @@ int pc_err_at_off(struct pc_err *err, const char *file, uint64_t off,
 char *pc_utf8_escape(const char *s);
 /* Rewrites bytes below 0x20 and 0x7f as \xHH in place (cut to cap). */
 void pc_escape_controls(char *s, size_t cap);
+/* A share in percent as a message says it (into buf, returned): two
+ * significant digits, three from 10 on, never an exponent ("100",
+ * "43.2", "2.5", "0.012"; %.2g writes 100 as "1e+02"), "less than
+ * 0.001" below that. */
+const char *pc_pct(char *buf, size_t n, double p);
 /* Appends " (while ...)" to an error already set. */
 void pc_err_context(struct pc_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -427,6 +432,9 @@ struct pc_db {
 	/* meta.db's description of a v4 input, carried to a v4 output
 	 * (interned; NULL: the writer's own) */
 	const char *description;
+	/* the main program's module, where a model of several runs knows
+	 * it (profconv diff: BASE's); PC_NONE: pc_main_module finds it */
+	pc_id program;
 
 	struct pc_path *modules;
 	size_t nmodules, capmodules;
@@ -509,6 +517,10 @@ struct pc_db {
 
 struct pc_db *pc_db_new(struct pc_diag *diag);
 void pc_db_free(struct pc_db *db);
+/* The main program's module: db->program if set, else the module of
+ * its main function, else the one named as the title's command (a
+ * Callgrind cmd: line); PC_NONE if none is known. */
+pc_id pc_main_module(const struct pc_db *db);
 
 /* Interns a byte string (not necessarily UTF-8 or NUL-free... but the
  * model keeps C strings, so it stops at the first NUL). The result lives

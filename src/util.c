@@ -803,3 +803,17 @@ void pc_blob_unmap(struct pc_blob *b)
 		munmap((void *)b->p, b->n);
 	b->p = NULL;
 }
+
+const char *pc_pct(char *buf, size_t n, double p)
+{
+	double a = fabs(p);
+	if (a >= 10 && p == nearbyint(p))
+		snprintf(buf, n, "%.0f", p);
+	else if (a >= 10)
+		snprintf(buf, n, "%.1f", p);
+	else if (a >= 0.001 || a == 0)
+		snprintf(buf, n, "%.2g", p);
+	else
+		snprintf(buf, n, "less than 0.001");
+	return buf;
+}

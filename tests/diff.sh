@@ -92,6 +92,41 @@ check "diff B A: every function's change the negative of diff A B's (Ir exactly)
 "$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.d"
 check "--normalize: NEW's total is BASE's (527,325 Ir), the change 0" \
 	sh -c "'$PROFCONV' check --values '$tmp/norm.d' | grep -q '^total	Ir \\[new\\]	527325\$'"
+# ... in BASE's unit, as every reader shows it: whole instructions,
+# summing to BASE's total (they were times 1000, and readers show them
+# raw: Ir_new 527,325,396 beside Ir_base 527,325)
+"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.callgrind"
+if command -v callgrind_annotate >/dev/null; then
+	check "--normalize: callgrind_annotate's totals 527,325 and 527,325 (Ir_new in BASE's unit)" \
+		sh -c "callgrind_annotate '$tmp/norm.callgrind' | grep -q '^527,325 (100.0%) 527,325 (100.0%)  PROGRAM TOTALS'"
+else
+	skip "--normalize in callgrind_annotate: needs callgrind_annotate (Debian: valgrind)"
+fi
+"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.svg"
+check "--normalize: the SVG's fib'2 says 353967 Ir in NEW (1238014 times 0.426, whole)" \
+	grep -q "<title>fib'2 (353967 Ir in NEW, 121213 in BASE: +232754, " "$tmp/norm.svg"
+"$PROFCONV" diff -q --normalize "$tmp/a.d" "$tmp/b.d" -o "$tmp/normdb.d"
+check "--normalize of two v4 databases: every Ir [new] value whole, its total 527,325" \
+	sh -c "'$PROFCONV' check --values '$tmp/normdb.d' | awk -F'\t' '\$2 == \"Ir [new]\" { n++; if (\$NF != int(\$NF)) bad++; if (\$1 == \"total\") t = \$NF } END { exit !(n > 100 && !bad && t == 527325) }'"
+if have_go; then
+	"$PROFCONV" diff -q --normalize "$A" "$B" -o "$tmp/norm.pb.gz"
+	check "--normalize: go tool pprof -top of NEW's samples: 527325 total" \
+		sh -c "HOME='$tmp' go tool pprof -top -sample_index=Ir -tagignore=pprof::base=true '$tmp/norm.pb.gz' 2>&1 | grep -q ' of 527325 total\$'"
+else
+	skip "--normalize in go tool pprof: needs go (Debian: golang-go)"
+fi
+# totals of opposite sign (negative costs, as Xdebug's memory): NEW
+# scaled by the magnitudes, its signs kept, with a warning (a scale
+# below 0 turned every value of NEW's sign without a word)
+printf 'events: Ir\nfl=a.c\nfn=main\n1 100\nfn=g\n2 50\n' >"$tmp/pos.out"
+printf 'events: Ir\nfl=a.c\nfn=main\n1 -30\nfn=g\n2 10\n' >"$tmp/neg.out"
+"$PROFCONV" diff --normalize "$tmp/pos.out" "$tmp/neg.out" -o "$tmp/sign.d" 2>"$tmp/err"
+check "--normalize, totals 150 and -20: one warning, NEW's signs kept (main -225, g 75, total -150)" \
+	sh -c "[ \$(grep -c 'warning: --normalize: metric .Ir. totals 150 in BASE, -20 in NEW (opposite signs): NEW scaled by their magnitudes, its signs kept' '$tmp/err') -eq 1 ] &&
+	'$PROFCONV' check --values '$tmp/sign.d' >'$tmp/sign.vals' &&
+	grep -q '^total	Ir \[new\]	-150\$' '$tmp/sign.vals' &&
+	grep -q '^function	Ir \[new\]	main	-225\$' '$tmp/sign.vals' &&
+	grep -q '^function	Ir \[new\]	g	75\$' '$tmp/sign.vals'"
 
 # folded: "stack base new", the columns summing to each run's total
 "$PROFCONV" diff -q --min-width=0 "$A" "$B" -o "$tmp/ab.folded"
@@ -142,6 +177,30 @@ if have_go; then
 else
 	skip "go tool pprof: needs golang-go"
 fi
+
+# the program pprof names ("File:"): the main binary's, not the first
+# module of BASE (a diff's title names its inputs, not a command; it
+# was libexpat.so.1.8.10 for a python3 pair)
+PY="$CG/py-json.out.gz"
+"$PROFCONV" diff -q "$PY" "$PY" -o "$tmp/py.pb.gz"
+if have_go; then
+	check "pprof of a python3 pair: File: python3.11 (as convert's)" \
+		sh -c "HOME='$tmp' go tool pprof -top '$tmp/py.pb.gz' 2>/dev/null | head -1 | grep -qx 'File: python3.11'"
+else
+	skip "pprof's File: of a diff: needs golang-go"
+fi
+# two programs, runs that share no metric: said in one line (they went
+# on without a word)
+"$PROFCONV" diff "$A" "$PY" -o "$tmp/two.folded" 2>"$tmp/err"
+check "diff of prog and python3: one warning naming both programs" \
+	sh -c "[ \$(grep -c '^profconv: warning: BASE and NEW are different programs (prog, python3.11): only what they share compares\$' '$tmp/err') -eq 1 ]"
+"$PROFCONV" diff "$A" "$B" -o "$tmp/same.folded" 2>"$tmp/err"
+check "diff of two runs of prog: no such warning" sh -c "! grep -q 'different programs\|share no metric' '$tmp/err'"
+sed 's/^events: Ir$/events: Cycles/' "$A" >"$tmp/cycles.out"
+"$PROFCONV" diff "$A" "$tmp/cycles.out" -o "$tmp/nom.svg" 2>"$tmp/err"
+check "diff of runs with no metric in common (Ir, Cycles): one warning; the SVG's note says 100%, not 1e+02%" \
+	sh -c "[ \$(grep -c '^profconv: warning: BASE and NEW share no metric (BASE has .Ir., NEW .Cycles.): each is compared with nothing\$' '$tmp/err') -eq 1 ] &&
+	grep -q '^profconv: note: 100% of BASE.s cost is in frames NEW does not have' '$tmp/err' && ! grep -q 'e+' '$tmp/err'"
 
 # SVG: a differential flame graph (widths NEW, colours by change)
 "$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.svg"
