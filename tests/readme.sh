@@ -29,7 +29,8 @@ chmod -R u+w "$w"
 run_line() {
 	(cd "$w" && PATH="$w/bin:$PATH" sh -c "$1") >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	odd=$(grep -v -e '^profconv: note: ' -e '^profconv: warning: ' -e '^profconv: wrote ' "$tmp/err")
+	odd=$(grep -v -e '^profconv: note: ' -e '^profconv: warning: ' -e '^profconv: wrote ' "$tmp/err"
+		grep 'KCachegrind opening' "$tmp/err")
 	if [ $rc -eq 0 ] && [ -z "$odd" ]; then
 		ok "README: $1"
 	else
@@ -86,8 +87,8 @@ while IFS= read -r line; do
 			ok "prog.folded: 'stack count' lines" || not_ok "prog.folded: other lines" ;;
 	*"-o prog.svg"*)
 		check "prog.svg is XML" /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$w/prog.svg" ;;
-	*"-o callgrind.out.prog"*)
-		check "callgrind.out.prog reads back" "$PROFCONV" info "$w/callgrind.out.prog" ;;
+	*"-o prog.callgrind"*)
+		check "prog.callgrind reads back" "$PROFCONV" info "$w/prog.callgrind" ;;
 	*"-o change.svg"*)
 		check "change.svg is XML, a differential flame graph" sh -c "grep -q 'Red: grew from BASE' '$w/change.svg' &&
 			/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '$w/change.svg'" ;;
@@ -99,6 +100,13 @@ while IFS= read -r line; do
 	*) not_ok "README: no check for: $line" ;;
 	esac
 done <"$tmp/lines"
+# KCachegrind loads every file whose name starts with the one opened:
+# the README's Callgrind outputs are named *.callgrind, not
+# callgrind.out.NAME (callgrind.out.prog2 would load with
+# callgrind.out.prog), and none warned of such a name
+bad=$(sed 's/#.*//' "$tmp/lines" | grep -o -- '-o [^ ]*' | grep -v -e '-o -$' -e '\.d$' -e '\.pb\.gz$' -e '\.folded$' -e '\.svg$' -e '\.json$' -e '\.callgrind$')
+[ -z "$bad" ] && ok "README: the Callgrind outputs are named *.callgrind" ||
+	not_ok "README: Callgrind outputs named otherwise: $bad"
 # the thread files gave a profile each
 "$PROFCONV" info "$w/threads.d" >"$tmp/info" 2>&1
 grep -q '^3 profiles:' "$tmp/info" && ok "threads.d holds the 3 thread profiles" ||
