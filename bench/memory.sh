@@ -28,23 +28,24 @@ cc -std=c11 -O2 -o "$work/gen_legacy" "$top/bench/gen_legacy.c"
 cc -O2 -o "$work/gen_callgrind" "$top/bench/gen_callgrind.c"
 printf '%-34s %10s %10s %10s %8s %10s %8s %s\n' conversion input output \
 	"peak MB" "CPU s" "old MB" "old s" identical
-# conv LABEL IN OUT: the conversion with the new build (and the old),
-# with the options in jobs
+# conv LABEL IN OUT: the conversion with the new build (and the old,
+# into old-OUT: a name of the same format), with the options in jobs
 jobs=
 conv() {
-	rm -rf "$3" "$3.old"
+	old3="$(dirname "$3")/old-$(basename "$3")"
+	rm -rf "$3" "$old3"
 	sync
 	/usr/bin/time -f '%U %S %M' -o "$work/t" "$new" convert $jobs -q -o "$3" "$2"
 	set -- "$1" "$2" "$3" $(tail -1 "$work/t")
 	cpu=$(echo "$4 $5" | awk '{ printf "%.1f", $1 + $2 }') mb=$(($6 / 1024))
 	omb=- ocpu=- same=-
 	if [ -n "$old" ]; then
-		/usr/bin/time -f '%U %S %M' -o "$work/t" "$old" convert $jobs -q -o "$3.old" "$2"
+		/usr/bin/time -f '%U %S %M' -o "$work/t" "$old" convert $jobs -q -o "$old3" "$2"
 		set -- "$1" "$2" "$3" $(tail -1 "$work/t")
 		ocpu=$(echo "$4 $5" | awk '{ printf "%.1f", $1 + $2 }') omb=$(($6 / 1024))
 		same=no
-		diff -r "$3" "$3.old" >/dev/null && same=yes
-		rm -rf "$3.old"
+		diff -r "$3" "$old3" >/dev/null && same=yes
+		rm -rf "$old3"
 	fi
 	printf '%-34s %10s %10s %10s %8s %10s %8s %s\n' "$1" \
 		"$(du -sh "$2" | cut -f1)" "$(du -sh "$3" | cut -f1)" "$mb" \

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "stacks.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -884,6 +885,97 @@ static int cg_claims(const char *out)
 	       pc_path_ends(out, ".callgrind");
 }
 
+/* Whether KCachegrind reads path as a profile (cachegrindloader.cpp,
+ * canLoad: "# callgrind format" first, or "\nevents:" or "\ncreator:"
+ * in the first 2047 bytes) */
+static int kc_loadable(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	char buf[2048];
+	size_t n = fread(buf, 1, 2047, f);
+	fclose(f);
+	return (n >= 18 && !memcmp(buf, "# callgrind format", 18)) ||
+	       memmem(buf, n, "\nevents:", 8) || memmem(buf, n, "\ncreator:", 9);
+}
+
+/* Whether name is split's OUT-NN of base (ours, replaced) */
+static int split_part(const char *name, const char *base)
+{
+	size_t k = strlen(base);
+	if (strncmp(name, base, k) || name[k] != '-' || !name[k + 1])
+		return 0;
+	return strspn(name + k + 1, "0123456789") == strlen(name + k + 1);
+}
+
+/* KCachegrind, opening one uncompressed file F, loads as parts of one
+ * run every file of F's folder whose name starts with F's (kcachegrind's
+ * libcore/tracedata.cpp, TraceData::load: the name is a prefix), adding
+ * up their costs: callgrind.out.prog2 is loaded with callgrind.out.prog.
+ * The output's name warned of when it would be loaded with another
+ * Callgrind file, or load one. */
+static int cg_name_warning(const char *out, const struct pc_export_opts *opts,
+			   char *msg, size_t n)
+{
+	char dir[4200];
+	const char *slash = strrchr(out, '/');
+	const char *base = slash ? slash + 1 : out;
+	if (!*base)
+		return 0;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) + 1 : 0,
+		 out);
+	DIR *d = opendir(*dir ? dir : ".");
+	if (!d)
+		return 0;
+	size_t kb = strlen(base), others = 0;
+	char first[256] = "", path[4500];
+	int loads_it = 0; /* first's name starts with the output's */
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t ke = strlen(e->d_name);
+		int below = ke > kb && !strncmp(e->d_name, base, kb);
+		int above = ke < kb && !strncmp(base, e->d_name, ke);
+		if ((!below && !above) || (opts->split && split_part(e->d_name, base)))
+			continue;
+		snprintf(path, sizeof path, "%s%s", dir, e->d_name);
+		if (!kc_loadable(path))
+			continue;
+		if (!others++) {
+			snprintf(first, sizeof first, "%s", e->d_name);
+			loads_it = below;
+		}
+	}
+	closedir(d);
+	if (!others)
+		return 0;
+	char more[64] = "", fix[300] = "";
+	if (others > 1)
+		snprintf(more, sizeof more, " (and %zu more)",
+			 others - 1);
+	if (!strncmp(base, "callgrind.out.", 14) && base[14])
+		snprintf(fix, sizeof fix, "; a name such as %.200s.callgrind "
+			 "avoids it", base + 14);
+	else
+		snprintf(fix, sizeof fix, "; rename it");
+	const char *what = opts->split ? "these outputs" : "this output";
+	if (loads_it)
+		snprintf(msg, n, "-o %s: KCachegrind opening %s%s would also "
+			 "load %s%s beside it, as parts of one run adding up "
+			 "their costs (it loads every Callgrind file whose name "
+			 "starts with the name opened)%s", out, base,
+			 opts->split ? " (its parts)" : "", first, more, fix);
+	else
+		snprintf(msg, n, "-o %s: KCachegrind opening %s beside it%s "
+			 "would also load %s, as parts of one run adding up "
+			 "their costs (it loads every Callgrind file whose name "
+			 "starts with the name opened)%s", out, first, more,
+			 what, fix);
+	return 1;
+}
+
 const struct pc_exporter pc_export_callgrind = {
 	.name = "callgrind",
 	.label = "Callgrind",
@@ -891,6 +983,8 @@ const struct pc_exporter pc_export_callgrind = {
 	.description = "Callgrind text for KCachegrind and callgrind_annotate "
 		       "(one aggregated file; --split: one per profile)",
 	.claims = cg_claims,
+	.names = "callgrind.out.* or *.callgrind",
+	.name_warning = cg_name_warning,
 	.point_only = 1,
 	.write = cg_write,
 	.begin = cg_begin,

@@ -477,6 +477,7 @@ const struct pc_exporter pc_export_chrome = {
 		       "chrome://tracing and speedscope: each profile's trace "
 		       "as nested events (traces only)",
 	.claims = ct_claims,
+	.names = "*.json",
 	.point_only = 1,
 	.needs_trace = 1,
 	.write = ct_write,

@@ -421,6 +421,7 @@ const struct pc_exporter pc_export_folded = {
 		       "speedscope: 'main;f;g 120' per stack, one metric's "
 		       "self cost (--metric)",
 	.claims = fo_claims,
+	.names = "*.folded",
 	.point_only = 1,
 	.write = fo_write,
 	.begin = fo_begin,
@@ -436,6 +437,7 @@ const struct pc_exporter pc_export_svg = {
 		       "search, details; opens offline in a browser): one "
 		       "metric's inclusive cost (--metric)",
 	.claims = svg_claims,
+	.names = "*.svg",
 	.point_only = 1,
 	.write = svg_write,
 	.begin = svg_begin,

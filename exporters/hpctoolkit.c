@@ -1022,10 +1022,13 @@ static int hpc_write(const struct pc_db *db, const char *out,
 	return s ? hpc_end(s, db, err) : -1;
 }
 
+/* A database is a directory: a name ending in .d, or an
+ * existing directory (help convert says so) */
 static int hpc_claims(const char *out)
 {
-	(void)out;
-	return 0; /* the default when no other format claims the name */
+	struct stat st;
+	return pc_path_ends(out, ".d") ||
+	       (stat(out, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
 const struct pc_exporter pc_export_hpctoolkit = {
@@ -1036,6 +1039,7 @@ const struct pc_exporter pc_export_hpctoolkit = {
 	.description = "HPCToolkit v4 database directory (meta.db, "
 		       "profile.db, cct.db, trace.db, metrics/default.yaml)",
 	.claims = hpc_claims,
+	.names = "*.d or an existing directory",
 	.write = hpc_write,
 	.begin = hpc_begin,
 	.end = hpc_end,

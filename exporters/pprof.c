@@ -869,6 +869,7 @@ const struct pc_exporter pc_export_pprof = {
 		       "(one file summed over all profiles; --split: one "
 		       "per profile, labelled with its ids)",
 	.claims = pp_claims,
+	.names = "*.pb.gz or *.pprof",
 	.point_only = 1,
 	.write = pp_write,
 	.begin = pp_begin,

@@ -620,15 +620,20 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	for (size_t m = 0; x.ncut && m < x.nev; m++)
 		if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
 			cut_share = 1 - x.laid[m] / x.grand[m];
-	if (x.ncut)
-		pc_note(db->diag, "the call tree keeps its heaviest calling "
-			"contexts%s; %.2g%% of the cost is summed per function "
-			"below them (totals and self costs exact). More: "
-			"--max-contexts=N; where: --verbose; why: 'man profconv', "
-			"CALLING CONTEXT",
-			x.viewer ? " that hpcviewer can read (a meta.db of "
-				   "2 GiB at most)" : "",
-			100 * cut_share);
+	/* said when it changes what a viewer shows: 1% of the cost or more
+	 * off its full paths (a flame graph's frame of 1% is some pixels
+	 * wide); --verbose says it always, with where */
+	if (x.ncut && (cut_share >= 0.01 ||
+		       (db->diag && db->diag->verbose)))
+		pc_note(db->diag, "%.2g%% of the cost is shown without its "
+			"full call paths: flame graphs and hpcviewer put it per "
+			"function right below the heaviest calling contexts kept "
+			"(totals stay exact); %s%zu%s", 100 * cut_share,
+			x.viewer ? "the tree's " : "--max-contexts=N, a few "
+				   "times the ", cg_used(&x),
+			x.viewer ? " contexts are the most hpcviewer reads (a "
+				   "meta.db of 2 GiB)" : " contexts kept, keeps "
+				   "more paths");
 	if (x.ncut && db->diag && db->diag->verbose) {
 		char where[CG_WHERE] = "";
 		size_t n = 0;

@@ -74,17 +74,18 @@ static const char *const command_help[][2] = {
 	  "Reads every INPUT into one model and writes OUT. The output format\n"
 	  "is -t, else follows from OUT: 'callgrind.out*', '*.callgrind' or "
 	  "'-' is\n"
-	  "Callgrind, '*.pb.gz' pprof, '*.json' a Chrome trace, '*.folded' "
-	  "folded\n"
-	  "stacks, anything else an HPCToolkit v4 database directory.\n"
+	  "Callgrind, '*.pb.gz' or '*.pprof' pprof, '*.json' a Chrome trace,\n"
+	  "'*.folded' folded stacks, '*.svg' an SVG flame graph, '*.d' or an\n"
+	  "existing directory an HPCToolkit v4 database; other names are "
+	  "refused.\n"
 	  "Several INPUTs merge: one profile per thread or part, contexts with\n"
 	  "equal paths and metrics with equal names unify.\n"
 	  "\n"
 	  READ_OPTIONS
 	  "  -t, --to=FORMAT       output format: hpctoolkit, callgrind, pprof,\n"
-	  "                        chrome-trace or folded ('profconv formats')\n"
-	  "  -o, --output=PATH     output (default: profconv.d; '-': standard "
-	  "output)\n"
+	  "                        chrome-trace, folded or svg ('profconv "
+	  "formats')\n"
+	  "  -o, --output=PATH     output (required; '-': standard output)\n"
 	  "  -j, --jobs=N          threads (default: the cores available; 1: "
 	  "none)\n"
 	  "      --force           replace an existing output (a database only "
@@ -154,7 +155,7 @@ static const char *const command_help[][2] = {
 	  READ_OPTIONS
 	  "  -t, --to=FORMAT       output format (default: from OUT, as "
 	  "convert)\n"
-	  "  -o, --output=PATH     output (default: profconv.d)\n"
+	  "  -o, --output=PATH     output (required)\n"
 	  "      --normalize       scale NEW to BASE's total, per metric "
 	  "(runs of\n"
 	  "                        different length)\n"
@@ -214,12 +215,15 @@ static unsigned cores(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+const char *usage_help;
+
 int usage_error(const char *fmt, const char *arg)
 {
 	char msg[1024];
 	snprintf(msg, sizeof msg, fmt, arg);
 	pc_escape_controls(msg, sizeof msg);
-	fprintf(stderr, "profconv: %s\nTry 'profconv --help'.\n", msg);
+	fprintf(stderr, "profconv: %s\nTry 'profconv %s%s'.\n", msg,
+		usage_help ? "help " : "--help", usage_help ? usage_help : "");
 	return PC_EUSAGE;
 }
 
@@ -251,21 +255,8 @@ static int old_hpctoolkit(const char *path, struct pc_err *err)
 	return 1;
 }
 
-/* An output name with the extension of a single file (x.txt, x.json)
- * that no format claims: the user has some format in mind, maybe not
- * the default directory one. */
-static int looks_like_file(const char *out)
-{
-	static const char *const ext[] = {
-		".txt", ".json", ".csv", ".xml", ".yaml", ".yml", ".html",
-		".out", ".gz", ".log", ".prv", ".dat", NULL,
-	};
-	for (int i = 0; ext[i]; i++)
-		if (pc_path_ends(out, ext[i]))
-			return 1;
-	return 0;
-}
-
+/* The output format -t names, else the one whose names OUT has (NULL:
+ * none). */
 static const struct pc_exporter *output_format(const struct opts *o)
 {
 	if (o->to)
@@ -275,7 +266,19 @@ static const struct pc_exporter *output_format(const struct opts *o)
 	for (size_t i = 0; pc_exporters[i]; i++)
 		if (pc_exporters[i]->claims && pc_exporters[i]->claims(o->out))
 			return pc_exporters[i];
-	return pc_exporter_find("hpctoolkit");
+	return NULL;
+}
+
+/* "*.d or an existing directory: HPCToolkit, ...": the names that
+ * choose each output format */
+static void output_names(char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; pc_exporters[i] && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s: %s",
+					len ? ", " : "", pc_exporters[i]->names,
+					pc_exporters[i]->label);
 }
 
 /* Bytes of the inputs as stored (a database: its files). */
@@ -309,19 +312,27 @@ static int refused(struct opts *o, struct pc_err *err)
 
 int output_choose(struct opts *o, const struct pc_exporter **exp)
 {
-	if (!o->out)
-		o->out = "profconv.d";
+	char names[512], what[1024];
+	output_names(names, sizeof names);
+	if (!o->out) {
+		snprintf(what, sizeof what, "%s needs -o OUT, whose name "
+			 "chooses the output format (%s; or -t FORMAT)", o->cmd,
+			 names);
+		return usage_error("%s", what);
+	}
 	const struct pc_exporter *ex = *exp = output_format(o);
-	if (!ex)
+	if (!ex && o->to)
 		return usage_error("unknown output format '%s' (see 'profconv "
-				   "formats')", o->to ? o->to : "hpctoolkit");
+				   "formats')", o->to);
+	if (!ex) {
+		snprintf(what, sizeof what, "-o %.300s: no output format has "
+			 "this name (%s); rename it or give -t FORMAT "
+			 "('profconv formats')", o->out, names);
+		return usage_error("%s", what);
+	}
 	if (!strcmp(o->out, "-") && ex->is_dir)
 		return usage_error("-o -: %s output is a directory; it cannot "
 				   "go to standard output", ex->name);
-	if (!o->to && !ex->claims(o->out) && looks_like_file(o->out))
-		return usage_error("-o %s: the output format cannot be told "
-				   "from this name; give -t FORMAT (see "
-				   "'profconv formats')", o->out);
 	/* an option of another output is an error, not ignored */
 	static const struct {
 		unsigned bit;
@@ -354,7 +365,6 @@ int output_choose(struct opts *o, const struct pc_exporter **exp)
 						"%s%s", len ? " or " : "",
 						pc_exporters[k]->label);
 		}
-		char what[512];
 		snprintf(what, sizeof what, "%s is for %s output, and the "
 			 "output is %s (%s)", xo[i].name, for_, ex->label,
 			 hint);
@@ -388,6 +398,11 @@ int output_check(struct opts *o, const struct pc_exporter *ex,
 		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) != 0)
 			return pc_err_set(err, "%s: %s", inputs[i],
 					  strerror(errno));
+	/* a name its reader would load with another file */
+	char msg[1024];
+	if (ex->name_warning && strcmp(o->out, "-") &&
+	    ex->name_warning(o->out, &o->exp, msg, sizeof msg))
+		pc_warn(&o->diag, "%s", msg);
 	return 0;
 }
 
@@ -631,10 +646,49 @@ static int cmd_help(const char *what)
 				fputs(command_help[i][1], stdout);
 				return 0;
 			}
-	if (what)
-		return usage_error("no help for '%s'", what);
+	if (what) {
+		const char *names[sizeof command_help / sizeof command_help[0]];
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			names[i] = command_help[i][0];
+		const char *near = nearest_name(what, names,
+						sizeof names / sizeof names[0]);
+		char msg[512];
+		snprintf(msg, sizeof msg, "no help for '%.300s'%s%s%s", what,
+			 near ? "; did you mean '" : "", near ? near : "",
+			 near ? "'?" : "");
+		return usage_error("%s", msg);
+	}
 	fputs(usage_text, stdout);
 	return 0;
+}
+
+/* which commands each option is for: anything else is an error */
+static const struct {
+	int c;
+	const char *cmds;
+} applies_to[] = {
+	{ 'f', " convert diff dump info " }, { 't', " convert diff " },
+	{ 'o', " convert diff " }, { 'F', " convert diff " },
+	{ 'S', " convert diff " }, { 'P', " convert diff " },
+	{ 'j', " convert diff " },
+	{ 's', " convert " },
+	{ 'N', " convert diff " }, { 'C', " convert diff " },
+	{ 'E', " convert diff " }, { 'W', " convert diff " },
+	{ 'M', " convert diff dump info " },
+	{ 'I', " convert diff dump info " },
+	{ 'L', " convert diff dump info " }, { 'v', " check " },
+	{ 'R', " check " }, { 'J', " info " },
+	{ 'B', " convert diff dump info " }, { 'Z', " diff " },
+};
+static char applies_cmd[32]; /* " convert " */
+
+/* Whether option c applies to the command (applies_cmd) */
+static int applies(int c)
+{
+	for (size_t i = 0; i < sizeof applies_to / sizeof applies_to[0]; i++)
+		if (applies_to[i].c == c)
+			return strstr(applies_to[i].cmds, applies_cmd) != NULL;
+	return 1;
 }
 
 #ifdef PC_MPI
@@ -714,45 +768,27 @@ int main(int argc, char **argv)
 	for (int i = 0; commands[i]; i++)
 		known |= !strcmp(cmd, commands[i]);
 	if (!known)
-		return usage_error("unknown command '%s'", cmd);
-	/* which commands each option is for: anything else is an error */
-	static const struct {
-		int c;
-		const char *cmds;
-	} applies[] = {
-		{ 'f', " convert diff dump info " }, { 't', " convert diff " },
-		{ 'o', " convert diff " }, { 'F', " convert diff " },
-		{ 'S', " convert diff " }, { 'P', " convert diff " },
-		{ 'j', " convert diff " },
-		{ 's', " convert " },
-		{ 'N', " convert diff " }, { 'C', " convert diff " },
-		{ 'E', " convert diff " }, { 'W', " convert diff " },
-		{ 'M', " convert diff dump info " },
-		{ 'I', " convert diff dump info " },
-		{ 'L', " convert diff dump info " }, { 'v', " check " },
-		{ 'R', " check " }, { 'J', " info " },
-		{ 'B', " convert diff dump info " }, { 'Z', " diff " },
-	};
-	char padded[32];
-	snprintf(padded, sizeof padded, " %s ", cmd);
+		return unknown_command(cmd);
+	usage_help = cmd;
+	snprintf(applies_cmd, sizeof applies_cmd, " %s ", cmd);
 	optind = 2;
 	opterr = 0; /* one error style: ours */
 	int c;
 	while ((c = getopt_long(argc, argv, ":f:t:o:j:qh", longopts, NULL)) !=
 	       -1) {
-		if (c == '?' || c == ':') {
-			const char *arg = argv[optind - 1];
-			return usage_error(c == '?' ? "unknown option '%s'" :
-						      "option '%s' needs a "
-						      "value", arg);
+		if (c == '?')
+			return unknown_option(argv[optind - 1], longopts,
+					      applies);
+		if (c == ':')
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
+		if (!applies(c)) {
+			char what[256];
+			snprintf(what, sizeof what, "option '%s' does not "
+				 "apply to '%s'", argv[optind - 1], cmd);
+			return usage_error("%s", what);
 		}
-		for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++)
-			if (applies[i].c == c && !strstr(applies[i].cmds, padded)) {
-				char what[256];
-				snprintf(what, sizeof what, "option '%s' does not "
-					 "apply to '%s'", argv[optind - 1], cmd);
-				return usage_error("%s", what);
-			}
+
 		switch (c) {
 		case 'f':
 			if (!pc_importer_find(optarg))

@@ -52,6 +52,19 @@ double seconds(const struct timespec *a, const struct timespec *b);
  * output. */
 void spool_dir(const char *out, char *dir, size_t n);
 int usage_error(const char *fmt, const char *arg);
+/* "Did you mean" (src/suggest.c): the name nearest to word, if near
+ * enough to be a typo of it (NULL names are skipped), or NULL; the
+ * usage errors of an unknown command (with the nearest, or the hint
+ * that a file came first) and of an unknown option (with the nearest
+ * long option for which applies(its val) is true). */
+const char *nearest_name(const char *word, const char *const *names,
+			 size_t n);
+int unknown_command(const char *cmd);
+struct option;
+int unknown_option(const char *arg, const struct option *longopts,
+		   int (*applies)(int c));
+/* The command whose help a usage error points to (NULL: --help). */
+extern const char *usage_help;
 /* An error said as profconv's one line. */
 void report(const struct pc_err *err);
 /* The output format of o->out and -t (*ex), with the options given

@@ -970,6 +970,13 @@ struct pc_exporter {
 	unsigned takes;    /* PC_XO_*: the options it takes */
 	/* Does an output name suggest this format? */
 	int (*claims)(const char *out);
+	/* The names it claims, for messages ("*.pb.gz or *.pprof") */
+	const char *names;
+	/* A warning about the output's name, said before any input is
+	 * read (NULL, or 0: none): e.g. a name that makes the format's
+	 * reader load another file with it. 1 with msg set if any. */
+	int (*name_warning)(const char *out, const struct pc_export_opts *opts,
+			    char *msg, size_t n);
 	int is_dir; /* the output is a directory */
 	int point_only; /* reads point values only (no stored scopes) */
 	int needs_trace; /* writes nothing without trace samples */

@@ -139,7 +139,7 @@ printf 'events: Calls Ir\nfn=main\n1 5 10\ncfn=f\ncalls=7 1\n1 3 4\nfn=f\n1 3 4\
 rm -rf "$tmp/calls.d"
 "$PROFCONV" convert -q -o "$tmp/calls.d" "$tmp/calls.out" 2>/dev/null &&
 	"$PROFCONV" check --values "$tmp/calls.d" >"$tmp/vals" 2>&1
-"$PROFCONV" convert -o "$tmp/calls.d2" "$tmp/calls.out" 2>"$tmp/err"
+"$PROFCONV" convert -o "$tmp/calls2.d" "$tmp/calls.out" 2>"$tmp/err"
 check "an event named Calls: kept apart from the 7 calls (8 as Calls_event), with a warning" \
 	sh -c "grep -q '^total	Calls	7\$' '$tmp/vals' && grep -q '^total	Calls_event	8\$' '$tmp/vals' &&
 		grep -q \"calls.out:1: an event named 'Calls' is read as 'Calls_event'\" '$tmp/err'"

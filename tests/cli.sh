@@ -77,7 +77,52 @@ check "one line names it" grep -q "^profconv: unknown option '--bogus'" "$tmp/er
 expect_rc 2 "an option without its value" "$PROFCONV" convert x -o
 check "says the value is missing" grep -q "option '-o' needs a value" "$tmp/err"
 expect_rc 2 "-o x.txt without -t" "$PROFCONV" convert -o "$tmp/x.txt" "$CG/small.main.out"
-check "asks for -t" grep -q "give -t FORMAT (see .profconv formats.)" "$tmp/err"
+check "asks for -t" grep -q "rename it or give -t FORMAT ('profconv formats')" "$tmp/err"
+# an output name no format has is refused (it wrote a database with
+# exit 0): one line naming the known names and -t; a name ending in .d
+# or an existing directory is a database, as help convert says
+for o in prog.xyz prog.cg prog; do
+	expect_rc 2 "-o $o: refused" sh -c "cd '$tmp' && '$PROFCONV' convert -o $o '$CG/small.main.out'"
+	check "-o $o: one line listing the names of every output format and -t, nothing written" sh -c "
+		grep -q '^profconv: -o $o: no output format has this name (.*); rename it or give -t FORMAT' '$tmp/err' &&
+		grep -q '[(,] \*\.d or an existing directory: HPCToolkit[,)]' '$tmp/err' && grep -q '[(,] \*\.svg: SVG flame graph[,)]' '$tmp/err' &&
+		[ \$(grep -c '^profconv: ' '$tmp/err') -eq 1 ] && [ ! -e '$tmp/$o' ]"
+done
+expect_rc 2 "no -o: refused (it wrote profconv.d)" sh -c "cd '$tmp' && '$PROFCONV' convert '$CG/small.main.out'"
+check "no -o: says -o OUT chooses the format" sh -c "grep -q 'convert needs -o OUT, whose name chooses the output format (.*svg' '$tmp/err' && [ ! -e '$tmp/profconv.d' ]"
+mkdir "$tmp/anydir"
+expect_rc 1 "-o an existing directory: a database (refused without --force, as help convert says)" "$PROFCONV" convert -o "$tmp/anydir" "$CG/small.main.out"
+check "... refused as an existing output" grep -q "anydir: output exists" "$tmp/err"
+expect_rc 0 "-o prog.xyz -t folded: -t chooses" "$PROFCONV" convert -q -t folded -o "$tmp/prog.xyz" "$CG/small.main.out"
+# help convert names every output format in its -t list and the name
+# that chooses it (svg was missing)
+"$PROFCONV" help convert >"$tmp/hc"
+"$PROFCONV" formats | sed -n '/^Output formats/,$p' | sed -n 's/^  \([a-z-]*\) .*/\1/p' >"$tmp/outfmts"
+missing=""
+while read -r f; do
+	sed -n '/-t, --to=FORMAT/,/-o, --output/p' "$tmp/hc" | grep -q -w -- "$f" || missing="$missing -t:$f"
+done <"$tmp/outfmts"
+for name in "'callgrind.out\*'" "'\*.callgrind'" "'\*.pb.gz'" "'\*.pprof'" "'\*.json'" "'\*.folded'" "'\*.svg'" "'\*.d'"; do
+	tr '\n' ' ' <"$tmp/hc" | grep -q -- "$name" || missing="$missing $name"
+done
+[ -s "$tmp/outfmts" ] && [ -z "$missing" ] && ok "help convert: every output format in -t's list, and the names that choose them" ||
+	not_ok "help convert lacks:$missing"
+# did you mean: the nearest option or command; a file first means
+# 'convert' was forgotten; a usage error points to the command's help
+expect_rc 2 "--frce" "$PROFCONV" convert --frce -o "$tmp/f.d" "$CG/small.main.out"
+check "--frce: did you mean '--force'?, and help convert" sh -c "grep -q \"^profconv: unknown option '--frce'; did you mean '--force'?\" '$tmp/err' && grep -q \"^Try 'profconv help convert'\" '$tmp/err'"
+expect_rc 2 "--max-contxts=5" "$PROFCONV" info --max-contxts=5 "$CG/small.main.out"
+check "... did you mean '--max-contexts'?" grep -q "did you mean '--max-contexts'?" "$tmp/err"
+expect_rc 2 "check --frce" "$PROFCONV" check --frce "$tmp/f.d"
+check "... no option of another command suggested" sh -c "! grep -q 'did you mean' '$tmp/err'"
+expect_rc 2 "conver" "$PROFCONV" conver "$CG/small.main.out" -o "$tmp/f.d"
+check "conver: did you mean 'convert'?" grep -q "unknown command 'conver'; did you mean 'convert'?" "$tmp/err"
+expect_rc 2 "a file first" "$PROFCONV" "$CG/small.main.out" -o "$tmp/f.d"
+check "a file first: 'convert' forgotten" grep -q "unknown command '.*small.main.out', a file: 'convert' forgotten? (profconv convert .*small.main.out -o OUT)" "$tmp/err"
+expect_rc 2 "an option first" "$PROFCONV" -o "$tmp/f.d" "$CG/small.main.out"
+check "an option first: the command comes first" grep -q "'-o' before a command: the command comes first" "$tmp/err"
+expect_rc 2 "help conver" "$PROFCONV" help conver
+check "help conver: did you mean 'convert'?" grep -q "did you mean 'convert'?" "$tmp/err"
 expect_rc 2 "--split with a database output" "$PROFCONV" convert --split -o "$tmp/x.d" "$CG/small.main.out"
 expect_rc 2 "--stats with a Callgrind output" "$PROFCONV" convert --stats -o "$tmp/callgrind.out.x" "$CG/small.main.out"
 expect_rc 2 "-o - with a directory format" "$PROFCONV" convert -t hpctoolkit -o - "$CG/small.main.out"
@@ -161,19 +206,28 @@ n_check=$("$PROFCONV" check "$tmp/cnt.d" | sed -n 's/.*: \([0-9]*\) contexts .*/
 "$PROFCONV" info "$tmp/cnt.d" >"$tmp/i2"
 check "after a round trip through v4, info keeps the Calls unit and description" \
 	grep -q '^  Calls: 13036 calls  (Calls of the function from its call site' "$tmp/i2"
-# the cut of a call tree: one short note from convert, none from info,
+# the cut of a call tree: one short note from convert, in one plain
+# sentence saying what the viewers show and what to do, none from info,
 # the details with --verbose
 "$PROFCONV" convert -o "$tmp/pyn.d" "$CG/py-json.out.gz" 2>"$tmp/note"
 "$PROFCONV" info "$CG/py-json.out.gz" 2>"$tmp/inote" >/dev/null
 "$PROFCONV" info --verbose "$CG/py-json.out.gz" 2>"$tmp/vnote" >/dev/null
 if [ "$(grep -c 'note:' "$tmp/note")" -eq 1 ] && ! grep -q 'warning' "$tmp/note" &&
 	[ "$(grep 'note:' "$tmp/note" | wc -c)" -lt 260 ] &&
-	grep -q "note: the call tree keeps its heaviest calling contexts; [0-9.]*% of the cost is summed per function" "$tmp/note" &&
+	grep -q "note: [0-9.]*% of the cost is shown without its full call paths: flame graphs and hpcviewer put it per function right below the heaviest calling contexts kept (totals stay exact); --max-contexts=N, a few times the [0-9]* contexts kept, keeps more paths$" "$tmp/note" &&
 	[ ! -s "$tmp/inote" ] && grep -q 'note: call tree cut at [0-9]* contexts' "$tmp/vnote"; then
 	ok "a cut call tree: one short note from convert, nothing from info, details with --verbose"
 else
 	not_ok "cut note"; sed 's/^/# /' "$tmp/note" "$tmp/inote" "$tmp/vnote"
 fi
+# the note only when it changes what the viewers show: 1% of the cost or
+# more (small.main.out: 0.75%, none; with --verbose, both notes)
+"$PROFCONV" convert -o "$tmp/smn.d" "$CG/small.main.out" 2>"$tmp/note"
+"$PROFCONV" convert --verbose -o "$tmp/smv.d" "$CG/small.main.out" 2>"$tmp/vnote"
+! grep -q 'note:' "$tmp/note" && grep -q 'note: 0.75% of the cost is shown without' "$tmp/vnote" &&
+	grep -q 'note: call tree cut at' "$tmp/vnote" &&
+	ok "a cut of 0.75% of the cost: no note (--verbose: both)" ||
+	{ not_ok "a cut of 0.75%"; sed 's/^/# /' "$tmp/note" "$tmp/vnote"; }
 # formats: the descriptions start in one column
 "$PROFCONV" formats | awk '/^  / { c = index(substr($0, 3), "  ") + 2
 	while (substr($0, c + 1, 1) == " ") c++; print c }' | sort -u >"$tmp/cols"
@@ -218,4 +272,28 @@ printf 'events: Ir\nfn=a\n1 5\nzz\377\001q\n' >"$tmp/raw.out"
 "$PROFCONV" convert -o "$tmp/raw.d" "$tmp/raw.out" 2>"$tmp/err"
 check "an error quoting bytes that are not UTF-8: \\xff, \\x01" \
 	grep -q "raw.out:4: unrecognized line 'zz\\\\xff\\\\x01q'" "$tmp/err"
+# KCachegrind, opening a file F, loads every Callgrind file beside it
+# whose name starts with F's (libcore/tracedata.cpp, TraceData::load):
+# an output named so is written with a warning; KCachegrind judges it
+# where it runs (a line it cannot read shows what it loaded)
+mkdir "$tmp/kcn"
+printf '# callgrind format\nevents: Ir\nfn=a\n1 5\nzz\n' >"$tmp/kcn/callgrind.out.x2"
+"$PROFCONV" convert -o "$tmp/kcn/callgrind.out.x" "$CG/small.main.out" 2>"$tmp/err"
+check "an output KCachegrind would load callgrind.out.x2 with: a warning naming it and a name that avoids it" \
+	grep -q "^profconv: warning: -o .*/callgrind.out.x: KCachegrind opening callgrind.out.x would also load callgrind.out.x2 beside it, .*; a name such as x.callgrind avoids it" "$tmp/err"
+"$PROFCONV" convert -o "$tmp/kcn/callgrind.out.x23" "$CG/small.main.out" 2>"$tmp/err"
+check "an output KCachegrind would load with callgrind.out.x2: a warning" \
+	grep -q "^profconv: warning: -o .*/callgrind.out.x23: KCachegrind opening callgrind.out.x2\{0,1\} beside it (and 1 more) would also load this output" "$tmp/err"
+rm "$tmp/kcn/callgrind.out.x23"
+"$PROFCONV" convert -o "$tmp/kcn/x.callgrind" "$CG/small.main.out" 2>"$tmp/err"
+check "x.callgrind beside them: no warning" sh -c "! grep -q warning '$tmp/err'"
+if have_kc; then
+	kc "$tmp/kcn/callgrind.out.x" >"$tmp/kcl"
+	kc "$tmp/kcn/x.callgrind" >"$tmp/kcl2"
+	grep -q 'callgrind.out.x2.*Invalid line' "$tmp/kcl" && ! grep -q 'callgrind.out.x2' "$tmp/kcl2" &&
+		ok "KCachegrind: opening callgrind.out.x loads callgrind.out.x2 too, opening x.callgrind does not" ||
+		{ not_ok "KCachegrind's loading by name"; sed 's/^/# /' "$tmp/kcl" "$tmp/kcl2"; }
+else
+	skip "KCachegrind's loading by name: needs kcachegrind and dbus-run-session (Debian: kcachegrind, dbus)"
+fi
 done_testing

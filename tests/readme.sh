@@ -29,7 +29,8 @@ chmod -R u+w "$w"
 run_line() {
 	(cd "$w" && PATH="$w/bin:$PATH" sh -c "$1") >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	odd=$(grep -v -e '^profconv: note: ' -e '^profconv: warning: ' -e '^profconv: wrote ' "$tmp/err")
+	odd=$(grep -v -e '^profconv: note: ' -e '^profconv: warning: ' -e '^profconv: wrote ' "$tmp/err"
+		grep 'KCachegrind opening' "$tmp/err")
 	if [ $rc -eq 0 ] && [ -z "$odd" ]; then
 		ok "README: $1"
 	else
@@ -38,22 +39,42 @@ run_line() {
 	fi
 }
 
-# the Quick start's conversion, with the build's binary for build/profconv
-qs=$(grep -m1 '^    apt-get update' "$R" | sed 's/.*make -j2) && //')
+# the Quick start: its first command installs profconv and its manual
+# page (make install), where the README says, for the commands that
+# follow to run as written; then its conversion, with the build's binary
+# on the PATH. Exactly two commands.
+qs=$(grep -m1 '^    apt-get update' "$R" | sed 's/.*make -j2 && make install) && //')
 case $qs in
-build/profconv\ convert*) ;;
+profconv\ convert*) ;;
 *) qs= ;;
 esac
+ncmd=$(sed -n '/^Quick start$/,/^Common conversions$/p' "$R" | grep -c '^    [^ ]')
+[ "$ncmd" -eq 2 ] && ok "Quick start: two commands" || not_ok "Quick start: $ncmd commands"
+prefix=$(sed -n 's/^prefix = //p' "$top_builddir/Makefile")
+if [ "$prefix" = /usr/local ]; then
+	make -s -C "$top_builddir" install DESTDIR="$tmp/inst" >"$tmp/inst.log" 2>&1
+	# (README says: in /usr/local/bin and its manual page in /usr/local/share/man/man1)
+	tr '\n' ' ' <"$R" | grep -q 'profconv (and profconv-mpi) in /usr/local/bin and its manual page in /usr/local/share/man/man1' &&
+		[ -x "$tmp/inst/usr/local/bin/profconv" ] && [ -f "$tmp/inst/usr/local/share/man/man1/profconv.1" ] &&
+		ok "make install puts profconv and its manual page where the README says" ||
+		{ not_ok "make install: not where the README says"; sed 's/^/# /' "$tmp/inst.log" | head; }
+	if command -v man >/dev/null; then
+		check "man finds the installed page" sh -c "MANPATH='$tmp/inst/usr/local/share/man' man -w profconv | grep -q '$tmp/inst/usr/local/share/man/man1/profconv.1'"
+	else
+		skip "man profconv: needs man (Debian: man-db)"
+	fi
+else
+	skip "make install's place: a build configured with --prefix=$prefix, not the README's /usr/local"
+fi
 if [ -n "$qs" ]; then
-	mkdir -p "$w/build" "$w/testdata/callgrind" &&
-		ln -sf "$PROFCONV" "$w/build/profconv" &&
+	mkdir -p "$w/testdata/callgrind" &&
 		cp "$TD/callgrind/small.main.out" "$w/testdata/callgrind/"
 	run_line "$qs"
-	grep -q '^ok: sample.d: ' "$tmp/out" && grep -q '^profconv: note: the call tree' "$tmp/err" &&
-		ok "Quick start: check says ok, and the conversion prints its note" ||
-		{ not_ok "Quick start: no 'ok' or no note"; sed 's/^/# /' "$tmp/out" "$tmp/err"; }
+	grep -q '^ok: sample.d: ' "$tmp/out" && ! grep -q 'note:' "$tmp/err" &&
+		ok "Quick start: check says ok, and the conversion no note (0.75% of the cost off its paths)" ||
+		{ not_ok "Quick start: no 'ok', or a note"; sed 's/^/# /' "$tmp/out" "$tmp/err"; }
 else
-	not_ok "README's Quick start: its first command no longer ends with build/profconv convert"
+	not_ok "README's Quick start: its first command no longer ends with make install) && profconv convert"
 fi
 
 # "Common conversions": every indented line that starts with profconv
@@ -86,8 +107,8 @@ while IFS= read -r line; do
 			ok "prog.folded: 'stack count' lines" || not_ok "prog.folded: other lines" ;;
 	*"-o prog.svg"*)
 		check "prog.svg is XML" /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$w/prog.svg" ;;
-	*"-o callgrind.out.prog"*)
-		check "callgrind.out.prog reads back" "$PROFCONV" info "$w/callgrind.out.prog" ;;
+	*"-o prog.callgrind"*)
+		check "prog.callgrind reads back" "$PROFCONV" info "$w/prog.callgrind" ;;
 	*"-o change.svg"*)
 		check "change.svg is XML, a differential flame graph" sh -c "grep -q 'Red: grew from BASE' '$w/change.svg' &&
 			/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '$w/change.svg'" ;;
@@ -99,6 +120,13 @@ while IFS= read -r line; do
 	*) not_ok "README: no check for: $line" ;;
 	esac
 done <"$tmp/lines"
+# KCachegrind loads every file whose name starts with the one opened:
+# the README's Callgrind outputs are named *.callgrind, not
+# callgrind.out.NAME (callgrind.out.prog2 would load with
+# callgrind.out.prog), and none warned of such a name
+bad=$(sed 's/#.*//' "$tmp/lines" | grep -o -- '-o [^ ]*' | grep -v -e '-o -$' -e '\.d$' -e '\.pb\.gz$' -e '\.folded$' -e '\.svg$' -e '\.json$' -e '\.callgrind$')
+[ -z "$bad" ] && ok "README: the Callgrind outputs are named *.callgrind" ||
+	not_ok "README: Callgrind outputs named otherwise: $bad"
 # the thread files gave a profile each
 "$PROFCONV" info "$w/threads.d" >"$tmp/info" 2>&1
 grep -q '^3 profiles:' "$tmp/info" && ok "threads.d holds the 3 thread profiles" ||
