@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (e->d_name[0] == '.' && (!e->d_name[1] ||
 		    (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
-		char sub[128];
+		char sub[512];
 		snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
 		remove_all(sub);
 	}
