@@ -467,10 +467,32 @@ struct names {
 	int compress;
 };
 
+/* Text of a header line or a name line: a control character (a
+ * newline would start a line of its own, a tab or a space at either end
+ * is trimmed by readers) as \xHH. edges: a space at either end too, and
+ * "(" before a digit at the start, which a reader takes for an id where
+ * the name has none before it (--no-compress). */
+static void put_text(FILE *o, const char *s, int edges)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int esc = c < 0x20 || c == 0x7f;
+		if (edges && c == ' ' && (i == 0 || i == n - 1))
+			esc = 1;
+		if (edges == 2 && i == 0 && c == '(' && s[1] >= '0' &&
+		    s[1] <= '9')
+			esc = 1;
+		if (esc)
+			fprintf(o, "\\x%02x", c);
+		else
+			fputc(c, o);
+	}
+}
+
 static void put_clean(FILE *o, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, o);
+	put_text(o, s, 0);
 }
 
 static void put_name(FILE *o, const char *key, pc_id *slot, uint32_t *counter,
@@ -478,7 +500,8 @@ static void put_name(FILE *o, const char *key, pc_id *slot, uint32_t *counter,
 {
 	/* "fn=(1) " with nothing after the id reads as a use of (1), not
 	 * a definition: an empty name is written uncompressed, every time */
-	if (!compress || !*name) {
+	int bare = !compress || !*name;
+	if (bare) {
 		fprintf(o, "%s=", key);
 	} else if (*slot) {
 		fprintf(o, "%s=(%u)\n", key, *slot);
@@ -487,7 +510,7 @@ static void put_name(FILE *o, const char *key, pc_id *slot, uint32_t *counter,
 		*slot = ++*counter;
 		fprintf(o, "%s=(%u) ", key, *slot);
 	}
-	put_clean(o, name);
+	put_text(o, name, bare ? 2 : 1);
 	fputc('\n', o);
 }
 

@@ -125,23 +125,30 @@ static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
 
 /* A name in a folded line: ';' separates frames and the line ends at a
  * newline, so those are written \x3b, \x0a, \x0d, and with them the
- * backslash (\x5c), so that distinct names stay distinct (a;b and a:b);
- * bytes that are not UTF-8 as \xHH too. */
+ * backslash (\x5c), so that distinct names stay distinct (a;b and a:b),
+ * and the other control characters, which no reader shows; bytes that
+ * are not UTF-8, and U+FFFE and U+FFFF (which make flamegraph.pl's SVG
+ * invalid XML), as \xHH too. */
+static int folded_special(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f || c == ';' || c == '\\';
+}
+
 static void put_frame(FILE *f, const char *name)
 {
 	size_t n = 0, len = strlen(name);
 	for (const char *s = name; *s; s++)
-		n += strchr(";\n\r\\", *s) ? 4 : 1;
+		n += folded_special(*s) ? 4 : 1;
 	char *buf = n == len ? NULL : pc_xmalloc(n + 1), *w = buf;
 	for (const char *s = name; w && *s; s++)
-		if (strchr(";\n\r\\", *s))
+		if (folded_special(*s))
 			w += sprintf(w, "\\x%02x", (unsigned char)*s);
 		else
 			*w++ = *s;
 	if (w)
 		*w = 0;
 	const char *plain = buf ? buf : name;
-	char *esc = pc_utf8_escape(plain);
+	char *esc = pc_text_escape(plain);
 	fputs(esc ? esc : plain, f);
 	free(esc);
 	free(buf);

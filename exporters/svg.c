@@ -26,11 +26,14 @@
 #define PAD_BOTTOM 24 /* the details line */
 #define CHAR_W 7.0  /* an average character at font-size 12 */
 
-/* name as XML text (every byte that is not UTF-8 as \xHH), at most max
- * characters of it, ".." after a name cut */
+/* name as XML text or an attribute's value: markup characters as
+ * entities; each byte that is not UTF-8, and each of a control character
+ * or U+FFFE/U+FFFF (not XML characters), as \xHH text; at most max
+ * characters of it, ".." after a name cut. Nothing of a name can end
+ * the text or the attribute (always in double quotes) it stands in. */
 static void put_xml(FILE *f, const char *name, size_t max)
 {
-	char *esc = pc_utf8_escape(name);
+	char *esc = pc_text_escape(name);
 	const char *s = esc ? esc : name;
 	size_t n = 0;
 	for (; *s; s++) {
@@ -43,8 +46,7 @@ static void put_xml(FILE *f, const char *name, size_t max)
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default:
-			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+		default: fputc(*s, f);
 		}
 	}
 	if (*s)
@@ -137,7 +139,8 @@ static void change_colour(double d, double dmax, unsigned *r, unsigned *g,
 static void put_value(FILE *f, double v, double vb, const char *unit,
 		      int diff)
 {
-	fprintf(f, "%.0f %s", v, unit);
+	fprintf(f, "%.0f ", v);
+	put_xml(f, unit, 4096);
 	if (!diff)
 		return;
 	fprintf(f, " in NEW, %.0f in BASE: %+.0f", vb, v - vb);

@@ -33,6 +33,11 @@ int pc_err_at_off(struct pc_err *err, const char *file, uint64_t off,
 /* NULL if s is valid UTF-8; else a copy (free it) with each byte that
  * is not part of a valid sequence written as \xHH. */
 char *pc_utf8_escape(const char *s);
+/* NULL if s is valid UTF-8 without control characters (C0, DEL) or
+ * U+FFFE/U+FFFF (not XML characters); else a copy (free it) with each
+ * byte that is not UTF-8 and each byte of those characters written as
+ * \xHH: a name as text any reader takes (an SVG's). */
+char *pc_text_escape(const char *s);
 /* Rewrites bytes below 0x20 and 0x7f as \xHH in place (cut to cap). */
 void pc_escape_controls(char *s, size_t cap);
 /* A share in percent as a message says it (into buf, returned): two

@@ -378,6 +378,48 @@ char *pc_utf8_escape(const char *s)
 	return d;
 }
 
+/* A character that no text output should carry: a C0 control, DEL,
+ * and U+FFFE and U+FFFF, which are not XML characters (an SVG with
+ * one does not parse). Its length at s (valid UTF-8), 0 if it is none. */
+static size_t unfit_char(const unsigned char *s, size_t k)
+{
+	if (k == 1)
+		return s[0] < 0x20 || s[0] == 0x7f;
+	if (k == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+		return 3;
+	return 0;
+}
+
+char *pc_text_escape(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t extra = 0, n = 0;
+	while (u[n]) {
+		size_t k = utf8_seq(u + n);
+		if (!k)
+			k = 1, extra += 3;
+		else if (unfit_char(u + n, k))
+			extra += 3 * k;
+		n += k;
+	}
+	if (!extra)
+		return NULL;
+	char *d = pc_xmalloc(n + extra + 1), *w = d;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(u + i);
+		if (k && !unfit_char(u + i, k)) {
+			memcpy(w, u + i, k);
+			w += k;
+			i += k;
+			continue;
+		}
+		for (size_t j = 0; j < (k ? k : 1); j++)
+			w += sprintf(w, "\\x%02X", u[i++]);
+	}
+	*w = 0;
+	return d;
+}
+
 /* ---- errors ---- */
 
 void pc_escape_controls(char *s, size_t cap)

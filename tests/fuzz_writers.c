@@ -5,7 +5,9 @@
  * samples at any time, in any order. A writer may refuse the model (one
  * error); it must not crash, hang, or leave anything but its output.
  *
- * An SVG output must parse as XML (libxml2).
+ * An SVG output must parse as XML (libxml2) and hold only the elements
+ * its writer makes, with its one script: names, units and the title
+ * come from the bytes too (header bits 6 and 7).
  *
  * The bytes: a header (profiles, metrics, options), then records, each
  * an operation byte and its operands: a function or a line context below
@@ -46,6 +48,27 @@ static void name(struct rd *r, char *buf)
 			buf[k++] = (char)c;
 	}
 	buf[k] = 0;
+}
+
+/* The SVG writer's elements: the count of others below n, and of
+ * scripts in *scripts. */
+static int foreign(xmlNodePtr n, int *scripts)
+{
+	static const char *const mine[] = { "svg", "style", "rect", "text",
+					    "g", "title", "script" };
+	int bad = 0;
+	for (; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		size_t i = 0;
+		while (i < sizeof mine / sizeof mine[0] &&
+		       strcmp((const char *)n->name, mine[i]))
+			i++;
+		bad += i == sizeof mine / sizeof mine[0];
+		*scripts += !strcmp((const char *)n->name, "script");
+		bad += foreign(n->children, scripts);
+	}
+	return bad;
 }
 
 /* Removes what a writer left in dir (its output: a file, a directory of
@@ -105,9 +128,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const units[] = { "", "s", "ns" };
 	pc_id m[3];
 	for (unsigned i = 0; i < nm; i++) {
-		char mn[8];
+		char mn[16], desc[16], unit[16];
 		snprintf(mn, sizeof mn, "m%u", i);
-		m[i] = pc_metric_get(db, mn, "", units[(h >> 4) % 3]);
+		snprintf(unit, sizeof unit, "%s", units[(h >> 4) % 3]);
+		desc[0] = 0;
+		if (h & 0x40) { /* of any bytes, as an input may have them */
+			name(&r, mn);
+			name(&r, desc);
+			name(&r, unit);
+			if (!*mn) /* (no reader makes a metric without a name) */
+				snprintf(mn, sizeof mn, "m%u", i);
+		}
+		m[i] = pc_metric_get(db, mn, desc, unit);
+	}
+	if (h & 0x80) {
+		char title[16];
+		name(&r, title);
+		db->title = pc_intern_cstr(db, title);
 	}
 	pc_id ctx[MAXCTX];
 	size_t nctx = 0;
@@ -181,6 +218,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							   XML_PARSE_NOWARNING);
 			if (!doc) {
 				fprintf(stderr, "svg: not well-formed XML\n");
+				abort();
+			}
+			int scripts = 0;
+			if (foreign(xmlDocGetRootElement(doc), &scripts) ||
+			    scripts != 1) {
+				fprintf(stderr, "svg: elements its writer does "
+					"not make, or %d scripts\n", scripts);
 				abort();
 			}
 			xmlFreeDoc(doc);

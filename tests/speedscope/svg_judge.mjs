@@ -8,6 +8,9 @@
 //   zoom NAME WIDTH     a click on the second frame of depth 3 or more: its
 //                       drawn width after (the full width when it fills it)
 //   matched PERCENT     the search box's figure for PATTERN (argument 3)
+//   injected N          dialogs opened as the file loads, and 1 if its root
+//                       element got a 'pwned' attribute (what a script
+//                       smuggled in by a name would do), first
 // and writes a screenshot to PNG (argument 4).
 //
 // usage: node svg_judge.mjs FILE.svg PATTERN PNG
@@ -29,12 +32,15 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu'],
 })
 let errors = 0
+let dialogs = 0
 try {
   const page = await browser.newPage({viewport: {width: 1240, height: 800}})
   page.on('console', m => { if (m.type() === 'error') errors++ })
   page.on('pageerror', () => errors++)
-  page.on('dialog', d => d.accept(pattern))
+  page.on('dialog', d => { dialogs++; d.accept(pattern) })
   await page.goto('file://' + path.resolve(file))
+  const pwned = await page.evaluate(() => document.documentElement.hasAttribute('pwned'))
+  process.stdout.write(`injected ${dialogs + (pwned ? 1 : 0)}\n`)
   const facts = await page.evaluate(() => {
     const gs = [...document.querySelectorAll('g.f')]
     const full = +gs[0].querySelector('rect').getAttribute('width')
