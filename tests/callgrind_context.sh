@@ -64,7 +64,7 @@ fi
 
 # main keeps its inclusive share in go tool pprof's cumulative view
 # (cc1plus: its tree is cut; the cuts stay below their nearest anchor)
-if command -v go >/dev/null; then
+if have_go; then
 	for p in recur interp cache cc1plus; do
 		"$PROFCONV" convert -q -o "$tmp/$p.pb.gz" "$CG/$p.out.gz"
 		a=$(incl "$CG/$p.out.gz" main)
@@ -77,6 +77,6 @@ if command -v go >/dev/null; then
 		fi
 	done
 else
-	skip "main's share in go tool pprof: needs go (Debian: golang-go)"
+	skip "main's share in go tool pprof: $go_why"
 fi
 done_testing

@@ -87,7 +87,7 @@ check "event long name kept, derived event skipped" \
 	sh -c "grep -q 'desc=\"Instruction Fetches\"' '$tmp/ev' && ! grep -q Sum '$tmp/ev'"
 # very long lines and names that are not UTF-8
 long=$(head -c 100000 /dev/zero | tr '\0' 'x')
-printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=%s\xff\n3 10\n' "$long" >"$tmp/long.out"
+printf '# callgrind format\nevents: Ir\nfl=a.c\nfn=%s\377\n3 10\n' "$long" >"$tmp/long.out"
 "$PROFCONV" dump -q "$tmp/long.out" >"$tmp/long"
 check "100 kB line and non-UTF-8 name" grep -q 'xxx\\xff" module' "$tmp/long"
 # Cachegrind

@@ -72,7 +72,7 @@ for ev in 'Time_(10ns) Time_10ns' 'Memory_(bytes) Memory_bytes'; do
 		not_ok "xdebug.out: self costs in ${ev% *} differ"; diff "$tmp/a" "$tmp/b" | sed 's/^/# /'
 	fi
 done
-if command -v go >/dev/null; then
+if have_go; then
 	"$PROFCONV" convert -q -o "$tmp/xdebug.pb.gz" "$P/xdebug.out"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/xdebug.pb.gz" >"$tmp/raw" 2>&1
 	t=$(selfs "$P/xdebug.out" 'Time_(10ns)' | awk '{ n += $NF } END { print n }')
@@ -87,7 +87,7 @@ if command -v go >/dev/null; then
 		not_ok "xdebug.out -> pprof: '$s' ns in all for '$t' units of 10 ns"
 	fi
 else
-	skip "Xdebug's units in pprof: needs go (Debian: golang-go)"
+	skip "Xdebug's units in pprof: $go_why"
 fi
 # Negative costs (negative.out, written by hand as Xdebug writes a
 # memory that goes down): read, and laid out along the calling contexts
@@ -125,13 +125,13 @@ check "negative.out -> v4: the total and drop's -200,000 bytes held" \
 "$PROFCONV" convert --metric 'Memory_(bytes)' -o "$tmp/neg.folded" "$P/negative.out" 2>"$tmp/err"
 check "negative.out -> folded stacks of the memory: the negative ones left out, said" \
 	grep -q "metric 'Memory_(bytes)': 2 stack(s) with a negative self value left out (folded stacks count up)" "$tmp/err"
-if command -v go >/dev/null; then
+if have_go; then
 	"$PROFCONV" convert -q -o "$tmp/neg.pb.gz" "$P/negative.out"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -sample_index=1 -unit=B -top "$tmp/neg.pb.gz" >"$tmp/top" 2>&1
 	check "negative.out -> pprof: drop's -200000 bytes as go tool pprof reads them" \
 		grep -q '^ *-200000B .* drop$' "$tmp/top"
 else
-	skip "negative costs in pprof: needs go (Debian: golang-go)"
+	skip "negative costs in pprof: $go_why"
 fi
 # an event named "Calls" (the name of the metric of the calls= counts):
 # kept apart as Calls_event, with a warning (it was summed with them)
@@ -159,10 +159,10 @@ done
 check "the empty database passes check" "$PROFCONV" check "$tmp/empty.hpctoolkit"
 callgrind_annotate "$tmp/empty.callgrind" >"$tmp/ann" 2>&1
 check "callgrind_annotate reads the empty Callgrind output" grep -q "PROGRAM TOTALS" "$tmp/ann"
-if command -v go >/dev/null; then
+if have_go; then
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top "$tmp/empty.pprof" >"$tmp/top" 2>&1
 	check "go tool pprof reads the empty profile" grep -q "Type: Hits" "$tmp/top"
 else
-	skip "go tool pprof on the empty profile: needs go (Debian: golang-go)"
+	skip "go tool pprof on the empty profile: $go_why"
 fi
 done_testing

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # DCPI: v0 binary profile files, dcpicat text and profile database
 # directories, from the hand-made fixtures of testdata/dcpi (see its
 # README): per-address samples and estimated events, totals against the

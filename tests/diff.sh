@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # profconv diff: two runs of prog (valgrind, fib(18) and fib(22)) and
 # two real databases compared, in every output, by the readers: go tool
 # pprof -diff_base, callgrind_annotate, KCachegrind, Chromium, and our
@@ -67,8 +67,9 @@ check "NEW's columns: as convert writes B" cmp "$tmp/b.vals" "$tmp/ab.new"
 "$PROFCONV" dump "$tmp/mix.d" >"$tmp/mix.dump"
 check "a database against a Callgrind file: [new-base] = [new] - [base] everywhere" \
 	delta_ok "$tmp/mix.dump" 10000
+"$PROFCONV" check --values "$tmp/ab.d" >"$tmp/ab.vals"
 check "the change of the total: fib(22) - fib(18) runs 710,689 more instructions" \
-	grep -q "^total	Ir \[new-base\]	710689$" <("$PROFCONV" check --values "$tmp/ab.d")
+	grep -q "^total	Ir \[new-base\]	710689$" "$tmp/ab.vals"
 
 # diff A A: no change anywhere; diff B A: the exact negative of diff A B
 "$PROFCONV" diff -q "$A" "$A" -o "$tmp/aa.d"
@@ -133,9 +134,10 @@ check "--normalize, totals 150 and -20: one warning, NEW's signs kept (main -225
 check "folded: two columns, BASE's summing to 527,325, NEW's to 1,238,014" \
 	awk '{ b += $(NF - 1); n += $NF } END { exit !(b == 527325 && n == 1238014) }' "$tmp/ab.folded"
 "$PROFCONV" convert -q --min-width=0 "$A" -o "$tmp/a.folded"
+awk '$(NF - 1) > 0 { $NF = ""; print }' "$tmp/ab.folded" | sed 's/ $//' | sort >"$tmp/ab.base"
+sort "$tmp/a.folded" >"$tmp/a.sorted"
 check "folded: BASE's column is convert's folded A, stack by stack" \
-	cmp <(awk '$(NF - 1) > 0 { $NF = ""; print }' "$tmp/ab.folded" | sed 's/ $//' | sort) \
-	<(sort "$tmp/a.folded")
+	cmp "$tmp/ab.base" "$tmp/a.sorted"
 
 # Callgrind: both runs as events, calls= of NEW
 "$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.callgrind"
@@ -144,11 +146,15 @@ if command -v callgrind_annotate >/dev/null; then
 	fn_self() { callgrind_annotate --threshold=100 --show="$2" "$1" 2>/dev/null |
 		awk '/^-+$/ { s++ } s >= 6 && $2 ~ /^\(/ && !/=>/ { gsub(/,/, "", $1); $2 = ""; print }' | sort; }
 	"$PROFCONV" convert -q "$A" -o "$tmp/a.callgrind"
+	fn_self "$tmp/ab.callgrind" Ir_base >"$tmp/fs1"
+	fn_self "$tmp/a.callgrind" Ir >"$tmp/fs2"
 	check "callgrind_annotate: Ir_base per function as in convert's A" \
-		cmp <(fn_self "$tmp/ab.callgrind" Ir_base) <(fn_self "$tmp/a.callgrind" Ir)
+		cmp "$tmp/fs1" "$tmp/fs2"
 	"$PROFCONV" convert -q "$B" -o "$tmp/b.callgrind"
+	fn_self "$tmp/ab.callgrind" Ir_new >"$tmp/fs1"
+	fn_self "$tmp/b.callgrind" Ir >"$tmp/fs2"
 	check "callgrind_annotate: Ir_new per function as in convert's B" \
-		cmp <(fn_self "$tmp/ab.callgrind" Ir_new) <(fn_self "$tmp/b.callgrind" Ir)
+		cmp "$tmp/fs1" "$tmp/fs2"
 else
 	skip "callgrind_annotate: needs valgrind"
 fi
@@ -175,7 +181,7 @@ if have_go; then
 	HOME="$tmp" go tool pprof -top "$tmp/ab.pb.gz" >"$tmp/top" 2>/dev/null
 	check "pprof: fib'2 grew by 709,804 instructions" grep -q "^ *709804 .* fib'2$" "$tmp/top"
 else
-	skip "go tool pprof: needs golang-go"
+	skip "go tool pprof: $go_why"
 fi
 
 # the program pprof names ("File:"): the main binary's, not the first
@@ -210,13 +216,13 @@ if command -v xmllint >/dev/null; then
 	check "SVG: well-formed XML" xmllint --noout "$tmp/ab.svg"
 fi
 ss="$top_srcdir/tests/speedscope"
-if [ -d "$ss/node_modules/playwright-core" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
+if have_chromium playwright-core; then
 	node "$ss/svg_judge.mjs" "$tmp/ab.svg" "fib" "$tmp/ab.png" >"$tmp/sj" 2>&1
 	check "SVG in Chromium: no error, the widest frame as wide as its NEW share, zoom" \
 		sh -c "grep -q '^errors 0\$' '$tmp/sj' && grep -q '^zoom .* 100.00\$' '$tmp/sj' &&
 			awk '\$1 == \"top\" { d = \$(NF - 1) - \$NF; exit !(d < 0.05 && -d < 0.05) }' '$tmp/sj'"
 else
-	skip "SVG in Chromium: needs /usr/bin/chromium and 'npm ci' in tests/speedscope"
+	skip "SVG in Chromium: $chromium_why"
 fi
 
 # two real databases: pipit's ping-pong, old hpcprof's and hpcprof v4's

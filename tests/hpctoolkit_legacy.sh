@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # Old HPCToolkit databases (experiment.xml 2.x + metric-db/hpctrace,
 # experiment.xml 4.0 + HPCPROF-*.db) -> v4: every stored (profile,
 # context, metric) inclusive and exclusive value, read by an independent

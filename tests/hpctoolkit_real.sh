@@ -15,8 +15,9 @@ SCOPES="$top_builddir/tests/v4_scopes"
 AWKF="$top_srcdir/tests/annotate2tsv.awk"
 T=$(printf '\t')
 if ! have_shared; then
-	echo "1..0 # SKIP $NO_SHARED"
-	exit 0
+	skip "real HPCToolkit databases: $NO_SHARED"
+	done_testing
+	exit
 fi
 set -- "$SHARED"/hpctoolkit-data/v4-*
 for db in "$@"; do

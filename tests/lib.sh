@@ -1,6 +1,17 @@
-# Shared by the shell tests: TAP helpers and paths.
+# Shared by the shell tests: TAP helpers and paths. `make check` sets
+# top_srcdir and top_builddir; `sh tests/x.sh` from the source tree
+# takes the README's build (build/), else the suite's (build-check/),
+# and says so when there is none.
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
+if [ -z "${top_builddir:-}" ]; then
+	for top_builddir in "$top_srcdir/build" "$top_srcdir/build-check" "$top_srcdir"; do
+		[ -x "$top_builddir/profconv" ] && break
+	done
+fi
+if [ ! -x "$top_builddir/profconv" ]; then
+	echo "Bail out! no profconv in $top_builddir: build it first (the README's Quick start builds in build/), or set top_builddir=DIR where it was built"
+	exit 99
+fi
 : "${SHARED:=$top_srcdir/../shared}"
 PROFCONV="$top_builddir/profconv"
 # The tools' locale is C, as on a fresh machine (profconv itself never
@@ -73,8 +84,35 @@ longnames() {
 # sanitized: profconv is built with AddressSanitizer, which reserves
 # terabytes of address space (no `ulimit -v` then)
 sanitized() { grep -q __asan_init "$top_builddir/profconv" 2>/dev/null; }
-# have_go: go tool pprof runs here
-have_go() { command -v go >/dev/null && HOME="$tmp" go tool pprof -h >/dev/null 2>&1; }
+# have_go: go tool pprof runs here; else go_why says what is missing
+# (for a SKIP's reason)
+go_why=unknown
+have_go() {
+	if [ "$go_why" = unknown ]; then
+		go_why=
+		if ! command -v go >/dev/null; then
+			go_why="needs go (Debian: golang-go)"
+		elif ! HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -h >/dev/null 2>"$tmp/go.err"; then
+			go_why="go tool pprof does not run here: $(head -1 "$tmp/go.err" | cut -c1-120)"
+		fi
+	fi
+	[ -z "$go_why" ]
+}
+# have_chromium MODULE...: the judges of tests/speedscope can run in
+# headless Chromium with the npm MODULEs (speedscope, playwright-core);
+# else chromium_why names what is missing
+have_chromium() {
+	chromium_why=
+	[ -x /usr/bin/chromium ] || chromium_why="/usr/bin/chromium (Debian: chromium)"
+	command -v node >/dev/null || chromium_why="${chromium_why:+$chromium_why, }node (Debian: nodejs)"
+	nm=
+	for m in "$@"; do
+		[ -d "$top_srcdir/tests/speedscope/node_modules/$m" ] || nm="${nm:+$nm and }$m"
+	done
+	[ -z "$nm" ] || chromium_why="${chromium_why:+$chromium_why, }$nm in tests/speedscope/node_modules ('npm ci' there; Debian: npm)"
+	[ -z "$chromium_why" ] || chromium_why="needs $chromium_why"
+	[ -z "$chromium_why" ]
+}
 # have_kc: KCachegrind can run headless here
 have_kc() { command -v kcachegrind >/dev/null && command -v dbus-run-session >/dev/null; }
 # kc FILE: prints KCachegrind's load messages for FILE (headless). It

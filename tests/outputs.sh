@@ -91,7 +91,7 @@ for in in "$@"; do
 		fi
 	fi
 done
-have_go || skip "go tool pprof judges: needs Go (Debian: apt-get install golang-go)"
+have_go || skip "go tool pprof judges: $go_why"
 
 # pprof: lines inlined from another file (a header's function at -O2,
 # Callgrind's fi=/fe=) name that file, and the function keeps its cost
@@ -179,7 +179,7 @@ check "-t folded -o -: the same stacks on standard output" cmp "$tmp/stdout.fold
 check "-t pprof -o -: a gzip stream on standard output" test $? = 0
 
 # names that are not UTF-8, with the characters each format reserves
-printf 'events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=bad\xff;na"me\\x\ncalls=1 2\n2 7\nfn=bad\xff;na"me\\x\n3 7\n' >"$tmp/names.out"
+printf 'events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=bad\377;na"me\\x\ncalls=1 2\n2 7\nfn=bad\377;na"me\\x\n3 7\n' >"$tmp/names.out"
 "$PROFCONV" convert -q -o "$tmp/names.folded" "$tmp/names.out" &&
 	grep -q '^\[main thread\];main;bad\\xFF\\x3bna"me\\x5cx 7$' "$tmp/names.folded" &&
 	ok "folded: ';' in a name becomes \\x3b and '\\' \\x5c (a;b and a:b stay distinct), a byte that is not UTF-8 \\xFF" ||
@@ -247,7 +247,7 @@ fi
 
 # speedscope, in Chromium: the file opens, thread names and time spans
 ss="$top_srcdir/tests/speedscope"
-if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
+if have_chromium speedscope playwright-core; then
 	if have_shared; then
 		in="$SHARED/hpctoolkit-data/v4-pipit-ping-pong"
 		"$PROFCONV" convert -q -o "$tmp/pp.json" "$in"
@@ -280,7 +280,7 @@ if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -
 		not_ok "SVG flame graph in Chromium (callgrind_annotate: toplev::main ${want}%)"; sed 's/^/# /' "$tmp/sj"
 	fi
 else
-	skip "speedscope in Chromium: needs /usr/bin/chromium (Debian: chromium) and 'npm ci' in tests/speedscope"
+	skip "speedscope in Chromium: $chromium_why"
 fi
 # pprof: its "File:" header names the program (mapping 1), and the
 # synthetic roots keep their names (pprof drops names in angle brackets)
@@ -340,13 +340,14 @@ rc=$?
 # pprof's default sample type has values (the GPU database's first
 # metric has none: "0 total" before)
 GPU="$SHARED/hpctoolkit-data/v4-loops-cuda-nvidia-t.d"
+if have_go && [ -d "$GPU" ]; then :; else
+	skip "pprof's default sample type: $(have_go || echo "$go_why, ")$([ -d "$GPU" ] || echo "$NO_SHARED")"
+fi
 if have_go && [ -d "$GPU" ]; then
 	"$PROFCONV" convert -q -o "$tmp/gpu.pb.gz" "$GPU"
 	HOME="$tmp" go tool pprof -top "$tmp/gpu.pb.gz" >"$tmp/top" 2>/dev/null
 	check "pprof: the default sample type has values ($(sed -n 's/^Type: //p' "$tmp/top"))" \
 		sh -c "grep -q '^Showing nodes accounting for .* of [1-9][0-9.]*[a-z]* total' '$tmp/top'"
-else
-	skip "pprof's default sample type: needs go and $NO_SHARED"
 fi
 # folded stacks are bounded by default: frames narrower than 0.01% of
 # the total merge into their callers, with a note, the total kept

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # ovni runtime traces: the hand-made traces of testdata/ovni (values
 # worked out by hand, see its README), one clear error per damaged trace,
 # and, with ../shared/ovni-data, every real sample layout (L0-L3) judged

@@ -127,6 +127,72 @@ done <"$tmp/lines"
 bad=$(sed 's/#.*//' "$tmp/lines" | grep -o -- '-o [^ ]*' | grep -v -e '-o -$' -e '\.d$' -e '\.pb\.gz$' -e '\.folded$' -e '\.svg$' -e '\.json$' -e '\.callgrind$')
 [ -z "$bad" ] && ok "README: the Callgrind outputs are named *.callgrind" ||
 	not_ok "README: Callgrind outputs named otherwise: $bad"
+# the README promises the reason of every SKIP, naming what is really
+# missing: hpctoolkit_real.sh without ../shared (it skipped with none),
+# and the reasons of the Go and Chromium judges from what lib.sh finds
+# (they named Go and Chromium where both were installed)
+SHARED="$tmp/no-shared" sh "$top_srcdir/tests/hpctoolkit_real.sh" >"$tmp/real" 2>&1
+grep -q '^ok 1 - # SKIP .*needs ../shared/hpctoolkit-data' "$tmp/real" &&
+	ok "hpctoolkit_real.sh without ../shared: a SKIP with its reason" ||
+	{ not_ok "hpctoolkit_real.sh: no SKIP reason"; sed 's/^/# /' "$tmp/real"; }
+lit=$(grep -n 'skip ".*\(needs go\|golang-go\|needs Go\|/usr/bin/chromium\|npm ci\)' "$top_srcdir"/tests/*.sh | grep -v -e '^[^:]*/lib.sh:' -e '^[^:]*/readme.sh:')
+[ -z "$lit" ] && ok "no SKIP reason names Go or Chromium outright (lib.sh says which is missing)" ||
+	not_ok "SKIP reasons that name Go or Chromium whatever is missing: $lit"
+have_chromium no-such-module
+case $chromium_why in
+*"no-such-module in tests/speedscope/node_modules"*) r=ok ;;
+*) r=bad ;;
+esac
+case $chromium_why in *chromium\ \(Debian*) [ -x /usr/bin/chromium ] && r=bad ;; *) [ -x /usr/bin/chromium ] || r=bad ;; esac
+case $chromium_why in *node\ \(Debian*) command -v node >/dev/null && r=bad ;; *) command -v node >/dev/null || r=bad ;; esac
+[ $r = ok ] && ok "a missing npm module: the reason names it, and Chromium or node only where missing" ||
+	not_ok "chromium_why: $chromium_why"
+# one test script at a time: the README's command for it, and `sh
+# tests/x.sh` finds the build (build/, else build-check/) or says there
+# is none; tests/run.sh reuses build-check/ configured as it would
+grep -q '^    make -C build check TESTS=tests/outputs.sh$' "$R" &&
+	ok "README: make -C build check TESTS=tests/outputs.sh runs one test script" ||
+	not_ok "README: no command for one test script"
+mkdir -p "$tmp/st/tests" && cp "$top_srcdir/tests/lib.sh" "$top_srcdir/tests/report.sh" "$tmp/st/tests/" &&
+	printf '. "$(dirname "$0")/lib.sh"\nok "built in $top_builddir"\ndone_testing\n' >"$tmp/st/tests/x.sh"
+(unset top_srcdir top_builddir; cd "$tmp/st" && sh tests/x.sh) >"$tmp/st.out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q '^Bail out! no profconv in .*: build it first (the README.s Quick start builds in build/), or set top_builddir=DIR' "$tmp/st.out" &&
+	ok "sh tests/x.sh without a build: exit $rc, says to build first or set top_builddir" ||
+	{ not_ok "sh tests/x.sh without a build: exit $rc"; sed 's/^/# /' "$tmp/st.out"; }
+mkdir -p "$tmp/st/build-check" "$tmp/st/build" && ln -s "$PROFCONV" "$tmp/st/build-check/profconv"
+(unset top_srcdir top_builddir; cd "$tmp/st" && sh tests/x.sh) >"$tmp/st.out" 2>&1
+grep -q "^ok 1 - built in $tmp/st/build-check\$" "$tmp/st.out" && ln -s "$PROFCONV" "$tmp/st/build/profconv" &&
+	(unset top_srcdir top_builddir; cd "$tmp/st" && sh tests/x.sh) | grep -q "^ok 1 - built in $tmp/st/build\$" &&
+	ok "sh tests/x.sh: build/'s profconv, else build-check/'s" ||
+	{ not_ok "sh tests/x.sh: not the build"; sed 's/^/# /' "$tmp/st.out"; }
+args="-q --enable-werror --enable-sanitizers CC=clang"
+(cd "$tmp/st" && : >configure && : >build-check/Makefile && echo "$args" >build-check/configured &&
+	. tests/report.sh && reusable build-check "$args" && ! reusable build-check "-q" &&
+	touch -d '+1 min' configure && ! reusable build-check "$args" &&
+	rm -r build-check && ! reusable build-check "$args") &&
+	ok "run.sh reuses build-check/ configured so since configure was made (else, and in a fresh clone, a new one)" ||
+	not_ok "run.sh's reuse of build-check/"
+# CONTRIBUTING: where each format lives (every file it names exists),
+# one test, a fixture, byte-identical outputs, the outside judges
+C="$top_srcdir/CONTRIBUTING"
+if [ -f "$C" ]; then
+	gone=""
+	for f in $(grep -o '\(^\|[ (]\)\(src\|importers\|exporters\|tests\|bench\|testdata\)/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*]' "$C" |
+		sed 's/^[ (]//' | grep -v -e '[*]' -e 'FORMAT' -e '/x\.sh$' -e '_$' | sort -u); do
+		[ -e "$top_srcdir/$f" ] || [ -e "$top_builddir/$f" ] || gone="$gone $f"
+	done
+	missing=""
+	for word in "make -C build check TESTS=tests/" "sh bench/identical.sh" "testdata/FORMAT/" \
+		"npm ci" "setup-hpcviewer-judge.sh" "go tool pprof" "callgrind_annotate" "KCachegrind" \
+		"importers/callgrind.c" "exporters/svg.c" "importers/ovni" "importers/dcpi.c"; do
+		grep -q -F -- "$word" "$C" || missing="$missing '$word'"
+	done
+	[ -z "$gone$missing" ] && ok "CONTRIBUTING: formats' files (all there), one test, fixtures, identical outputs, judges" ||
+		not_ok "CONTRIBUTING: files not there:$gone; not said:$missing"
+else
+	not_ok "no CONTRIBUTING"
+fi
 # the thread files gave a profile each
 "$PROFCONV" info "$w/threads.d" >"$tmp/info" 2>&1
 grep -q '^3 profiles:' "$tmp/info" && ok "threads.d holds the 3 thread profiles" ||

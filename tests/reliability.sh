@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # Never lose a user's data, never hang: the replace path, hostile names
 # and bytes, pipes, endless lines, empty inputs, interrupted and killed
 # runs. One check per way things went wrong before (issue 9).
@@ -54,7 +54,7 @@ rc=$?
 	{ not_ok "unwritable output: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 
 # --- 2. names that are not UTF-8 ---
-printf 'events: Ir\xe9\nfn=main\n1 5\n' >"$tmp/latin1.out"
+printf 'events: Ir\351\nfn=main\n1 5\n' >"$tmp/latin1.out"
 run "$PROFCONV" convert -q "$tmp/latin1.out" -o "$tmp/latin1.d"
 rc=$?
 if [ $rc -eq 0 ] && "$PROFCONV" check --strict "$tmp/latin1.d" >/dev/null 2>&1 &&
@@ -64,7 +64,7 @@ if [ $rc -eq 0 ] && "$PROFCONV" check --strict "$tmp/latin1.d" >/dev/null 2>&1 &
 else
 	not_ok "non-UTF-8 metric name: exit $rc"; sed 's/^/# /' "$tmp/err"
 fi
-printf 'events: Ir\nfn=caf\xe9\xff\n1 5\n' >"$tmp/latin1fn.out"
+printf 'events: Ir\nfn=caf\351\377\n1 5\n' >"$tmp/latin1fn.out"
 run "$PROFCONV" convert -q "$tmp/latin1fn.out" -o "$tmp/latin1fn.d" &&
 	"$PROFCONV" check --values "$tmp/latin1fn.d" | grep -q 'caf\\xE9\\xFF	5$' &&
 	ok "a function name that is not UTF-8 is escaped in meta.db" ||

@@ -20,6 +20,14 @@ suite_setup() {
 	[ "$jobs" -ge 2 ] || jobs=2
 }
 
+# reusable DIR ARGS: DIR (beside configure, in the current directory) is
+# a build configured with ARGS since configure was last made: make
+# brings it up to date (configured: the ARGS, written by tests/run.sh)
+reusable() {
+	[ -f "$1/configured" ] && [ -f "$1/Makefile" ] &&
+		[ "$(cat "$1/configured")" = "$2" ] && [ ! configure -nt "$1/configured" ]
+}
+
 # plain_build DIR [CONFIGURE-ARGS...]: a build without sanitizers in
 # $top/DIR, made anew, and the current directory; 1, with the end of its
 # log, if it fails

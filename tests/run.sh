@@ -1,6 +1,8 @@
 #!/bin/sh
 # The README's test command: the quick, complete functional check. A
-# fresh build with -Werror, AddressSanitizer and UBSan in build-check/
+# build with -Werror, AddressSanitizer and UBSan in build-check/ (made
+# anew the first time or when configure changed; after, only what
+# changed is rebuilt)
 # (with clang when it is there: its UBSan also catches offsets on NULL)
 # runs every test script at once on all cores (`make check`), MPI at 2
 # and 3 ranks. One line per test script as it finishes, with the reason
@@ -20,10 +22,24 @@ suite_setup
 
 cc=
 command -v clang >/dev/null && cc=clang
-echo "building with -Werror, AddressSanitizer and UBSan in build-check/, then every test script at once ..."
-rm -rf build-check && mkdir build-check && cd build-check || exit 1
-if ! ../configure -q --enable-werror --enable-sanitizers ${cc:+CC=$cc} ||
+# build-check/ is reused when it was configured so, after configure was
+# last made: make then rebuilds what changed since (a fresh clone, as
+# CI's, or a configure made anew builds it from scratch)
+args="-q --enable-werror --enable-sanitizers${cc:+ CC=$cc}"
+if reusable build-check "$args"; then
+	echo "building what changed with -Werror, AddressSanitizer and UBSan in build-check/, then every test script at once ..."
+	cd build-check || exit 1
+	configured=:
+else
+	echo "building with -Werror, AddressSanitizer and UBSan in build-check/, then every test script at once ..."
+	rm -rf build-check && mkdir build-check && cd build-check || exit 1
+	configured="../configure $args"
+fi
+# (the arguments split on blanks, as written above)
+# shellcheck disable=SC2086
+if ! $configured || ! echo "$args" >configured ||
 	! make -j"$jobs" >build.log 2>&1; then
+	rm -f configured
 	tail -30 build.log 2>/dev/null
 	echo "build failed"
 	echo "0 passed, 1 failed"
