@@ -114,7 +114,7 @@ if have_go; then
 	check "--normalize: go tool pprof -top of NEW's samples: 527325 total" \
 		sh -c "HOME='$tmp' go tool pprof -top -sample_index=Ir -tagignore=pprof::base=true '$tmp/norm.pb.gz' 2>&1 | grep -q ' of 527325 total\$'"
 else
-	skip "--normalize in go tool pprof: needs go (Debian: golang-go)"
+	skip "--normalize in go tool pprof: $go_why"
 fi
 # totals of opposite sign (negative costs, as Xdebug's memory): NEW
 # scaled by the magnitudes, its signs kept, with a warning (a scale
@@ -193,7 +193,7 @@ if have_go; then
 	check "pprof of a python3 pair: File: python3.11 (as convert's)" \
 		sh -c "HOME='$tmp' go tool pprof -top '$tmp/py.pb.gz' 2>/dev/null | head -1 | grep -qx 'File: python3.11'"
 else
-	skip "pprof's File: of a diff: needs golang-go"
+	skip "pprof's File: of a diff: $go_why"
 fi
 # two programs, runs that share no metric: said in one line (they went
 # on without a word)

@@ -110,7 +110,7 @@ conv "$tmp/ov.svg" "$ov" && svg_ok "$tmp/ov.svg" "$tmp/ref.svg" "$tmp/names.ov" 
 # ... and in Chromium, no script of the input's runs, and every frame
 # is drawn (a page cut short by an XML error runs nothing either)
 ss="$top_srcdir/tests/speedscope"
-if [ -d "$ss/node_modules/playwright-core" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
+if have_chromium playwright-core; then
 	for f in h m1 m2 hd diff ov; do
 		[ -f "$tmp/$f.svg" ] || continue
 		node "$ss/svg_judge.mjs" "$tmp/$f.svg" "main" "$tmp/$f.png" >"$tmp/sj" 2>&1
@@ -122,7 +122,7 @@ if [ -d "$ss/node_modules/playwright-core" ] && [ -x /usr/bin/chromium ] && comm
 		fi
 	done
 else
-	skip "the SVGs in Chromium: needs /usr/bin/chromium (Debian: chromium) and 'npm ci' in tests/speedscope"
+	skip "the SVGs in Chromium: $chromium_why"
 fi
 
 # --- Chrome trace: JSON, the names as they were ---
@@ -177,6 +177,6 @@ if have_go; then
 			[ "$k" -eq 9 ]
 	fi
 else
-	skip "pprof: needs go tool pprof (Debian: golang-go)"
+	skip "pprof: $go_why"
 fi
 done_testing
