@@ -308,15 +308,17 @@ static int folded_read(struct pc_db *db, const char *path,
 	return rc;
 }
 
-/* Every whole line of the first 4 kB is "STACK COUNT" or "STACK COUNT
- * COUNT" (the last one may be cut), some stack has a ';': 80; none has
- * one (one frame each): 30, below every format with a signature. */
+/* The whole lines of the first 4 kB are "STACK COUNT" or "STACK COUNT
+ * COUNT" (the last one may be cut), three in four at least (a file with
+ * a malformed line is still read, to say where): 80 where some stack
+ * has a ';', 30 where none has (one frame each: below every format
+ * with a signature). */
 static int folded_probe(const struct pc_probe *p)
 {
 	if (p->is_dir || !p->len)
 		return 0;
 	const char *b = (const char *)p->buf, *end = b + p->len;
-	int lines = 0, semi = 0;
+	int good = 0, bad = 0, semi = 0;
 	for (const char *l = b; l < end;) {
 		const char *nl = memchr(l, '\n', (size_t)(end - l));
 		if (!nl)
@@ -343,14 +345,16 @@ static int folded_probe(const struct pc_probe *p)
 			counts++;
 			e = d - 1;
 		}
-		if (!counts || e == l)
-			return 0;
-		if (memchr(l, ';', (size_t)(e - l)))
-			semi = 1;
-		lines++;
+		if (!counts || e == l) {
+			bad++;
+		} else {
+			good++;
+			if (memchr(l, ';', (size_t)(e - l)))
+				semi = 1;
+		}
 		l = nl + 1;
 	}
-	if (!lines)
+	if (!good || good < 3 * bad)
 		return 0;
 	return semi ? 80 : 30;
 }

@@ -414,8 +414,14 @@ static void sample_end(struct pr *r)
 	for (size_t i = r->nfr; i--;) {
 		const struct frame *f = &r->fr[i];
 		/* an inlined frame has no dso of its own: it is in the code
-		 * of the frame it is inlined into, printed after it */
-		if (!f->inlined || module == PC_NONE)
+		 * of the frame printed after it at the same address. Where
+		 * that frame is not there (perf leaves out a function's own
+		 * frame when its symbol is the inlined name: glibc's
+		 * __libc_start_main_impl), the frame is that function's,
+		 * called, its module unknown. */
+		int inl = f->inlined && i + 1 < r->nfr &&
+			  r->fr[i + 1].ip == f->ip;
+		if (!inl)
 			module = f->dso == SIZE_MAX ? PC_NONE :
 				 pc_module_get(db, r->buf + f->dso);
 		const char *name = f->sym == SIZE_MAX ? "[unknown]" :
@@ -425,7 +431,7 @@ static void sample_end(struct pr *r)
 		pc_id fn = pc_function_get(db, name, module, entry, PC_NONE, 0);
 		c = child(db, c, (struct pc_context){
 			.kind = PC_CTX_FUNCTION,
-			.rel = f->inlined ? PC_REL_INLINED : PC_REL_CALL,
+			.rel = inl ? PC_REL_INLINED : PC_REL_CALL,
 			.function = fn, .file = PC_NONE, .module = PC_NONE });
 		if (f->file != SIZE_MAX)
 			c = child(db, c, (struct pc_context){
@@ -536,7 +542,10 @@ static int parse_header(struct pr *r, char *line, struct pc_err *err)
 				      "or thread id%s in '%.80s'",
 				      r->has_time ? " before the time" : "",
 				      line);
-	if (k < nt && is_digits(t[k].s, t[k].n)) {
+	/* a number is the period where an event or nothing follows it
+	 * (else it is an address of the sample's frame: "TID IP SYM") */
+	if (k < nt && is_digits(t[k].s, t[k].n) &&
+	    (k + 1 == nt || t[k + 1].s[t[k + 1].n - 1] == ':')) {
 		if (dec64(t[k].s, t[k].n, &r->period))
 			return pc_err_at_line(err, r->path, r->in.lineno,
 					      "period %.*s does not fit 64 "
