@@ -79,7 +79,29 @@ struct pr {
 	pc_id *evmetric;
 	size_t nevents, capevents;
 	uint64_t samples;
+	/* stacks seen (struct scache): a sample whose stack is one of
+	 * them takes its innermost context without a walk down the tree */
+	struct scache {
+		uint64_t h;
+		size_t at, len; /* its key: bytes [at, at + len) of keys */
+		pc_id leaf;
+	} *sc;
+	size_t nsc, capsc; /* capsc a power of two */
+	pc_id entry[2]; /* main thread, application thread (PC_NONE: not
+			 * yet looked up) */
+	struct thread_key last; /* the thread of the sample before */
+	pc_id lastprof;         /* its profile (PC_NONE: none) */
+	unsigned char *keys; /* SCACHE_BYTES */
+	size_t nkeys;
+	uint64_t *num; /* the numeric part of the sample's key */
+	size_t capnum;
 };
+
+
+/* The stack cache's bound: its keys and slots are dropped when it has
+ * this many bytes of keys (one sample's stack of 40 frames is some
+ * 2 kB), so that memory does not grow with the samples. */
+#define SCACHE_BYTES ((size_t)32 << 20)
 
 /* ---- small parsers ---- */
 
@@ -272,11 +294,15 @@ static int thread_eq(const void *ctx, pc_id id, const void *key)
 static pc_id thread_profile(struct pr *r)
 {
 	struct thread_key k = { r->has_pid ? r->pid : UINT64_MAX, r->tid };
+	if (r->lastprof != PC_NONE && r->last.pid == k.pid &&
+	    r->last.tid == k.tid)
+		return r->lastprof;
+	r->last = k;
 	uint64_t h = pc_hash64(pc_hash64(k.pid) ^ k.tid);
 	pc_id t = pc_keymap_intern(r->threads, h, thread_eq, r, &k,
 				   (pc_id)r->nthreads);
 	if (t < r->nthreads)
-		return r->tprof[t];
+		return r->lastprof = r->tprof[t];
 	if (r->nthreads >= r->capthreads) {
 		r->capthreads = r->capthreads ? 2 * r->capthreads : 64;
 		r->tkeys = pc_xrealloc(r->tkeys, r->capthreads,
@@ -317,7 +343,7 @@ static pc_id thread_profile(struct pr *r)
 		nids = 1;
 	}
 	r->tprof[r->nthreads] = pc_profile_add(r->db, ids, nids);
-	return r->tprof[r->nthreads++];
+	return r->lastprof = r->tprof[r->nthreads++];
 }
 
 static int event_eq(const void *ctx, pc_id id, const void *key)
@@ -401,15 +427,48 @@ static pc_id child(struct pc_db *db, pc_id parent, struct pc_context k)
 	return pc_ctx_child(db, parent, &k);
 }
 
-/* The sample read: its stack into the tree, its period into the value
- * of the innermost context, its time into the thread's trace. */
-static void sample_end(struct pr *r)
+/* The contexts of frame i below c (its function's, its line's, its
+ * address's), made where new; *module: the module its code is in. */
+static pc_id frame_ctx(struct pr *r, size_t i, pc_id c, int inl,
+		       pc_id *module)
 {
 	struct pc_db *db = r->db;
-	r->open = 0;
-	pc_id prof = thread_profile(r);
-	pc_id c = pc_ctx_entry(db, !r->has_pid || r->pid == r->tid ?
-					   PC_ENTRY_MAIN : PC_ENTRY_APP_THREAD);
+	const struct frame *f = &r->fr[i];
+	if (!inl)
+		*module = f->dso == SIZE_MAX ? PC_NONE :
+			  pc_module_get(db, r->buf + f->dso);
+	const char *name = f->sym == SIZE_MAX ? "[unknown]" : r->buf + f->sym;
+	uint64_t entry = f->has_off && !f->inlined && f->ip >= f->off ?
+				 f->ip - f->off : 0;
+	pc_id fn = pc_function_get(db, name, *module, entry, PC_NONE, 0);
+	c = child(db, c, (struct pc_context){
+		.kind = PC_CTX_FUNCTION,
+		.rel = inl ? PC_REL_INLINED : PC_REL_CALL,
+		.function = fn, .file = PC_NONE, .module = PC_NONE });
+	if (f->file != SIZE_MAX)
+		c = child(db, c, (struct pc_context){
+			.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
+			.function = PC_NONE,
+			.file = pc_file_get(db, r->buf + f->file),
+			.line = f->line, .module = PC_NONE });
+	/* an unknown symbol's one identity is its address */
+	if (f->sym == SIZE_MAX || (r->opts && r->opts->instructions))
+		c = child(db, c, (struct pc_context){
+			.kind = PC_CTX_INSTRUCTION,
+			.rel = PC_REL_LEXICAL, .function = PC_NONE,
+			.file = PC_NONE,
+			.module = *module != PC_NONE ? *module :
+				  pc_module_get(db, "[unknown]"),
+			.offset = f->ip });
+	return c;
+}
+
+/* The innermost context of the sample's stack, walked down from c (its
+ * contexts made where new). (A cache of frames seen below a context,
+ * tried in place of the model's lookups, took as long: one miss of the
+ * processor's cache a frame either way.) */
+static pc_id walk(struct pr *r, pc_id c)
+{
 	pc_id module = PC_NONE;
 	for (size_t i = r->nfr; i--;) {
 		const struct frame *f = &r->fr[i];
@@ -421,41 +480,134 @@ static void sample_end(struct pr *r)
 		 * called, its module unknown. */
 		int inl = f->inlined && i + 1 < r->nfr &&
 			  r->fr[i + 1].ip == f->ip;
-		if (!inl)
-			module = f->dso == SIZE_MAX ? PC_NONE :
-				 pc_module_get(db, r->buf + f->dso);
-		const char *name = f->sym == SIZE_MAX ? "[unknown]" :
-							r->buf + f->sym;
-		uint64_t entry = f->has_off && !f->inlined && f->ip >= f->off ?
-					 f->ip - f->off : 0;
-		pc_id fn = pc_function_get(db, name, module, entry, PC_NONE, 0);
-		c = child(db, c, (struct pc_context){
-			.kind = PC_CTX_FUNCTION,
-			.rel = inl ? PC_REL_INLINED : PC_REL_CALL,
-			.function = fn, .file = PC_NONE, .module = PC_NONE });
-		if (f->file != SIZE_MAX)
-			c = child(db, c, (struct pc_context){
-				.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
-				.function = PC_NONE,
-				.file = pc_file_get(db, r->buf + f->file),
-				.line = f->line, .module = PC_NONE });
-		/* an unknown symbol's one identity is its address */
-		if (f->sym == SIZE_MAX || (r->opts && r->opts->instructions))
-			c = child(db, c, (struct pc_context){
-				.kind = PC_CTX_INSTRUCTION,
-				.rel = PC_REL_LEXICAL, .function = PC_NONE,
-				.file = PC_NONE,
-				.module = module != PC_NONE ? module :
-					  pc_module_get(db, "[unknown]"),
-				.offset = f->ip });
+		c = frame_ctx(r, i, c, inl, &module);
 	}
+	return c;
+}
+
+/* The sample's key: what of its frames decides its contexts (their
+ * strings in buf, and per frame the address or entry that counts, the
+ * line and which fields are there), in r->num. Its length in words. */
+static size_t stack_key(struct pr *r, pc_id entry)
+{
+	size_t n = 2 * r->nfr + 1;
+	if (r->capnum < n) {
+		r->capnum = 2 * n;
+		r->num = pc_xrealloc(r->num, r->capnum, sizeof(uint64_t));
+	}
+	int instr = r->opts && r->opts->instructions;
+	uint64_t *w = r->num;
+	*w++ = entry;
+	for (size_t i = 0; i < r->nfr; i++) {
+		const struct frame *f = &r->fr[i];
+		int inl = f->inlined && i + 1 < r->nfr &&
+			  r->fr[i + 1].ip == f->ip;
+		*w++ = f->sym == SIZE_MAX || instr ? f->ip :
+		       f->has_off && !f->inlined && f->ip >= f->off ?
+						 f->ip - f->off : 0;
+		*w++ = f->line | (uint64_t)inl << 32 |
+		       (uint64_t)f->inlined << 33 |
+		       (uint64_t)(f->sym != SIZE_MAX) << 34 |
+		       (uint64_t)(f->dso != SIZE_MAX) << 35 |
+		       (uint64_t)(f->file != SIZE_MAX) << 36;
+	}
+	return n;
+}
+
+static void scache_clear(struct pr *r)
+{
+	for (size_t i = 0; i < r->capsc; i++)
+		r->sc[i].len = 0;
+	r->nsc = 0;
+	r->nkeys = 0;
+}
+
+/* The slot of key (buf, num) of hash h: its own, or the empty one it
+ * would take. */
+static struct scache *scache_slot(struct pr *r, uint64_t h, size_t nnum)
+{
+	size_t mask = r->capsc - 1, nb = r->nbuf, len = nb + 8 * nnum;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct scache *e = &r->sc[i];
+		if (!e->len)
+			return e;
+		if (e->h == h && e->len == len &&
+		    !memcmp(r->keys + e->at, r->buf, nb) &&
+		    !memcmp(r->keys + e->at + nb, r->num, 8 * nnum))
+			return e;
+	}
+}
+
+/* The sample's period at its innermost context c, its time in the
+ * trace. */
+static void sample_add(struct pr *r, pc_id prof, pc_id c)
+{
 	value_sum(r, prof, c, r->metric,
 		  r->has_period ? (double)r->period : 1);
 	if (r->has_time)
-		pc_trace_add(db, prof, r->time, c);
+		pc_trace_add(r->db, prof, r->time, c);
 	r->samples++;
 	r->nfr = 0;
 	r->nbuf = 0;
+}
+
+/* The sample read: its stack into the tree (once per distinct stack,
+ * while the cache holds it), its period into the value of the innermost
+ * context, its time into the thread's trace. */
+static void sample_end(struct pr *r)
+{
+	struct pc_db *db = r->db;
+	r->open = 0;
+	pc_id prof = thread_profile(r);
+	int app = r->has_pid && r->pid != r->tid;
+	if (r->entry[app] == PC_NONE)
+		r->entry[app] = pc_ctx_entry(db, app ? PC_ENTRY_APP_THREAD :
+						       PC_ENTRY_MAIN);
+	pc_id e = r->entry[app];
+	size_t nnum = stack_key(r, e);
+	size_t len = r->nbuf + 8 * nnum;
+	uint64_t h = pc_hash_bytes(r->buf, r->nbuf) ^
+		     pc_hash64(pc_hash_bytes(r->num, 8 * nnum));
+	if (r->nkeys + len > SCACHE_BYTES || 2 * (r->nsc + 1) > r->capsc) {
+		if (r->capsc < ((size_t)1 << 20)) {
+			/* grown: every key hashed again into the new slots */
+			struct scache *old = r->sc;
+			size_t nold = r->capsc;
+			r->capsc = r->capsc ? 2 * r->capsc : 1024;
+			r->sc = pc_xcalloc(r->capsc, sizeof(*r->sc));
+			for (size_t i = 0; i < nold; i++) {
+				if (!old[i].len)
+					continue;
+				size_t j = old[i].h & (r->capsc - 1);
+				while (r->sc[j].len)
+					j = (j + 1) & (r->capsc - 1);
+				r->sc[j] = old[i];
+			}
+			free(old);
+		}
+		if (r->nkeys + len > SCACHE_BYTES ||
+		    2 * (r->nsc + 1) > r->capsc)
+			scache_clear(r);
+	}
+	if (len > SCACHE_BYTES / 4) /* (a stack of 100,000 frames) */
+		return sample_add(r, prof, walk(r, e));
+	struct scache *slot = scache_slot(r, h, nnum);
+	pc_id c;
+	if (slot->len) {
+		c = slot->leaf;
+	} else {
+		c = walk(r, e);
+		/* (the whole bound at once: pages untouched cost nothing,
+		 * and a doubling array is copied again and again) */
+		if (!r->keys)
+			r->keys = pc_xmalloc(SCACHE_BYTES);
+		memcpy(r->keys + r->nkeys, r->buf, r->nbuf);
+		memcpy(r->keys + r->nkeys + r->nbuf, r->num, 8 * nnum);
+		*slot = (struct scache){ h, r->nkeys, len, c };
+		r->nkeys += len;
+		r->nsc++;
+	}
+	sample_add(r, prof, c);
 }
 
 /* ---- the header of a sample ---- */
@@ -638,6 +790,10 @@ static void pr_free(struct pr *r)
 	free(r->evmetric);
 	free(r->buf);
 	free(r->fr);
+	free(r->sc);
+	free(r->keys);
+
+	free(r->num);
 }
 
 /* Reads perf script text from the open r->in. */
@@ -649,6 +805,7 @@ static int read_text(struct pr *r, struct pc_err *err)
 			if (db->profiles[p].ids[i].kind == PC_ID_RANK &&
 			    db->profiles[p].ids[i].logical >= r->rank0)
 				r->rank0 = db->profiles[p].ids[i].logical + 1;
+	r->entry[0] = r->entry[1] = r->lastprof = PC_NONE;
 	r->threads = pc_keymap_new();
 	r->vmap = pc_keymap_new();
 	r->events = pc_keymap_new();
