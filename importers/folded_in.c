@@ -309,10 +309,10 @@ static int folded_read(struct pc_db *db, const char *path,
 }
 
 /* The whole lines of the first 4 kB are "STACK COUNT" or "STACK COUNT
- * COUNT" (the last one may be cut), three in four at least (a file with
- * a malformed line is still read, to say where): 80 where some stack
- * has a ';', 30 where none has (one frame each: below every format
- * with a signature). */
+ * COUNT" (the last one may be cut; a stack of more than numbers), three
+ * in four at least (a file with a malformed line is still read, to say
+ * where): 80 where some stack has a ';', 30 where none has (one frame
+ * each: below every format with a signature). */
 static int folded_probe(const struct pc_probe *p)
 {
 	if (p->is_dir || !p->len)
@@ -345,7 +345,12 @@ static int folded_probe(const struct pc_probe *p)
 			counts++;
 			e = d - 1;
 		}
-		if (!counts || e == l) {
+		/* (a stack of numbers alone is not one: Callgrind's cost
+		 * lines "16 20", "+3 5", "0x4005d0 7") */
+		int word = 0;
+		for (const char *c = l; c < e && !word; c++)
+			word = !strchr("0123456789abcdefABCDEFx+-* \t", *c);
+		if (!counts || e == l || !word) {
 			bad++;
 		} else {
 			good++;
