@@ -8,6 +8,8 @@ extern const struct pc_importer pc_import_hpctoolkit;
 extern const struct pc_importer pc_import_hpctoolkit_legacy;
 extern const struct pc_importer pc_import_dcpi;
 extern const struct pc_importer pc_import_ovni;
+extern const struct pc_importer pc_import_perf;
+extern const struct pc_importer pc_import_folded;
 extern const struct pc_exporter pc_export_hpctoolkit;
 extern const struct pc_exporter pc_export_callgrind;
 extern const struct pc_exporter pc_export_folded;
@@ -22,6 +24,8 @@ const struct pc_importer *const pc_importers[] = {
 	&pc_import_hpctoolkit_legacy,
 	&pc_import_dcpi,
 	&pc_import_ovni,
+	&pc_import_perf,
+	&pc_import_folded,
 	NULL,
 };
 

@@ -41,6 +41,11 @@ replay check fuzz_check "$@"
 set -- "$TD"/dcpi/xemacs* "$TD"/dcpi/db/*/*/* "$TD"/dcpi/bad/* "$TD"/fuzz/dcpi/*
 replay "DCPI v0" fuzz_dcpi "$@"
 replay "DCPI dcpicat" fuzz_dcpicat "$@"
+# perf script text and folded stacks: the fixtures, each format's
+# through both targets
+set -- "$TD"/perf/*.txt "$TD"/folded/*.folded
+replay "perf script" fuzz_perf "$@"
+replay "folded stacks" fuzz_folded "$@"
 # ovni: one thread's stream.json + separator + stream.obs, built from the
 # hand-made traces (good and damaged) and, with ../shared, the L3 samples
 mkdir -p "$tmp/ovni"

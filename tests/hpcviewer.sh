@@ -28,7 +28,8 @@ L="$TD/hpctoolkit-legacy"
 mkdir "$tmp/inline" && cp "$L/tiny-2.0/experiment.xml" "$tmp/inline/"
 set -- "callgrind small.main:$CG/small.main.out" "callgrind cachesim:$CG/prog.cachesim.out" \
 	"DCPI db:$TD/dcpi/db" "ovni:$TD/ovni/good" "old 2.0:$L/tiny-2.0" \
-	"old 4.0:$L/tiny-4.0" "old 2.0, inline values only:$tmp/inline"
+	"old 4.0:$L/tiny-4.0" "old 2.0, inline values only:$tmp/inline" \
+	"perf script:$TD/perf/thr.srcline.txt" "folded stacks:$TD/folded/thr.folded"
 [ -d "$SHARED/ovni-data/v3-nosv-2t/ovni" ] && set -- "$@" "ovni nosv:$SHARED/ovni-data/v3-nosv-2t/ovni"
 for c in "$@"; do
 	name=${c%%:*} in=${c#*:}
@@ -48,6 +49,12 @@ for c in "$@"; do
 		sed -n '/^== errors/,$p' "$tmp/view" | head -5 | sed 's/^/# /'
 	fi
 done
+# perf samples: hpcviewer's aggregate is the sum of the samples' periods
+rm -rf "$tmp/o.d"
+"$PROFCONV" convert -q -o "$tmp/o.d" "$TD/perf/thr.srcline.txt" && "$HV" "$tmp/o.d" >"$tmp/view" 2>&1
+s=$(awk '/^[^ \t#]/ && $NF ~ /:$/ { s += $(NF - 1) } END { print s }' "$TD/perf/thr.srcline.txt")
+check "perf script: hpcviewer's aggregate is the samples' periods ($s)" \
+	grep -q "^Experiment Aggregate Metrics	$s	$s$" "$tmp/view"
 # profconv diff: the three columns of each metric, [new-base] = [new] -
 # [base] in the thread view of every context (whose values are the
 # database's: the top-down view shows a line that makes a call with its

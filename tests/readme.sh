@@ -17,6 +17,8 @@ for i in 01 02 03; do
 done
 cp -r "$TD/hpctoolkit-legacy/tiny-4.0" "$w/old-database"
 cp -r "$TD/ovni/good" "$w/ovni-trace"
+cp "$TD/perf/thr.txt" "$w/perf.txt"
+cp "$TD/folded/thr.folded" "$w/stacks.folded"
 # two runs of prog (fib(18) and fib(22)), as Callgrind files and databases
 cp "$TD/callgrind/prog.default.out" "$w/before.out"
 cp "$TD/callgrind/prog.n22.out" "$w/after.out"
@@ -94,7 +96,7 @@ while IFS= read -r line; do
 	*callgrind_annotate*)
 		grep -q 'PROGRAM TOTALS' "$tmp/out" && ok "callgrind_annotate reads the database's Callgrind" ||
 			not_ok "callgrind_annotate printed no totals" ;;
-	*"-o prog.d"* | *"-o threads.d"* | *"-o new.d"*)
+	*"-o prog.d"* | *"-o threads.d"* | *"-o new.d"* | *"-o perf.d"*)
 		db=$(echo "$cmd" | sed 's/.*-o \([^ ]*\).*/\1/')
 		check "$db is a database check accepts" "$PROFCONV" check --strict "$w/$db" ;;
 	*"info "*)
@@ -107,8 +109,9 @@ while IFS= read -r line; do
 			ok "prog.folded: 'stack count' lines" || not_ok "prog.folded: other lines" ;;
 	*"-o prog.svg"*)
 		check "prog.svg is XML" /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$w/prog.svg" ;;
-	*"-o prog.callgrind"*)
-		check "prog.callgrind reads back" "$PROFCONV" info "$w/prog.callgrind" ;;
+	*"-o prog.callgrind"* | *"-o stacks.callgrind"*)
+		out=$(echo "$cmd" | sed 's/.*-o \([^ ]*\).*/\1/')
+		check "$out reads back" "$PROFCONV" info "$w/$out" ;;
 	*"-o change.svg"*)
 		check "change.svg is XML, a differential flame graph" sh -c "grep -q 'Red: grew from BASE' '$w/change.svg' &&
 			/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' '$w/change.svg'" ;;

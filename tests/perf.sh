@@ -1,0 +1,225 @@
+#!/bin/bash
+# Linux perf samples: perf script text and perf.data (testdata/perf, made
+# by perf here: see its make-fixtures.sh), judged by the FlameGraph
+# scripts (stackcollapse-perf.pl: the same stacks) and by perf report
+# (the same self and children values per symbol); the outputs read back
+# (v4 check, Callgrind), two runs compared, traces, bad input, memory
+# bounded in the samples; and a recording made here where perf may
+# record (SKIP with the reason where it may not).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+D="$TD/perf"
+J="$top_srcdir/tests"
+
+# stackcollapse-perf.pl: $FLAMEGRAPH (a clone of brendangregg/FlameGraph),
+# else the mirror of it beside this machine's work, else on PATH
+sc=""
+if [ -n "${FLAMEGRAPH:-}" ] && [ -f "$FLAMEGRAPH/stackcollapse-perf.pl" ]; then
+	sc="$FLAMEGRAPH/stackcollapse-perf.pl"
+elif [ -d /work/.mirror/brendangregg+FlameGraph/repo ] &&
+	git --git-dir=/work/.mirror/brendangregg+FlameGraph/repo show \
+		HEAD:stackcollapse-perf.pl >"$tmp/stackcollapse-perf.pl" 2>/dev/null; then
+	sc="$tmp/stackcollapse-perf.pl"
+elif command -v stackcollapse-perf.pl >/dev/null; then
+	sc=$(command -v stackcollapse-perf.pl)
+fi
+NO_SC="needs stackcollapse-perf.pl (FLAMEGRAPH=DIR of a clone of brendangregg/FlameGraph)"
+
+# the count of samples and the sum of their periods in a perf script
+# text (header lines: those that start a sample)
+periods() {
+	awk '/^[^ \t#]/ || /^ +[^ \t].*: / { for (i = 2; i <= NF; i++)
+		if ($i ~ /:$/ && $i !~ /^[0-9.]+:$/ && $(i - 1) ~ /^[0-9]+$/) {
+			s += $(i - 1); break } k++ }
+		END { print k, s }' "$1"
+}
+
+# 1. each text fixture: detected, read; its folded stacks are
+# stackcollapse-perf.pl's (those without call chains: it reads none)
+for f in thr.txt thr.fields.txt thr.inline.txt thr.two-events.txt gzip.txt; do
+	if ! "$PROFCONV" convert -q "$D/$f" -t folded --min-width=0 \
+		-o "$tmp/$f.folded" 2>"$tmp/err"; then
+		not_ok "$f: read"; sed 's/^/# /' "$tmp/err"; continue
+	fi
+	if [ -z "$sc" ]; then skip "$f: folded = stackcollapse-perf.pl: $NO_SC"; continue; fi
+	perl "$sc" "$D/$f" >"$tmp/$f.sc" 2>/dev/null
+	check "$f: folded stacks = stackcollapse-perf.pl's, stack for stack" \
+		python3 "$J/perf_folded.py" "$tmp/$f.folded" "$tmp/$f.sc"
+done
+
+# totals: every sample's period, per event
+"$PROFCONV" info "$D/thr.fields.txt" >"$tmp/info"
+set -- $(periods "$D/thr.fields.txt")
+check "thr.fields.txt: the metric's total is the sum of the $1 samples' periods ($2)" \
+	grep -q "^  cpu-clock:ppp: $2 ns " "$tmp/info"
+check "thr.fields.txt: a sample per trace sample ($1)" grep -q "^trace: $1 samples" "$tmp/info"
+check "thr.fields.txt: a profile per process and thread (RANK, THREAD)" \
+	grep -q '^  2: RANK 0 THREAD 1,' "$tmp/info"
+"$PROFCONV" info "$D/thr.two-events.txt" >"$tmp/info"
+for ev in cpu-clock task-clock; do
+	s=$(awk -v ev="$ev:" '$NF == ev { s += $(NF - 1) } END { print s }' "$D/thr.two-events.txt")
+	check "thr.two-events.txt: a metric per event, $ev's total $s" \
+		grep -q "^  $ev: $s ns " "$tmp/info"
+done
+
+# inlined frames and source lines: thr.srcline.txt is thr.inline.txt
+# with perf's source lines (-F +srcline): the same stacks; inlined
+# contexts (poly in leaf, as thr.c has it); lines where perf gives them
+"$PROFCONV" convert -q "$D/thr.srcline.txt" -t folded --min-width=0 -o "$tmp/src.folded"
+check "+srcline: the same stacks as without" cmp "$tmp/src.folded" "$tmp/thr.inline.txt.folded"
+"$PROFCONV" dump -q "$D/thr.srcline.txt" >"$tmp/src.dump"
+# (dump: f13 "poly" ..., F4 ".../thr.c", c27 parent=c26 inlined function
+# fn=f13, c26 parent=c21 lexical line src=F4:6)
+check "poly is an inlined context, below leaf's line 6 of thr.c" \
+	awk '$2 == "\"poly\"" { fn = $1 } $2 ~ /thr\.c"$/ { file = $1 }
+		$1 ~ /^c/ { sub(/parent=/, "", $2); par[$1] = $2; what[$1] = $3 " " $4 " " $5 }
+		END { for (c in what) if (what[c] == "inlined function fn=" fn &&
+			what[par[c]] == "lexical line src=" file ":6") exit 0; exit 1 }' "$tmp/src.dump"
+ni=$(grep -c ' inlined function ' "$tmp/src.dump")
+check "inlined contexts: poly's, under main and under worker ($ni)" test "$ni" -ge 2
+"$PROFCONV" dump -q "$D/thr.inline.txt" >"$tmp/inl.dump"
+check "without source lines, no line contexts" sh -c "! grep -q ' line ' '$tmp/inl.dump'"
+# [unknown] frames: their address in their module
+"$PROFCONV" dump -q "$D/gzip.txt" >"$tmp/gz.dump"
+check "[unknown] symbols keep their address in their module (gzip's)" \
+	grep -q 'lexical instruction at=M[0-9]*+0x4883$' "$tmp/gz.dump"
+
+# no call chains: the sample's frame on its line; no time, no event
+"$PROFCONV" info "$D/thr.flat.txt" >"$tmp/info"
+set -- $(periods "$D/thr.flat.txt")
+check "no call chains: the total of the $1 samples ($2)" grep -q "^  cpu-clock:ppp: $2 ns " "$tmp/info"
+"$PROFCONV" info -f perf "$D/thr.flat-notime.txt" >"$tmp/info"
+ns=$(grep -c . "$D/thr.flat-notime.txt")
+check "-F comm,tid,ip,sym: a metric 'samples' counting the $ns samples" \
+	grep -q "^  samples: $ns samples" "$tmp/info"
+check "... with no trace" grep -q '^trace: none' "$tmp/info"
+
+# 2. perf.data: read through perf script, as its text
+if command -v perf >/dev/null; then
+	"$PROFCONV" convert -q "$D/thr.data" -t folded --min-width=0 -o "$tmp/data.folded"
+	perf script -i "$D/thr.data" -f --ns --inline \
+		-F comm,pid,tid,time,period,event,ip,sym,symoff,dso >"$tmp/data.txt" 2>/dev/null
+	"$PROFCONV" convert -q "$tmp/data.txt" -t folded --min-width=0 -o "$tmp/text.folded"
+	check "perf.data: the stacks of its perf script text" cmp "$tmp/data.folded" "$tmp/text.folded"
+	"$PROFCONV" info "$D/thr.data" >"$tmp/info"
+	set -- $(periods "$tmp/data.txt")
+	check "perf.data: trace of $1 samples, periods $2" \
+		grep -q "^trace: $1 samples" "$tmp/info"
+	# perf report of the same file: self periods and children shares
+	perf report -i "$D/thr.data" --stdio --no-children --sort sym -g none \
+		-F period,sym >"$tmp/self" 2>/dev/null
+	check "perf.data: self values per symbol = perf report --no-children" \
+		python3 "$J/perf_report.py" self "$tmp/data.folded" "$tmp/self"
+	perf report -i "$D/thr.data" --stdio --children --sort sym -g none >"$tmp/ch" 2>/dev/null
+	check "perf.data: children shares per symbol = perf report --children" \
+		python3 "$J/perf_report.py" children "$tmp/data.folded" "$tmp/ch"
+else
+	for i in 1 2 3 4; do skip "perf.data: needs perf (Debian: linux-perf)"; done
+fi
+PROFCONV_PERF=/nonexistent/perf "$PROFCONV" convert "$D/thr.data" -o "$tmp/x.d" 2>"$tmp/err"
+rc=$?
+check "perf.data without perf: exit 1, one line that says so, nothing written" \
+	sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/err') -eq 1 ] &&
+		grep -q 'thr.data: a perf.data file, read by running .*perf script' '$tmp/err' &&
+		[ ! -e '$tmp/x.d' ]"
+
+# 3. the outputs: a v4 database that checks, with the input's totals; a
+# Callgrind file that reads back; a Chrome trace of every sample
+"$PROFCONV" convert -q "$D/thr.srcline.txt" -o "$tmp/db"
+check "v4 database: profconv check --strict" "$PROFCONV" check --strict "$tmp/db"
+"$PROFCONV" check --values "$tmp/db" >"$tmp/values"
+set -- $(periods "$D/thr.srcline.txt")
+check "v4 database: total $2" grep -q "^total	cpu-clock:ppp	$2$" "$tmp/values"
+"$PROFCONV" info "$tmp/db" >"$tmp/info"
+check "v4 database: trace.db with the $1 samples" grep -q "^trace: $1 samples" "$tmp/info"
+"$PROFCONV" convert -q "$D/thr.srcline.txt" -o "$tmp/callgrind.out.perf"
+"$PROFCONV" info "$tmp/callgrind.out.perf" >"$tmp/info"
+check "Callgrind output reads back: total $2" grep -q "^  cpu_clock_ppp: $2 " "$tmp/info"
+if command -v callgrind_annotate >/dev/null; then
+	callgrind_annotate "$tmp/callgrind.out.perf" >"$tmp/ann" 2>&1
+	tot=$(printf "%'d" "$2" 2>/dev/null || echo "$2")
+	check "callgrind_annotate: program totals" grep -q "PROGRAM TOTALS" "$tmp/ann"
+	check "callgrind_annotate: poly's self cost at thr.c" grep -q ' thr.c:poly$' "$tmp/ann"
+else
+	skip "callgrind_annotate not installed"; skip "callgrind_annotate not installed"
+fi
+if have_kc; then
+	kc "$tmp/callgrind.out.perf" >"$tmp/kc"
+	check "KCachegrind loads it cleanly" test ! -s "$tmp/kc"
+else
+	skip "KCachegrind: needs kcachegrind and dbus-run-session"
+fi
+"$PROFCONV" convert -q "$D/thr.fields.txt" -o "$tmp/trace.json" -t chrome-trace
+ev=$(grep -o '"name":"leaf"' "$tmp/trace.json" | wc -l)
+check "Chrome trace: leaf's events from the samples ($ev)" test "$ev" -gt 0
+
+# 4. two perf runs compared: thr.txt and thr.inline.txt (two recordings)
+"$PROFCONV" diff -q "$D/thr.txt" "$D/thr.inline.txt" -t folded --min-width=0 -o "$tmp/d.folded"
+set -- $(periods "$D/thr.txt"); b=$2
+set -- $(periods "$D/thr.inline.txt"); nw=$2
+sums=$(awk '{ b += $(NF - 1); n += $NF } END { print b, n }' "$tmp/d.folded")
+check "diff of two perf runs: BASE $b and NEW $nw in the two counts" test "$sums" = "$b $nw"
+"$PROFCONV" diff -q "$D/thr.txt" "$D/thr.inline.txt" -o "$tmp/diff.d"
+check "diff of two perf runs: a v4 database that checks" "$PROFCONV" check --strict "$tmp/diff.d"
+
+# 5. bad input: one line with the file and line, exit 1, nothing written
+mkdir -p "$tmp/bad"
+head -3 "$D/thr.txt" >"$tmp/bad/chain-no-blank.txt"
+head -1 "$D/thr.txt" >>"$tmp/bad/chain-no-blank.txt"
+printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\tzz1 bar (/bin/x)\n\n' >"$tmp/bad/bad-ip.txt"
+printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\n\tnot in a sample\n' >"$tmp/bad/orphan.txt"
+printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\nthr x 1.6: 10 cpu-clock: \n' >"$tmp/bad/no-tid.txt"
+printf 'thr 1 1.5: 99999999999999999999 cpu-clock: \n\t401000 foo (/bin/x)\n\n' >"$tmp/bad/period.txt"
+bad_inputs "$tmp/bad" <<'LIST'
+chain-no-blank.txt chain-no-blank.txt:4: a sample line inside the stack of the sample of line 1 (no blank
+bad-ip.txt bad-ip.txt:3: a stack frame that does not start with an address
+orphan.txt orphan.txt:4: a stack frame outside of a sample
+no-tid.txt no-tid.txt:4: not a perf script sample: no process or thread id before the time
+period.txt period.txt:1: period 99999999999999999999 does not fit 64 bits
+LIST
+
+# 6. memory bounded in the samples: 1x and 10x the samples of one
+# recording make the same tree and values (samples are summed as they
+# come), and peak alike
+for k in 1 10; do
+	for i in $(seq $((k * 20))); do cat "$D/gzip.txt"; done >"$tmp/big$k.txt"
+	"$PROFCONV" info "$tmp/big$k.txt" | grep -v '^input\|^title\|^trace\|^  cpu-clock' |
+		sed 's/, [0-9]* trace samples//' >"$tmp/shape$k"
+done
+check "1x and 10x the samples: the same contexts and values" cmp "$tmp/shape1" "$tmp/shape10"
+if ! sanitized && /usr/bin/time -f %M true >/dev/null 2>&1; then
+	for k in 1 10; do
+		PROFCONV_TRACE_SPILL=65536 /usr/bin/time -f %M -o "$tmp/kb$k" "$PROFCONV" \
+			convert -q "$tmp/big$k.txt" -t callgrind -o "$tmp/big$k.out"
+	done
+	a=$(cat "$tmp/kb1"); b=$(cat "$tmp/kb10")
+	check "peak at 10x the samples ($((b / 1024)) MB) within 2 MB of 1x ($((a / 1024)) MB)" \
+		test "$b" -le $((a + 2048))
+else
+	skip "peak memory: needs GNU time and a build without sanitizers"
+fi
+
+# 7. a recording made here: perf record -g of gzip (SKIP where perf may
+# not record: perf_event_paranoid, a container without perf_event)
+if ! command -v perf >/dev/null; then
+	skip "perf record: needs perf (Debian: linux-perf)"
+elif ! perf record -q -g -o "$tmp/rec.data" -- true >"$tmp/rec.err" 2>&1; then
+	skip "perf record: perf_event is not allowed here ($(head -1 "$tmp/rec.err"))"
+else
+	head -c 3000000 "$D/gzip.txt" >"$tmp/in"
+	limited 120 perf record -q -F 999 -g -o "$tmp/rec.data" -- gzip -c "$tmp/in" >/dev/null 2>"$tmp/rec.err"
+	"$PROFCONV" convert -q "$tmp/rec.data" -t folded --min-width=0 -o "$tmp/rec.folded"
+	perf report -i "$tmp/rec.data" --stdio --no-children --sort sym -g none \
+		-F period,sym >"$tmp/self" 2>/dev/null
+	check "perf record -g gzip: self values = perf report's" \
+		python3 "$J/perf_report.py" self "$tmp/rec.folded" "$tmp/self"
+	if [ -n "$sc" ]; then
+		perf script -i "$tmp/rec.data" >"$tmp/rec.txt" 2>/dev/null
+		"$PROFCONV" convert -q "$tmp/rec.txt" -t folded --min-width=0 -o "$tmp/rec2.folded"
+		perl "$sc" "$tmp/rec.txt" >"$tmp/rec.sc" 2>/dev/null
+		check "perf record -g gzip: folded = stackcollapse-perf.pl's" \
+			python3 "$J/perf_folded.py" "$tmp/rec2.folded" "$tmp/rec.sc"
+	else
+		skip "perf record: folded = stackcollapse-perf.pl: $NO_SC"
+	fi
+fi
+done_testing
