@@ -40,9 +40,9 @@ printf 'a;b 1.5\na;c 2\n' >"$tmp/frac.folded"
 check "fractional counts: total 3.5" grep -q '^  samples: 3.5 samples' "$tmp/info"
 
 # outputs: v4 that checks, with the total; Callgrind
-"$PROFCONV" convert -q "$D/thr.folded" -o "$tmp/db"
-check "v4 database: profconv check --strict" "$PROFCONV" check --strict "$tmp/db"
-"$PROFCONV" check --values "$tmp/db" >"$tmp/values"
+"$PROFCONV" convert -q "$D/thr.folded" -o "$tmp/db.d"
+check "v4 database: profconv check --strict" "$PROFCONV" check --strict "$tmp/db.d"
+"$PROFCONV" check --values "$tmp/db.d" >"$tmp/values"
 check "v4 database: total $t" grep -q "^total	samples	$t$" "$tmp/values"
 "$PROFCONV" convert -q "$D/thr.folded" -o "$tmp/callgrind.out.f"
 "$PROFCONV" info "$tmp/callgrind.out.f" >"$tmp/info"
@@ -75,7 +75,7 @@ if have_go; then
 	check "two counts -> pprof: go tool pprof -top shows profconv diff's" \
 		sh -c "[ \$(wc -l <'$tmp/one.top') -gt 20 ] && cmp '$tmp/one.top' '$tmp/two.top'"
 else
-	skip "go tool pprof: needs golang-go"
+	skip "go tool pprof: $go_why"
 fi
 "$PROFCONV" convert -q "$D/thr.diff.folded" -o "$tmp/diff.d"
 check "two counts -> v4: checks" "$PROFCONV" check --strict "$tmp/diff.d"

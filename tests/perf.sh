@@ -124,12 +124,12 @@ check "perf.data without perf: exit 1, one line that says so, nothing written" \
 
 # 3. the outputs: a v4 database that checks, with the input's totals; a
 # Callgrind file that reads back; a Chrome trace of every sample
-"$PROFCONV" convert -q "$D/thr.srcline.txt" -o "$tmp/db"
-check "v4 database: profconv check --strict" "$PROFCONV" check --strict "$tmp/db"
-"$PROFCONV" check --values "$tmp/db" >"$tmp/values"
+"$PROFCONV" convert -q "$D/thr.srcline.txt" -o "$tmp/db.d"
+check "v4 database: profconv check --strict" "$PROFCONV" check --strict "$tmp/db.d"
+"$PROFCONV" check --values "$tmp/db.d" >"$tmp/values"
 set -- $(periods "$D/thr.srcline.txt")
 check "v4 database: total $2" grep -q "^total	cpu-clock:ppp	$2$" "$tmp/values"
-"$PROFCONV" info "$tmp/db" >"$tmp/info"
+"$PROFCONV" info "$tmp/db.d" >"$tmp/info"
 check "v4 database: trace.db with the $1 samples" grep -q "^trace: $1 samples" "$tmp/info"
 "$PROFCONV" convert -q "$D/thr.srcline.txt" -o "$tmp/callgrind.out.perf"
 "$PROFCONV" info "$tmp/callgrind.out.perf" >"$tmp/info"
