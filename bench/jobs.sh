@@ -21,6 +21,7 @@ jobs=${JOBS:-$(nproc)}
 mkdir -p "$work"
 . "$top/bench/lib.sh"
 bench_inputs
+run_dir
 
 conversions() {
 	echo "old database -> v4|$old|old.d"
@@ -35,23 +36,23 @@ conversions() {
 # run J IN OUT: "wall read rest" seconds of one conversion at -jJ
 run() {
 	/usr/bin/python3 -c 'bytearray(256 << 20)'
-	rm -rf "${work:?}/$3"
+	rm -rf "${run:?}/$3"
 	# (IN: one path, or several: no spaces in BENCH_DIR)
 	# shellcheck disable=SC2086
-	/usr/bin/time -f '%e' -o "$work/time" "$bin" convert --verbose -j"$1" \
-		-o "$work/$3" $2 </dev/null >/dev/null 2>"$work/err" ||
-		{ echo "bench/jobs.sh: $2: failed" >&2; cat "$work/err" >&2; exit 1; }
-	rm -rf "${work:?}/$3"
-	phases=$(sed -n 's/^profconv: times (wall): [a-z ]* \([0-9.]*\) s, the rest of the output \([0-9.]*\) s$/\1 \2/p' "$work/err")
-	echo "$(cat "$work/time") ${phases:-0 0}"
+	/usr/bin/time -f '%e' -o "$run/time" "$bin" convert --verbose -j"$1" \
+		-o "$run/$3" $2 </dev/null >/dev/null 2>"$run/err" ||
+		{ echo "bench/jobs.sh: $2: failed" >&2; cat "$run/err" >&2; exit 1; }
+	rm -rf "${run:?}/$3"
+	phases=$(sed -n 's/^profconv: times (wall): [a-z ]* \([0-9.]*\) s, the rest of the output \([0-9.]*\) s$/\1 \2/p' "$run/err")
+	echo "$(tail -n 1 "$run/time") ${phases:-0 0}"
 }
 
-: >"$work/jobs.samples"
+: >"$run/jobs.samples"
 r=1
 while [ $r -le "$rounds" ]; do
 	conversions | while IFS='|' read -r label in out; do
-		echo "$label|1|$(run 1 "$in" "$out")" >>"$work/jobs.samples"
-		echo "$label|$jobs|$(run "$jobs" "$in" "$out")" >>"$work/jobs.samples"
+		echo "$label|1|$(run 1 "$in" "$out")" >>"$run/jobs.samples"
+		echo "$label|$jobs|$(run "$jobs" "$in" "$out")" >>"$run/jobs.samples"
 	done
 	r=$((r + 1))
 done
@@ -73,4 +74,4 @@ END {
 			median(rd[c SUBSEP 1]), median(rs[c SUBSEP 1]), median(rd[c SUBSEP N]), median(rs[c SUBSEP N]),
 			s, p, s + p / 16, s + p / 64
 	}
-}' "$work/jobs.samples"
+}' "$run/jobs.samples"

@@ -31,17 +31,31 @@ kc() { # file: prints CPU seconds (KCachegrind headless, $work as HOME)
 	echo "$last $(getconf CLK_TCK)" | awk '{print $1 / $2}'
 }
 
-# measured FORMAT COMMAND...: GNU time's FORMAT of COMMAND, its output
-# discarded, run after memory is touched and freed (this VM charges the
-# first touch of memory given back to the host); leaves the bench with
-# the command's messages if it fails. Uses $work and $pin (taskset).
+# A bench's own files (GNU time's, messages, samples, outputs) go in a
+# directory of the run's own under $work: two benches sharing BENCH_DIR's
+# inputs at once (floor.sh and jobs.sh, or two engineers' floor.sh) wrote
+# the same $work/time, samples and outputs, and removed each other's
+# outputs: a conversion failed and its sample line took the other's
+# "Command exited with non-zero status" line, split in two (a stray row
+# "0.000" in floor.sh's table). run_dir sets $run and removes it at exit.
+run_dir() {
+	run=$(mktemp -d "$work/run.XXXXXX")
+	trap 'rm -rf "$run"' EXIT
+}
+
+# measured FORMAT COMMAND...: GNU time's FORMAT of COMMAND (its last
+# line: GNU time puts a line before it when the command fails), its
+# output discarded, run after memory is touched and freed (this VM
+# charges the first touch of memory given back to the host); leaves the
+# bench with the command's messages if it fails. Uses $run (else $work)
+# and $pin (taskset).
 measured() {
 	fmt=$1
 	shift
 	/usr/bin/python3 -c 'bytearray(256 << 20)'
-	/usr/bin/time -f "$fmt" -o "$work/time" ${pin:-} "$@" </dev/null >/dev/null 2>"$work/err" ||
-		{ echo "$0: $*: failed" >&2; cat "$work/err" >&2; exit 1; }
-	cat "$work/time"
+	/usr/bin/time -f "$fmt" -o "${run:-$work}/time" ${pin:-} "$@" </dev/null >/dev/null 2>"${run:-$work}/err" ||
+		{ echo "$0: $*: failed" >&2; cat "${run:-$work}/err" >&2; exit 1; }
+	tail -n 1 "${run:-$work}/time"
 }
 bytes() { du -sb "$1" | cut -f1; }
 

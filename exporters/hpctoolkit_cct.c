@@ -450,10 +450,13 @@ int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 	size_t nr = in->jobs ? in->jobs : 1;
 	if (nr > nctx / 4096)
 		nr = nctx / 4096 ? nctx / 4096 : 1;
-	/* stream buffers: 64 MiB in all, 64 bytes to 256 KiB each (a
+	/* stream buffers: 16 MiB in all, 64 bytes to 256 KiB each (a
 	 * larger read saves nothing: 1 MiB each made a run's peak grow by
-	 * 2 MiB a profile up to 32 profiles), shared by the ranges */
-	size_t cap = ((size_t)64 << 20) / (2 * (np ? np : 1));
+	 * 2 MiB a profile up to 32 profiles), shared by the ranges. The
+	 * whole is what a peak grows by with the profile count: 64 MiB
+	 * made an old database of 10 times the profiles peak at 1.9 times
+	 * the memory (40 and 400 profiles x 50,000 contexts: 44 -> 84 MB) */
+	size_t cap = ((size_t)16 << 20) / (2 * (np ? np : 1));
 	cap = cap > ((size_t)256 << 10) ? (size_t)256 << 10 : cap;
 	cap /= nr;
 	cap = cap < 64 ? 64 : cap;

@@ -824,9 +824,13 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 			}
 			if (!warned_clamp++)
 				pc_warn(c->db->diag, "%s@0x%llx: clock goes back "
-					"inside an unordered region; events "
-					"taken at the previous clock", s->obs,
-					(unsigned long long)e.off);
+					"inside an unordered region (%llu after "
+					"%llu; ovnisort would have sorted it); "
+					"the events are kept, taken at the "
+					"previous clock", s->obs,
+					(unsigned long long)e.off,
+					(unsigned long long)now,
+					(unsigned long long)th.last);
 			now = th.last;
 		}
 		/* off its CPU (KCO..KCI), the thread stays in its state, as
@@ -868,11 +872,21 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 			       now_ctx == PC_NONE ? 0 : now_ctx);
 		}
 	}
+	if (rc == 0 && !th.started)
+		pc_warn(c->db->diag, "%s: an empty stream (no event: the "
+			"thread crashed or was cut before its first flush; "
+			"ovniemu refuses the trace); its profile is kept, "
+			"empty", s->obs);
 	if (rc == 0 && th.alive && th.started) {
+		char open[64] = "";
+		if (c->depth)
+			snprintf(open, sizeof open, ", %zu frames open: ",
+				 c->depth);
 		pc_warn(c->db->diag, "%s: the stream ends while the thread runs "
-			"(no OHe) with %zu open frames%s%s; closed at its last "
-			"clock", s->obs, c->depth, c->depth ? ": " : "",
-			c->depth ? open_name(c) : "");
+			"(no OHe: the thread crashed or its stream was cut)"
+			"%s%s; it is ended at its last clock%s, its time up to "
+			"there kept", s->obs, open, c->depth ? open_name(c) : "",
+			c->depth ? " (the frames closed there)" : "");
 		c->depth = 0;
 		sample(c, th.profile, &th.q, th.last, 0);
 	}
@@ -927,13 +941,82 @@ static int read_offsets(struct ctx *c, const char *root, struct pc_err *err)
 	return rc;
 }
 
+/* ovniemu refuses a trace whose streams start more than an hour apart
+ * (a clock gate: the hosts' clocks not synchronized, clock-offsets.txt
+ * missing or wrong); profconv keeps the clocks as they are and says so,
+ * once (the reader of the first share). */
+static void clock_gate(struct ctx *c, char **looms, size_t nl)
+{
+	if (c->db->share_rank != 0)
+		return;
+	const uint64_t gate = 3600ull * 1000000000ull;
+	int64_t lo = 0, hi = 0;
+	char *lop = NULL, *hip = NULL;
+	for (size_t l = 0; l < nl; l++) {
+		const char *base = strrchr(looms[l], '/');
+		base = base ? base + 1 : looms[l];
+		char host[256];
+		snprintf(host, sizeof host, "%s", base + 5);
+		char *dot = strchr(host, '.');
+		if (dot)
+			*dot = 0;
+		int64_t off = clock_offset(c, host);
+		size_t np;
+		char **names = ov_loom_procs(looms[l], &np);
+		for (size_t i = 0; i < np; i++) {
+			char *pd = ov_join(looms[l], names[i]);
+			struct proc p = { 0 };
+			struct pc_err e;
+			if (!ov_is_dir(pd) || ov_proc_list(&p, pd, &e))
+				p.nst = 0;
+			for (size_t k = 0; k < p.nst; k++) {
+				struct rd r;
+				struct ev ev = { 0 };
+				int got = !ov_rd_open(&r, p.st[k].obs, &e) &&
+					  ov_rd_next(&r, &ev, &e) == 1;
+				ov_rd_close(&r);
+				if (!got)
+					continue;
+				int64_t t = (int64_t)ev.clock + off;
+				if (!lop || t < lo) {
+					free(lop);
+					lop = pc_xstrdup(p.st[k].obs);
+					lo = t;
+				}
+				if (!hip || t > hi) {
+					free(hip);
+					hip = pc_xstrdup(p.st[k].obs);
+					hi = t;
+				}
+			}
+			ov_proc_free(&p);
+			free(pd);
+		}
+		pc_free_list(names, np);
+	}
+	if (lop && (uint64_t)(hi - lo) > gate)
+		pc_warn(c->db->diag, "%s: the stream starts %.2f h after %s "
+			"(%lld ns against %lld): a clock gate of more than an "
+			"hour, which ovniemu refuses (the hosts' clocks not "
+			"synchronized: ovnisync writes clock-offsets.txt); the "
+			"clocks are kept as they are", hip,
+			(double)(hi - lo) / 3.6e12, lop, (long long)hi,
+			(long long)lo);
+	free(lop);
+	free(hip);
+}
+
 static int read_loom(struct ctx *c, const char *dir, struct pc_err *err)
 {
 	const char *base = strrchr(dir, '/');
 	base = base ? base + 1 : dir;
+	/* its CPUs first, as ovniemu checks them before any event:
+	 * every reader of a share meets the same error */
+	int rc = ov_loom_cpus(dir, err);
+	if (rc)
+		return rc;
 	size_t np;
 	char **names = ov_loom_procs(dir, &np);
-	int rc = 0;
 	size_t nstreams = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
 		char *pd = ov_join(dir, names[i]);
@@ -1050,6 +1133,8 @@ static int ovni_read(struct pc_db *db, const char *path,
 		/* MPI: this rank reads its share of the streams */
 		db->shared = db->share_n > 1;
 	}
+	if (!rc)
+		clock_gate(&c, looms, nl);
 	for (size_t i = 0; i < nl && !rc; i++)
 		rc = read_loom(&c, looms[i], err);
 	pc_free_list(looms, nl);

@@ -113,6 +113,14 @@ struct proc {
 	 * ov_models), if any stream says (has_require) */
 	uint32_t required;
 	int has_require;
+	/* the CPUs its v3 streams give (ovni.loom_cpus), each with the
+	 * stream.json that gave it (one of st[].json) */
+	struct ov_cpu {
+		int64_t index, phyid;
+		const char *json;
+	} *cpus;
+	size_t ncpus, capcpus;
+	int unfinished; /* a v3 stream without "ovni.finished": 1 */
 };
 
 static inline uint32_t rd32(const uint8_t *p, int swap)
@@ -190,6 +198,13 @@ void ov_proc_free(struct proc *p);
 int ov_trace_looms(const char *path, char **root, char ***looms, size_t *n);
 /* The proc.PID entries of a loom, by PID (*np of them). */
 char **ov_loom_procs(const char *dir, size_t *np);
+/* The CPUs of the loom at dir, as ovniemu 1.14 takes them (src/emu/
+ * loom.c): merged by physical id over its streams, each physical id of
+ * one index; in a layout L3 trace at least one (unless a stream is
+ * unfinished: a thread that crashed writes none), their indices 0 to
+ * N-1 each once. 0, or -1 with err saying which stream.json (or the loom,
+ * none) is wrong; a process that cannot be read: its error. */
+int ov_loom_cpus(const char *dir, struct pc_err *err);
 /* The number of thread streams of the looms, from the listings alone. */
 size_t ov_count_streams(char **looms, size_t nl);
 /* Whether the kernel model is enabled (some process requires it, or

@@ -509,8 +509,42 @@ static void proc_letters(struct proc *p)
 		p->letter_model['M'] = ov_model_find("openmp-1.0");
 }
 
+/* The CPUs a v3 stream.json gives (ovni.loom_cpus: an array of
+ * {"index", "phyid"}), appended to p->cpus. */
+static int proc_cpus(struct proc *p, struct json_object *o, const char *json,
+		     struct pc_err *err)
+{
+	struct json_object *a = jget(o, "ovni.loom_cpus");
+	if (!a)
+		return 0; /* another stream of the loom may give them */
+	if (!json_object_is_type(a, json_type_array))
+		return pc_err_set(err, "%s: 'ovni.loom_cpus' is not an array",
+				  json);
+	size_t n = json_object_array_length(a);
+	if (!n)
+		return pc_err_set(err, "%s: 'ovni.loom_cpus' is empty (ovniemu "
+				  "refuses an empty list of CPUs)", json);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(a, i);
+		int64_t index, phyid;
+		if (!jint(c, "index", &index) || !jint(c, "phyid", &phyid))
+			return pc_err_set(err, "%s: 'ovni.loom_cpus' entry %zu "
+					  "lacks the integer 'index' or "
+					  "'phyid'", json, i);
+		if (index < 0 || phyid < 0)
+			return pc_err_set(err, "%s: 'ovni.loom_cpus' entry %zu "
+					  "has a negative %s (%lld)", json, i,
+					  index < 0 ? "index" : "phyid",
+					  (long long)(index < 0 ? index : phyid));
+		PC_GROW(p->cpus, p->ncpus, p->capcpus);
+		p->cpus[p->ncpus++] = (struct ov_cpu){ index, phyid, json };
+	}
+	return 0;
+}
+
 void ov_proc_free(struct proc *p)
 {
+	free(p->cpus);
 	for (size_t i = 0; i < p->nst; i++) {
 		free(p->st[i].obs);
 		free(p->st[i].json);
@@ -658,6 +692,11 @@ int ov_proc_open(struct proc *p, const char *dir, struct pc_err *err)
 			rc = -1;
 		if (!rc)
 			rc = check_require(p, o, p->st[i].json, err);
+		if (!rc && p->layout == 3) {
+			int64_t fin = 0;
+			p->unfinished |= !jint(o, "ovni.finished", &fin) || fin != 1;
+			rc = proc_cpus(p, o, p->st[i].json, err);
+		}
 		if (!rc) {
 			if (jint(o, "ovni.rank", &x))
 				p->rank = x;
@@ -696,6 +735,78 @@ char **ov_loom_procs(const char *dir, size_t *np)
 	if (*np)
 		qsort(names, *np, sizeof(*names), cmp_proc);
 	return names;
+}
+
+int ov_loom_cpus(const char *dir, struct pc_err *err)
+{
+	size_t np;
+	char **names = ov_loom_procs(dir, &np);
+	struct lcpu {
+		int64_t index, phyid;
+		char *json;
+	} *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0, l3 = 0, unfinished = 0;
+	for (size_t i = 0; i < np && !rc; i++) {
+		char *pd = ov_join(dir, names[i]);
+		struct proc p = { 0 };
+		if (ov_is_dir(pd) && !(rc = ov_proc_open(&p, pd, err))) {
+			l3 |= p.layout == 3 && p.nst;
+			unfinished |= p.unfinished;
+			for (size_t c = 0; c < p.ncpus && !rc; c++) {
+				const struct ov_cpu *x = &p.cpus[c];
+				size_t k = 0;
+				while (k < n && v[k].phyid != x->phyid)
+					k++;
+				if (k < n && v[k].index != x->index)
+					rc = pc_err_set(err, "%s: the CPU of "
+						"phyid %lld has the index %lld "
+						"here and %lld in %s (ovniemu: "
+						"mismatch index in existing "
+						"cpu)", x->json,
+						(long long)x->phyid,
+						(long long)x->index,
+						(long long)v[k].index, v[k].json);
+				if (k < n)
+					continue;
+				PC_GROW(v, n, cap);
+				v[n++] = (struct lcpu){ x->index, x->phyid,
+							pc_xstrdup(x->json) };
+			}
+		}
+		ov_proc_free(&p);
+		free(pd);
+	}
+	pc_free_list(names, np);
+	/* (a thread that crashed wrote no CPUs: its stream's end says) */
+	if (!rc && l3 && !n && !unfinished)
+		rc = pc_err_set(err, "%s: no stream of the loom gives its CPUs "
+				"('ovni.loom_cpus' in stream.json): a loom "
+				"without physical CPUs, which ovniemu refuses",
+				dir);
+	for (size_t k = 0; k < n && !rc; k++) {
+		if (v[k].index >= (int64_t)n)
+			rc = pc_err_set(err, "%s: the CPU of phyid %lld has the "
+					"index %lld, past the loom's %zu CPUs "
+					"(ovniemu: cpu index out of bounds)",
+					v[k].json, (long long)v[k].phyid,
+					(long long)v[k].index, n);
+		for (size_t j = 0; j < k && !rc; j++)
+			if (v[j].index == v[k].index)
+				rc = pc_err_set(err, "%s: the CPU index %lld is "
+						"given to phyid %lld here and "
+						"to phyid %lld in %s (ovniemu: "
+						"cpu with index %lld already "
+						"taken)", v[k].json,
+						(long long)v[k].index,
+						(long long)v[k].phyid,
+						(long long)v[j].phyid, v[j].json,
+						(long long)v[k].index);
+	}
+	for (size_t k = 0; k < n; k++)
+		free(v[k].json);
+	free(v);
+	return rc;
 }
 
 /* fn(p, ctx) for each process of the looms that can be read (its

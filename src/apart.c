@@ -4,6 +4,7 @@
  * and "MPI ranks"). */
 #include "main.h"
 #include "share.h"
+#include "internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ int mpi_follow(struct opts *o, char **inputs, int n)
 	struct pc_sink *keeper = pc_keeper();
 	struct stream st = { NULL, o->out, &o->exp, keeper };
 	o->diag.progress = 0;
+	pc_reads_start();
 	struct pc_db *db = load(o, inputs, n, NULL, &st, &err);
 	/* the profiles this rank read: its share (handed on as they were
 	 * read); with tables of its own, those still in its model too;
@@ -33,7 +35,8 @@ int mpi_follow(struct opts *o, char **inputs, int n)
 		keeper = pc_keeper();
 	}
 	int rc = 1;
-	if (!pc_mpi_agree(!db, &err)) {
+	/* (then whether the ranks read the same bytes: rank 0 says) */
+	if (!pc_mpi_agree(!db, &err) && !pc_mpi_same_bytes(&err)) {
 		pc_mpi_sum(pc_kept(keeper));
 		if (o->mpi_parts)
 			pc_mpi_part(keeper, mine ? db : NULL, tables,
@@ -57,12 +60,15 @@ struct pc_db *mpi_lead(struct opts *o, char **inputs, int n, struct stream *st,
 {
 	struct timespec t0, t1, t2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pc_reads_start();
 	struct pc_db *g = load(o, inputs, n, NULL, st, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	o->mpi_read = seconds(&t0, &t1);
 	int tables = !(n == 1 && o->mpi_tree && g && g->shared);
 	struct pc_sink *own = NULL;
-	if (pc_mpi_agree(!g, err)) {
+	/* every file read, with the same bytes on each rank that read it:
+	 * else nothing is written (what was streamed goes) */
+	if (pc_mpi_agree(!g, err) || pc_mpi_same_bytes(err)) {
 		pc_db_free(g);
 		return NULL;
 	}

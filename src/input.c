@@ -1,5 +1,6 @@
 /* Input: probe descriptors and a line reader over plain or gzip files. */
 #include "pc.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -159,6 +160,7 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 	gzFile gz = gzopen(path, "rb");
 	if (!gz)
 		return pc_err_set(err, "%s: %s", path, strerror(errno));
+	pc_reads_note(path);
 	gzbuffer(gz, 1u << 18);
 	r->gz = gz;
 	r->cap = READ_CHUNK * 2;

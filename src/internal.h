@@ -27,4 +27,14 @@ void pc_keymap_reserve(struct pc_keymap *m, size_t n);
 int pc_profile_prepare(pc_id p, struct pc_value *v, size_t *n,
 		       struct pc_value *sv, size_t *sn, struct pc_err *err);
 
+/* What a run reads (src/digest.c): from pc_reads_start on, the files
+ * opened for reading (pc_open_file, pc_lines_open) are noted; pc_reads
+ * gives them sorted, each once (the list stays the module's). */
+void pc_reads_start(void);
+void pc_reads_note(const char *path);
+char **pc_reads(size_t *n);
+/* A 64-bit digest of the bytes of the file at path: 0, or -1 with err
+ * set. */
+int pc_file_digest(const char *path, uint64_t *d, struct pc_err *err);
+
 #endif

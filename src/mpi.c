@@ -97,6 +97,182 @@ int pc_mpi_same_inputs(char **inputs, int n, struct pc_err *err)
 	return pc_mpi_agree(bad >= 0, err);
 }
 
+/* ---- the bytes the ranks read ---- */
+
+/* Every rank's record r, on every rank: rank i's from at[i], len[i]
+ * bytes (the records are lists of paths and digests). */
+static unsigned char *gather_all(const struct rec *r, int size, int *len,
+				 int *at)
+{
+	int mine = (int)r->n;
+	MPI_Allgather(&mine, 1, MPI_INT, len, 1, MPI_INT, MPI_COMM_WORLD);
+	size_t total = 0;
+	for (int i = 0; i < size; i++) {
+		at[i] = (int)total;
+		total += (size_t)len[i];
+	}
+	unsigned char *all = pc_xmalloc(total + 1);
+	MPI_Allgatherv(r->p, mine, MPI_BYTE, all, len, at, MPI_BYTE,
+		       MPI_COMM_WORLD);
+	return all;
+}
+
+struct seen {
+	const char *path;
+	uint64_t d;
+	int rank;
+};
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* a path and its digest: length, the bytes with their NUL, digest */
+static void put_seen(struct rec *r, const char *path, uint64_t d)
+{
+	size_t n = strlen(path);
+	put32(r, (uint32_t)n);
+	memcpy(room(r, n + 1), path, n + 1);
+	put64(r, d);
+}
+
+/* The records of every rank (from all, len, at) appended to *v. */
+static void take_seen(const unsigned char *all, const int *len, const int *at,
+		      int size, struct seen **v, size_t *n, size_t *cap)
+{
+	for (int i = 0; i < size; i++) {
+		struct rd d = { all + at[i], all + at[i] + len[i], 0 };
+		while (d.p < d.end && !d.bad) {
+			uint32_t k = get32(&d);
+			const unsigned char *s = take(&d, (size_t)k + 1);
+			uint64_t dg = get64(&d);
+			if (d.bad || s[k])
+				break;
+			PC_GROW(*v, *n, *cap);
+			(*v)[(*n)++] = (struct seen){ (const char *)s, dg, i };
+		}
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int has_path(char **paths, size_t n, const char *p)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(paths[mid], p);
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int pc_mpi_same_bytes(struct pc_err *err)
+{
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	size_t n = 0;
+	char **paths = pc_reads(&n);
+	/* the digests of the files this rank read */
+	struct rec r = { 0 };
+	int bad = 0;
+	for (size_t i = 0; i < n && !bad; i++) {
+		uint64_t d = 0;
+		bad = pc_file_digest(paths[i], &d, err) != 0;
+		put_seen(&r, paths[i], d);
+	}
+	if (pc_mpi_agree(bad, err)) {
+		free(r.p);
+		return 1;
+	}
+	int *len = pc_xcalloc((size_t)size, sizeof(int));
+	int *at = pc_xcalloc((size_t)size, sizeof(int));
+	unsigned char *all = gather_all(&r, size, len, at);
+	/* a file of another rank's share is read by no other: rank 0
+	 * digests it too, so that every byte read is the one rank 0 sees
+	 * (as its names and sizes are: pc_mpi_same_inputs), where a rank
+	 * other than rank 0 read files at all */
+	int others = 0;
+	for (int i = 1; i < size; i++)
+		others |= len[i] > 0;
+	struct rec x = { 0 };
+	const char **want = NULL; /* their files rank 0 did not read */
+	size_t nwant = 0, capwant = 0;
+	for (int q = 1; q < size && !rank && others; q++) {
+		struct rd d = { all + at[q], all + at[q] + len[q], 0 };
+		while (d.p < d.end && !d.bad) {
+			uint32_t k = get32(&d);
+			const char *s = (const char *)take(&d, (size_t)k + 1);
+			(void)get64(&d);
+			if (d.bad || s[k] || has_path(paths, n, s))
+				continue;
+			PC_GROW(want, nwant, capwant);
+			want[nwant++] = s;
+		}
+	}
+	if (nwant)
+		qsort(want, nwant, sizeof(*want), cmp_str);
+	for (size_t i = 0; i < nwant && !bad; i++) {
+		if (i && !strcmp(want[i - 1], want[i]))
+			continue;
+		uint64_t dg = 0;
+		struct pc_err e = { 0 };
+		if (pc_file_digest(want[i], &dg, &e))
+			bad = pc_err_set(err, "the input differs between "
+					 "ranks: another rank reads %s, which "
+					 "rank 0 cannot (%s); nothing written",
+					 want[i], e.msg);
+		put_seen(&x, want[i], dg);
+	}
+	free(want);
+	int *xlen = pc_xcalloc((size_t)size, sizeof(int));
+	int *xat = pc_xcalloc((size_t)size, sizeof(int));
+	unsigned char *xall = gather_all(&x, size, xlen, xat);
+	/* every rank's view of each file, by path then rank: the first
+	 * file two ranks see otherwise (the same verdict on every rank) */
+	struct seen *v = NULL;
+	size_t nv = 0, cap = 0;
+	take_seen(all, len, at, size, &v, &nv, &cap);
+	take_seen(xall, xlen, xat, size, &v, &nv, &cap);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_seen);
+	for (size_t i = 1; i < nv && !bad; i++) {
+		size_t g = i - 1; /* the group's first */
+		while (g > 0 && !strcmp(v[g - 1].path, v[i].path))
+			g--;
+		if (strcmp(v[g].path, v[i].path) || v[g].d == v[i].d)
+			continue;
+		bad = pc_err_set(err, "%s: the input differs between ranks: "
+				 "rank %d reads other bytes than rank %d "
+				 "under the same name and size (a file still "
+				 "being written, or a file system's cached "
+				 "data); nothing written", v[i].path,
+				 v[i].rank, v[g].rank);
+	}
+	free(v);
+	free(all);
+	free(xall);
+	free(len);
+	free(at);
+	free(xlen);
+	free(xat);
+	free(r.p);
+	free(x.p);
+	return pc_mpi_agree(bad, err);
+}
+
 uint64_t pc_mpi_sum(uint64_t v)
 {
 	uint64_t s = 0;

@@ -19,6 +19,12 @@ int pc_mpi_agree(int failed, struct pc_err *err);
  * sizes of their files): 0 if so; else 1 on every rank, with err naming
  * the input and the first rank that sees it otherwise. */
 int pc_mpi_same_inputs(char **inputs, int n, struct pc_err *err);
+/* Once the ranks have read: whether every file a rank read has the
+ * same bytes on every rank that read it and on rank 0 (pc_reads: rank
+ * 0 digests the files the other ranks read and it did not). 0 if so;
+ * else 1 on every rank, with err naming the file and two ranks that see
+ * it otherwise. */
+int pc_mpi_same_bytes(struct pc_err *err);
 /* The sum of v over the ranks, on every rank. */
 uint64_t pc_mpi_sum(uint64_t v);
 /* rank 0's value of *rc, on every rank. */

@@ -781,6 +781,7 @@ int pc_open_file(const char *path, struct pc_err *err)
 	int fl = fcntl(fd, F_GETFL);
 	if (fl != -1)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	pc_reads_note(path);
 	return fd;
 }
 

@@ -13,7 +13,8 @@
 
 static const char default_json[] =
 	"{\"version\": 3, \"ovni\": {\"tid\": 1, \"pid\": 1, \"loom\": \"f\", "
-	"\"app_id\": 1, \"require\": {\"ovni\": \"1.1.0\"}, \"mark\": {\"0\": "
+	"\"app_id\": 1, \"require\": {\"ovni\": \"1.1.0\"}, \"loom_cpus\": "
+	"[{\"index\": 0, \"phyid\": 0}], \"mark\": {\"0\": "
 	"{\"title\": \"T\", \"labels\": {\"1\": \"a\"}}}}}";
 
 static void put(const char *path, const uint8_t *p, size_t n)

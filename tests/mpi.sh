@@ -141,4 +141,39 @@ said=$(grep '^profconv:' "$tmp/errd")
 	[ ! -e "$tmp/diff.d" ] && ! ls "$tmp" | grep -q 'diff.d.tmp' &&
 	ok "ranks that see different inputs: one line naming the input and the rank, nothing written" ||
 	{ not_ok "ranks that see different inputs: exit $rc"; sed 's/^/# /' "$tmp/errd" | head -8; }
+# ranks that read other bytes under the same names and sizes (a file
+# still being written, a node's stale cache): one line naming the file
+# whose bytes differ, exit 1, nothing written. Rank 0 reads in ba, the
+# other ranks in bb, where thread file 3 has one cost digit changed; at
+# -np 2 rank 1 reads it alone, so rank 0 digests it too
+mkdir -p "$tmp/ba" "$tmp/bb" && rm -rf "$tmp/ba"/* "$tmp/bb"/*
+for f in 01 02 03; do
+	cp "$TD/callgrind/threads.out-$f" "$tmp/ba/t.out-$f"
+	cp "$TD/callgrind/threads.out-$f" "$tmp/bb/t.out-$f"
+done
+sed '/^fn=(650) 0x000000000486f360$/{n;s/^0 2$/0 3/;}' \
+	"$TD/callgrind/threads.out-03" >"$tmp/bb/t.out-03"
+cat >"$tmp/pick" <<EOS
+#!/bin/sh
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ] && cd "$tmp/ba" || cd "$tmp/bb"
+exec "$MPI" "\$@"
+EOS
+chmod +x "$tmp/pick"
+if cmp -s "$tmp/ba/t.out-03" "$tmp/bb/t.out-03" ||
+	[ "$(wc -c <"$tmp/ba/t.out-03")" != "$(wc -c <"$tmp/bb/t.out-03")" ]; then
+	not_ok "same names and sizes, other bytes: the fixture is not made"
+else
+	for np in 2 3; do
+		rm -rf "$tmp/mix.d"
+		limited 600 mpirun --oversubscribe -np $np -x ASAN_OPTIONS "$tmp/pick" \
+			convert -q -o "$tmp/mix.d" t.out-01 t.out-02 t.out-03 >"$tmp/errd" 2>&1
+		rc=$?
+		said=$(grep '^profconv' "$tmp/errd")
+		[ $rc -ne 0 ] && [ "$(echo "$said" | wc -l)" -eq 1 ] &&
+			echo "$said" | grep -q "^profconv: error: t.out-03: the input differs between ranks: rank [12] reads other bytes than rank 0 under the same name and size" &&
+			[ ! -e "$tmp/mix.d" ] && ! ls "$tmp" | grep -q 'mix.d.tmp' &&
+			ok "same names and sizes, other bytes at -np $np: one line naming the file, nothing written" ||
+			{ not_ok "same names and sizes, other bytes at -np $np: exit $rc"; sed 's/^/# /' "$tmp/errd" | head -8; }
+	done
+fi
 done_testing

@@ -188,6 +188,61 @@ bad-nosv-pause-parallel pause of nosv task 1, a parallel task (VTC), whose bodie
 bad-mpi-nested MPI_Init_thread() entered while the thread is in it
 LIST
 
+# the loom's CPUs, which ovniemu checks before any event: one line
+# naming the stream.json (or the loom), exit 1, nothing left
+while read -r t want; do
+	"$PROFCONV" convert "$EM/$t/ovni" -o "$tmp/bad.d" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/bad.d" ] &&
+		[ -z "$(ls "$tmp" | grep '^bad.d')" ]; then
+		ok "libovni 1.14 $t refused: $(sed "s|$EM/||g" "$tmp/err")"
+	else
+		not_ok "libovni 1.14 $t: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+done <<'LIST'
+bad-duplicated-cpu-index thread.10117/stream.json: the CPU index 0 is given to phyid 1 here and to phyid 0 in .*thread.10113/stream.json
+bad-no-cpus ovni/loom.vm.0: no stream of the loom gives its CPUs
+LIST
+# what ovniemu refuses and profconv converts with a warning that says
+# what is wrong and what is kept (a thread that crashed writes no CPUs:
+# its loom is not refused for that)
+while read -r t want; do
+	"$PROFCONV" convert "$EM/$t/ovni" -o "$tmp/warn.d" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q -- "$want" "$tmp/err" && [ -d "$tmp/warn.d" ]; then
+		ok "libovni 1.14 $t: converted with a warning: $(grep -- "$want" "$tmp/err" | sed "s|$EM/||g")"
+	else
+		not_ok "libovni 1.14 $t: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+	rm -rf "$tmp/warn.d"
+done <<'LIST'
+warn-thread-crash stream.obs: the stream ends while the thread runs (no OHe: the thread crashed or its stream was cut); it is ended at its last clock, its time up to there kept
+warn-empty-stream stream.obs: an empty stream (no event: the thread crashed or was cut before its first flush; ovniemu refuses the trace); its profile is kept, empty
+warn-clockgate loom.vm.1/.*stream.obs: the stream starts 2.00 h after .*loom.vm.0/.*: a clock gate of more than an hour, which ovniemu refuses .*; the clocks are kept as they are
+LIST
+check "a warning for the clock going back inside OU[..OU] says what is kept" grep -q 'stream.obs@0x176: clock goes back inside an unordered region (1350 after 1400; ovnisort would have sorted it); the events are kept, taken at the previous clock' "$tmp/more.err"
+# and the other ways a loom's CPUs can be wrong, on a copy of good/
+cpus_case() { # NAME WANT SED-ON-THREAD-12'S-STREAM.JSON
+	rm -rf "$tmp/cpus" && cp -r "$TD/ovni/good" "$tmp/cpus" && chmod -R u+w "$tmp/cpus"
+	sed -i "$3" "$tmp/cpus/loom.host.fix/proc.100/thread.12/stream.json"
+	"$PROFCONV" convert "$tmp/cpus" -o "$tmp/bad.d" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q -- "thread.12/stream.json: $2" "$tmp/err" && [ ! -e "$tmp/bad.d" ]; then
+		ok "a loom's CPUs, $1: refused ($(sed "s|$tmp/||g" "$tmp/err"))"
+	else
+		not_ok "a loom's CPUs, $1: exit $rc"; sed 's/^/# /' "$tmp/err"
+	fi
+}
+cpus_case "one phyid of two indices" "the CPU of phyid 0 has the index 1 here and 0 in" \
+	's/"index": 0, "phyid": 0/"index": 1, "phyid": 0/'
+cpus_case "an index past the CPUs" "the CPU of phyid 5 has the index 7, past the loom's 2 CPUs" \
+	's/"index": 0, "phyid": 0/"index": 7, "phyid": 5/'
+cpus_case "an empty list" "'ovni.loom_cpus' is empty" 's/"loom_cpus": \[[^]]*\]/"loom_cpus": []/'
+cpus_case "a negative index" "'ovni.loom_cpus' entry 0 has a negative index (-1)" \
+	's/"index": 0, "phyid": 0/"index": -1, "phyid": 3/'
+
 # --- the real samples of every layout ---
 if [ ! -d "$OD" ]; then
 	skip "needs ../shared/ovni-data (real ovni traces beside the project)"

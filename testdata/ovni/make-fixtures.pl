@@ -22,9 +22,15 @@ sub ev {
 }
 sub hdr { "ovni" . pack('V', 1) }
 sub ohx { ev('OHx', $_[0], pack('l<l<Q<', 0, -1, 0)) }
+# a thread's stream.json; every loom gives its CPUs (ovni.loom_cpus,
+# as libovni writes them: ovniemu refuses a loom without CPUs), CPU 0
+# unless $cpus (the number of CPUs) or $extra says
 sub json {
-	my ($tid, $extra) = @_;
+	my ($tid, $extra, $cpus) = @_;
 	$extra //= '';
+	$extra .= ', "loom_cpus": [' . join(', ', map { qq({"index": $_, "phyid": $_}) }
+					  0 .. ($cpus // 1) - 1) . ']'
+		unless $extra =~ /loom_cpus/;
 	return qq({"version": 3, "ovni": {"lib": {"version": "1.14.0"}, ) .
 	       qq("part": "thread", "tid": $tid, "pid": 100, "loom": "host.fix", ) .
 	       qq("app_id": 1, "require": {"ovni": "1.1.0", "mpi": "1.0.0", ) .
@@ -114,7 +120,8 @@ for my $t (['alpha.app', 100, 11, 0, 0, 1000, 1150],
 		 ev('MS[', $t0 + 100) . ev('MS]', $t1) .
 		 ev('OHe', $t1 + 100);
 	close $f;
-	(my $js = json($tid, qq(, "rank": $rank, "nranks": 3))) =~
+	(my $js = json($tid, qq(, "rank": $rank, "nranks": 3),
+		       $loom eq 'alpha.app' ? 3 : 1)) =~
 		s/"pid": 100, "loom": "host.fix"/"pid": $pid, "loom": "$loom"/;
 	open $f, '>', "$d/stream.json" or die;
 	print $f $js;
