@@ -892,6 +892,7 @@ const struct pc_exporter pc_export_callgrind = {
 		       "(one aggregated file; --split: one per profile)",
 	.claims = cg_claims,
 	.point_only = 1,
+	.no_traces = 1,
 	.write = cg_write,
 	.begin = cg_begin,
 	.end = cg_end,

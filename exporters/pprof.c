@@ -888,6 +888,7 @@ const struct pc_exporter pc_export_pprof = {
 		       "per profile, labelled with its ids)",
 	.claims = pp_claims,
 	.point_only = 1,
+	.no_traces = 1,
 	.write = pp_write,
 	.begin = pp_begin,
 	.end = pp_end,

@@ -473,6 +473,7 @@ int cmd_diff(struct opts *o, char **inputs, int n)
 	}
 	pc_dest_signals();
 	o->imp.point_only = ex->point_only;
+	o->imp.no_traces = 1; /* counted for a note, left out */
 	o->imp.jobs = o->exp.jobs = o->jobs;
 	struct side b = { .sign = -1 }, nw = { .sign = 1 };
 	b.db = load(o, bin, nb, NULL, NULL, &err);

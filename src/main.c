@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -226,7 +227,9 @@ int usage_error(const char *fmt, const char *arg)
 void report(const struct pc_err *err)
 {
 	const char *left = pc_dest_leftover();
-	fprintf(stderr, "profconv: error: %s%s%s%s\n", err->msg,
+	struct pc_err e = *err;
+	pc_dest_err_names(&e); /* OUT, not OUT.tmp-XXXXXX */
+	fprintf(stderr, "profconv: error: %s%s%s%s\n", e.msg,
 		left ? " (the temporary " : "", left ? left : "",
 		left ? " could not be removed: remove it by hand)" : "");
 }
@@ -397,6 +400,7 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	int urc = output_choose(o, &ex);
 	if (urc)
 		return urc;
+	o->imp.no_traces = ex->no_traces;
 #ifdef PC_MPI
 	o->mpi_parts = ex->parts;
 	/* the other ranks read their shares once rank 0 has checked the
@@ -643,6 +647,7 @@ static unsigned mpi_rank, mpi_size = 1;
 static int run(int argc, char **argv);
 int main(int argc, char **argv)
 {
+	signal(SIGXFSZ, SIG_IGN); /* (as below, from MPI_Init on) */
 	pc_mpi_init(&argc, &argv, &mpi_rank, &mpi_size);
 	int rc = run(argc, argv);
 	pc_mpi_finalize();
@@ -653,6 +658,9 @@ int main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* past a file-size limit (ulimit -f) a write fails with EFBIG and
+	 * is said, its temporaries removed, rather than SIGXFSZ killing */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return PC_EUSAGE;

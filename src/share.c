@@ -493,6 +493,8 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		} else {
 			pc_trace_append(g, p, &t, t.map, t.nmap);
 		}
+	} else if (ns && !d.bad) { /* counted, not kept (no_traces) */
+		g->traces[p].n += (size_t)ns;
 	}
 	if (apart)
 		pc_trace_free(tr);

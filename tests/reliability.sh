@@ -148,6 +148,54 @@ run "$PROFCONV" convert "$tmp/pos.out" -o "$tmp/pos.d"
 	ok "'positions:' after 'events:' reads (as KCachegrind does)" ||
 	{ not_ok "positions after events"; sed 's/^/# /' "$tmp/err"; }
 
+# --- 11. a file-size limit (ulimit -f) ---
+# SIGXFSZ is ignored: a write past the limit fails with EFBIG, said in
+# one line naming the output (not its temporary), exit 1, nothing left
+# behind; an output that takes no traces keeps (and spills) none, so a
+# small pprof output is written whatever the input's traces (issue 57)
+gen="$top_builddir/bench/gen_ovni"
+# limit KB JOBS OUT [OPTION]: the conversion of the generated trace
+# under ulimit -f KB, its long traces spilled (16 bytes on)
+limit() {
+	k=$1 j=$2 o=$3; shift 3
+	rm -rf "$tmp/lim" && mkdir "$tmp/lim"
+	(ulimit -f "$k" && PROFCONV_TRACE_SPILL=16 exec "$PROFCONV" convert \
+		"$j" "$@" "$tmp/gen" -o "$tmp/lim/$o") >/dev/null 2>"$tmp/err"
+}
+# only the output (or its --split files) in the directory
+only() { ! ls -A "$tmp/lim" | grep -v "^$1\$" | grep -qv -- '-0[0-9]'; }
+if [ -x "$gen" ] && "$gen" "$tmp/gen" 2 100000 >/dev/null; then
+	bad=""
+	for j in -j1 -j2; do
+		for o in x.pb.gz x.folded x.svg callgrind.out.x x.json x.d \
+			"callgrind.out.s --split" "s.pb.gz --split"; do
+			limit 3 $j $o
+			rc=$?
+			name=${o%% *}
+			if [ $rc -eq 0 ] && only "$name" && ! grep -q 'error\|spill' "$tmp/err"; then
+				:
+			elif [ $rc -eq 1 ] && only "$name" && [ "$(grep -c 'error:' "$tmp/err")" -eq 1 ] &&
+				grep -q "error: $tmp/lim/$name[-0-9/a-z.]*: cannot write: File too large" "$tmp/err"; then
+				:
+			else
+				bad="$bad $o $j (exit $rc)"
+				sed 's/^/# /' "$tmp/err" | head -3; ls "$tmp/lim" | sed 's/^/# /'
+			fi
+		done
+	done
+	[ -z "$bad" ] && ok "ulimit -f 3: every output at -j1 and -j2 is written or one error naming it, exit 1, nothing left" ||
+		not_ok "ulimit -f 3:$bad"
+	limit 1 -j1 x.pb.gz
+	rc=$?
+	PROFCONV_TRACE_SPILL=16 "$PROFCONV" convert -q -j1 "$tmp/gen" -o "$tmp/ref.pb.gz"
+	[ $rc -eq 0 ] && ! has spill && cmp -s "$tmp/lim/x.pb.gz" "$tmp/ref.pb.gz" &&
+		ok "ulimit -f 1: a pprof output of $(wc -c <"$tmp/ref.pb.gz") bytes spills no trace it does not use" ||
+		{ not_ok "ulimit -f 1, pprof: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+else
+	skip "a file-size limit: needs bench/gen_ovni (make check builds it)"
+	skip "a file-size limit: needs bench/gen_ovni (make check builds it)"
+fi
+
 # --- 9. interrupted and killed runs ---
 if [ -n "${PC_VALGRIND:-}" ]; then
 	for t in SIGINT "kill -9" "stale temporary"; do
