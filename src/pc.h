@@ -133,6 +133,10 @@ struct pc_diag {
 	int holding;
 	char *held;
 	size_t nheld, capheld;
+	/* the warnings and notes said (not held), and how many of the next
+	 * to leave unsaid: a conversion read again with one reader after
+	 * its readers ran out of room (src/apart.c) says what it had not */
+	unsigned said, skip;
 };
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -191,9 +191,48 @@ if [ -x "$gen" ] && "$gen" "$tmp/gen" 2 100000 >/dev/null; then
 	[ $rc -eq 0 ] && ! has spill && cmp -s "$tmp/lim/x.pb.gz" "$tmp/ref.pb.gz" &&
 		ok "ulimit -f 1: a pprof output of $(wc -c <"$tmp/ref.pb.gz") bytes spills no trace it does not use" ||
 		{ not_ok "ulimit -f 1, pprof: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+	# readers (-j2, -j4) whose temporary files cannot be written read
+	# again as one reader (-j1 needs none): the -j1 output, one warning
+	bad=""
+	for j in -j2 -j4; do
+		limit 1 $j x.pb.gz
+		rc=$?
+		[ $rc -eq 0 ] && cmp -s "$tmp/lim/x.pb.gz" "$tmp/ref.pb.gz" &&
+			[ "$(grep -c . "$tmp/err")" -eq 2 ] &&
+			grep -q "warning: $tmp/lim: cannot write a temporary file: File too large; reading again with one reader" "$tmp/err" ||
+			{ bad="$bad $j (exit $rc)"; sed 's/^/# /' "$tmp/err"; }
+	done
+	[ -z "$bad" ] && ok "ulimit -f 1: readers whose temporary files cannot be written read again as one, the -j1 output" ||
+		not_ok "ulimit -f 1, readers:$bad"
+	# a full disk (a small tmpfs, as root): room for the output of -j1
+	# and 20 kB more; -j2 and -j4 read again as one reader when the
+	# readers' files take the output's room
+	mnt="$tmp/mnt"
+	mkdir "$mnt"
+	if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=8m tmpfs "$mnt" 2>/dev/null; then
+		"$PROFCONV" convert -q -j1 "$tmp/gen" -o "$mnt/ref.d"
+		need=$(du -sk "$mnt/ref.d" | cut -f1)
+		cp -r "$mnt/ref.d" "$tmp/ref.d" && rm -rf "$mnt/ref.d"
+		head -c $(((8192 - need - 20) * 1024)) /dev/zero >"$mnt/filler"
+		bad=""
+		for j in -j1 -j2 -j4; do
+			rm -rf "$mnt/x.d"
+			"$PROFCONV" convert -q $j "$tmp/gen" -o "$mnt/x.d" 2>"$tmp/err"
+			rc=$?
+			[ $rc -eq 0 ] && diff -r "$tmp/ref.d" "$mnt/x.d" >/dev/null &&
+				[ "$(ls -A "$mnt" | wc -l)" -eq 2 ] ||
+				{ bad="$bad $j (exit $rc)"; sed 's/^/# /' "$tmp/err"; }
+		done
+		umount "$mnt"
+		[ -z "$bad" ] && ok "a full disk with room for the output: -j1, -j2 and -j4 write it" ||
+			not_ok "a full disk:$bad"
+	else
+		skip "a full disk: mounts a small tmpfs, which needs root"
+	fi
 else
-	skip "a file-size limit: needs bench/gen_ovni (make check builds it)"
-	skip "a file-size limit: needs bench/gen_ovni (make check builds it)"
+	for i in 1 2 3 4; do
+		skip "a file-size limit: needs bench/gen_ovni (make check builds it)"
+	done
 fi
 
 # --- 9. interrupted and killed runs ---
