@@ -428,10 +428,11 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		traces |= !im || !im->no_traces;
 	}
 	if (ex->needs_trace && !traces) {
-		pc_err_set(&err, "nothing to write: %s input has no trace "
+		pc_err_set(&err, "nothing to write: %s has %s trace "
 			   "(%s output is for traces: ovni, HPCToolkit "
 			   "databases with trace.db or hpctrace files)",
-			   n == 1 ? "this" : "no", ex->label);
+			   n == 1 ? "this input" : "no input",
+			   n == 1 ? "no" : "a", ex->label);
 		return refused(o, &err);
 	}
 	pc_dest_signals();
@@ -515,11 +516,15 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 				 split.first, split.n > 1 ? " ... " : "",
 				 split.n > 1 ? split.last : "");
 		}
-		fprintf(stderr, "profconv: wrote %s (%s, %s): %zu profile%s, "
-			"%zu context%s, %zu metric%s, %zu point value%s\n",
-			what, ex->name, size, np, np == 1 ? "" : "s", nc,
-			nc == 1 ? "" : "s", nm, nm == 1 ? "" : "s", nv,
-			nv == 1 ? "" : "s");
+		/* (a path's bytes escaped, as in every message) */
+		char line[9500];
+		snprintf(line, sizeof line, "wrote %s (%s, %s): %zu profile%s, "
+			 "%zu context%s, %zu metric%s, %zu point value%s", what,
+			 ex->name, size, np, np == 1 ? "" : "s", nc,
+			 nc == 1 ? "" : "s", nm, nm == 1 ? "" : "s", nv,
+			 nv == 1 ? "" : "s");
+		pc_escape_controls(line, sizeof line);
+		fprintf(stderr, "profconv: %s\n", line);
 	}
 	pc_db_free(db);
 #ifdef PC_MPI
