@@ -1009,6 +1009,7 @@ const struct pc_exporter pc_export_callgrind = {
 	.names = "callgrind.out.* or *.callgrind",
 	.name_warning = cg_name_warning,
 	.point_only = 1,
+	.no_traces = 1,
 	.write = cg_write,
 	.begin = cg_begin,
 	.end = cg_end,

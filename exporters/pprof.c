@@ -871,6 +871,7 @@ const struct pc_exporter pc_export_pprof = {
 	.claims = pp_claims,
 	.names = "*.pb.gz or *.pprof",
 	.point_only = 1,
+	.no_traces = 1,
 	.write = pp_write,
 	.begin = pp_begin,
 	.end = pp_end,

@@ -6,6 +6,7 @@
 #include "share.h"
 #include "internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,12 +203,53 @@ void spool_dir(const char *out, char *dir, size_t n)
 		*slash = 0;
 }
 
+/* Whether a failure is one of room: the disk that the readers'
+ * temporary files share with the output is full. */
+static int no_room(const struct pc_err *err)
+{
+	return strstr(err->msg, strerror(ENOSPC)) ||
+	       strstr(err->msg, strerror(EDQUOT));
+}
+
+/* The readers ran out of room for their temporary files (a full disk, a
+ * file-size limit), or the output did beside them: the output begun is
+ * removed and the inputs are read again by one reader, as at -j1, which
+ * needs no such files; what was said already is not said again (the
+ * messages of -j1 are those of -jN, in the same order). */
+static struct pc_db *again(struct opts *o, char **inputs, int n,
+			   struct stream *st, struct pc_err *err,
+			   unsigned said0, unsigned nwarn0, uint8_t *once0)
+{
+	if (st->sink) {
+		st->ex->abort(st->sink);
+		st->sink = NULL;
+	}
+	unsigned skip = o->diag.said - said0;
+	free(o->diag.once);
+	o->diag.once = once0;
+	o->diag.nwarn = nwarn0;
+	pc_dest_err_names(err);
+	pc_warn(&o->diag, "%s; reading again with one reader, which needs no "
+		"temporary files", err->msg);
+	o->diag.skip = skip;
+	*err = (struct pc_err){ 0 };
+	return load(o, inputs, n, NULL, st, err);
+}
+
 struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 			 const struct pc_importer *im, struct stream *st,
 			 struct pc_err *err)
 {
 	char dir[4096];
 	spool_dir(o->out, dir, sizeof dir);
+	/* what was said before, for a run again (again()) */
+	unsigned said0 = o->diag.said, nwarn0 = o->diag.nwarn;
+	uint8_t *once0 = NULL;
+	if (o->diag.once) {
+		once0 = pc_xmalloc(1u << 21);
+		memcpy(once0, o->diag.once, 1u << 21);
+	}
+	int room = 0; /* a reader's temporary file could not be written */
 	/* the threads an importer may start itself, shared out (a
 	 * Callgrind file's rounding) */
 	unsigned jobs = o->jobs / nr ? o->jobs / nr : 1, jobs0 = o->imp.jobs;
@@ -228,6 +270,7 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 		r->n = n;
 		r->keeper = pc_keeper_spool(dir, err);
 		rc = !r->keeper;
+		room |= rc;
 		/* a reader whose thread cannot start reads after the first */
 		r->started = !rc && !pthread_create(&r->th, NULL, read_share, r);
 	}
@@ -272,6 +315,7 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 			took += seconds(&t1, &t2);
 			t0 = t2;
 		}
+		room |= pc_keeper_failed(r->keeper);
 		pc_db_free(r->db);
 		pc_keeper_free(r->keeper);
 		pc_diag_free(&r->o.diag);
@@ -279,8 +323,13 @@ struct pc_db *load_apart(struct opts *o, char **inputs, int n, unsigned nr,
 	free(rd);
 	if (rc) {
 		pc_db_free(g);
+		if (room || no_room(err))
+			return again(o, inputs, n, st, err, said0, nwarn0,
+				     once0);
+		free(once0);
 		return NULL;
 	}
+	free(once0);
 	if (o->diag.verbose && !o->diag.quiet)
 		fprintf(stderr, "profconv: the shares of %u other readers "
 			"(threads): %.2f s waited for, their profiles taken "

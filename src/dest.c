@@ -315,6 +315,13 @@ const char *pc_dest_leftover(void)
 	return leftover[0] ? leftover : NULL;
 }
 
+/* Temporaries removed after a failure, with their outputs' names: an
+ * error about one names the output (pc_dest_err_names). */
+static struct gone {
+	char *tmp, *final;
+} *gone;
+static size_t ngone, capgone;
+
 void pc_dest_abort(struct pc_dest *o)
 {
 	if (!o->tmp[0])
@@ -324,7 +331,24 @@ void pc_dest_abort(struct pc_dest *o)
 	if (!leftover[0] && lstat(o->tmp, &st) == 0)
 		memcpy(leftover, o->tmp, sizeof leftover);
 	unlink_out(o);
+	PC_GROW(gone, ngone, capgone);
+	gone[ngone++] = (struct gone){ pc_xstrdup(o->tmp),
+				       pc_xstrdup(o->final) };
 	o->tmp[0] = 0;
+}
+
+void pc_dest_err_names(struct pc_err *err)
+{
+	for (size_t i = 0; i < ngone; i++) {
+		size_t n = strlen(gone[i].tmp);
+		char c = err->msg[n];
+		if (strncmp(err->msg, gone[i].tmp, n) || (c != ':' && c != '/'))
+			continue;
+		char rest[sizeof err->msg];
+		snprintf(rest, sizeof rest, "%s", err->msg + n);
+		snprintf(err->msg, sizeof err->msg, "%s%s", gone[i].final, rest);
+		return;
+	}
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag,

@@ -598,6 +598,7 @@ int cmd_diff(struct opts *o, char **inputs, int n)
 	}
 	pc_dest_signals();
 	o->imp.point_only = ex->point_only;
+	o->imp.no_traces = 1; /* counted for a note, left out */
 	o->imp.jobs = o->exp.jobs = o->jobs;
 	struct side b = { .sign = -1 }, nw = { .sign = 1 };
 	b.db = load(o, bin, nb, NULL, NULL, &err);
@@ -623,12 +624,16 @@ int cmd_diff(struct opts *o, char **inputs, int n)
 		if (strcmp(o->out, "-"))
 			pc_human_size(size, sizeof size,
 				      pc_dest_size(o->out, ex->is_dir));
-		fprintf(stderr, "profconv: wrote %s (%s, %s): %s compared with "
-			"%s: %zu metric%s, %zu profile%s, %zu context%s\n",
-			o->out, ex->name, size, nname, bname, c->ndiff,
-			c->ndiff == 1 ? "" : "s", c->nprofiles,
-			c->nprofiles == 1 ? "" : "s", c->ncontexts - 1,
-			c->ncontexts == 2 ? "" : "s");
+		/* (paths' bytes escaped, as in every message) */
+		char line[22000];
+		snprintf(line, sizeof line, "wrote %s (%s, %s): %s compared "
+			 "with %s: %zu metric%s, %zu profile%s, %zu context%s",
+			 o->out, ex->name, size, nname, bname, c->ndiff,
+			 c->ndiff == 1 ? "" : "s", c->nprofiles,
+			 c->nprofiles == 1 ? "" : "s", c->ncontexts - 1,
+			 c->ncontexts == 2 ? "" : "s");
+		pc_escape_controls(line, sizeof line);
+		fprintf(stderr, "profconv: %s\n", line);
 	}
 	pc_db_free(c);
 	return rc;

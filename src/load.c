@@ -204,6 +204,7 @@ struct pc_db *load(struct opts *o, char **inputs, int n,
 		   const char **formats, struct stream *to, struct pc_err *err)
 {
 	struct pc_db *db = pc_db_new(&o->diag);
+	db->no_traces = o->imp.no_traces;
 	if (to && to->out) {
 		char dir[4200];
 		spool_dir(to->out, dir, sizeof dir);

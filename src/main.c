@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -230,7 +231,9 @@ int usage_error(const char *fmt, const char *arg)
 void report(const struct pc_err *err)
 {
 	const char *left = pc_dest_leftover();
-	fprintf(stderr, "profconv: error: %s%s%s%s\n", err->msg,
+	struct pc_err e = *err;
+	pc_dest_err_names(&e); /* OUT, not OUT.tmp-XXXXXX */
+	fprintf(stderr, "profconv: error: %s%s%s%s\n", e.msg,
 		left ? " (the temporary " : "", left ? left : "",
 		left ? " could not be removed: remove it by hand)" : "");
 }
@@ -412,6 +415,7 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 	int urc = output_choose(o, &ex);
 	if (urc)
 		return urc;
+	o->imp.no_traces = ex->no_traces;
 #ifdef PC_MPI
 	o->mpi_parts = ex->parts;
 	/* the other ranks read their shares once rank 0 has checked the
@@ -439,10 +443,11 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 		traces |= !im || !im->no_traces;
 	}
 	if (ex->needs_trace && !traces) {
-		pc_err_set(&err, "nothing to write: %s input has no trace "
+		pc_err_set(&err, "nothing to write: %s has %s trace "
 			   "(%s output is for traces: ovni, HPCToolkit "
 			   "databases with trace.db or hpctrace files)",
-			   n == 1 ? "this" : "no", ex->label);
+			   n == 1 ? "this input" : "no input",
+			   n == 1 ? "no" : "a", ex->label);
 		return refused(o, &err);
 	}
 	pc_dest_signals();
@@ -526,11 +531,15 @@ static int cmd_convert(struct opts *o, char **inputs, int n)
 				 split.first, split.n > 1 ? " ... " : "",
 				 split.n > 1 ? split.last : "");
 		}
-		fprintf(stderr, "profconv: wrote %s (%s, %s): %zu profile%s, "
-			"%zu context%s, %zu metric%s, %zu point value%s\n",
-			what, ex->name, size, np, np == 1 ? "" : "s", nc,
-			nc == 1 ? "" : "s", nm, nm == 1 ? "" : "s", nv,
-			nv == 1 ? "" : "s");
+		/* (a path's bytes escaped, as in every message) */
+		char line[9500];
+		snprintf(line, sizeof line, "wrote %s (%s, %s): %zu profile%s, "
+			 "%zu context%s, %zu metric%s, %zu point value%s", what,
+			 ex->name, size, np, np == 1 ? "" : "s", nc,
+			 nc == 1 ? "" : "s", nm, nm == 1 ? "" : "s", nv,
+			 nv == 1 ? "" : "s");
+		pc_escape_controls(line, sizeof line);
+		fprintf(stderr, "profconv: %s\n", line);
 	}
 	pc_db_free(db);
 #ifdef PC_MPI
@@ -697,6 +706,7 @@ static unsigned mpi_rank, mpi_size = 1;
 static int run(int argc, char **argv);
 int main(int argc, char **argv)
 {
+	signal(SIGXFSZ, SIG_IGN); /* (as below, from MPI_Init on) */
 	pc_mpi_init(&argc, &argv, &mpi_rank, &mpi_size);
 	int rc = run(argc, argv);
 	pc_mpi_finalize();
@@ -707,6 +717,9 @@ int main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* past a file-size limit (ulimit -f) a write fails with EFBIG and
+	 * is said, its temporaries removed, rather than SIGXFSZ killing */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return PC_EUSAGE;

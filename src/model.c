@@ -491,6 +491,8 @@ const char *const pc_scope_names[PC_NSCOPES] = {
 void pc_trace_reserve(struct pc_db *db, pc_id profile, size_t n)
 {
 	struct pc_trace *t = &db->traces[profile];
+	if (db->no_traces)
+		return;
 	size_t want = n > (SIZE_MAX - t->len) / 4 ? SIZE_MAX : t->len + 4 * n;
 	if (db->spill && want > db->spill + 64) /* it spills from there */
 		want = t->len > db->spill ? t->len + 64 : db->spill + 64;
@@ -664,6 +666,10 @@ void pc_trace_append(struct pc_db *db, pc_id profile,
 	struct pc_trace *t = &db->traces[profile];
 	struct pc_trace_it it;
 	struct pc_sample s;
+	if (db->no_traces) { /* counted only */
+		t->n += from->n;
+		return;
+	}
 	if (t->n || !from->n || from->spooled ||
 	    (db->spill && from->len > db->spill / 3)) { /* sample by sample */
 		pc_trace_begin(from, &it);

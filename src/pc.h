@@ -143,6 +143,10 @@ struct pc_diag {
 	int holding;
 	char *held;
 	size_t nheld, capheld;
+	/* the warnings and notes said (not held), and how many of the next
+	 * to leave unsaid: a conversion read again with one reader after
+	 * its readers ran out of room (src/apart.c) says what it had not */
+	unsigned said, skip;
 };
 void pc_warn(struct pc_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -484,6 +488,9 @@ struct pc_db {
 	 * from PROFCONV_TRACE_SPILL when set) */
 	size_t spill;
 	char *spool_dir;
+	/* trace samples are counted (n, last), their bytes not kept: the
+	 * output reads none (pc_import_opts.no_traces) */
+	int no_traces;
 	/* MPI (profconv-mpi): this process is rank share_rank of share_n
 	 * (1: the whole input); an importer that reads only its rank's
 	 * share of the profiles (pc_share_own) says so in shared */
@@ -751,6 +758,11 @@ static inline void pc_trace_add(struct pc_db *db, pc_id profile,
 				uint64_t time, pc_id ctx)
 {
 	struct pc_trace *t = &db->traces[profile];
+	if (db->no_traces) {
+		t->n++;
+		t->last = time;
+		return;
+	}
 	if (t->cap - t->len < 15)
 		pc_trace_room(db, t);
 	uint64_t d = time - t->last; /* modulo 2^64, as the reader adds it */
@@ -866,6 +878,8 @@ struct pc_import_opts {
 			      * (Callgrind): stored scopes that decide
 			      * nothing need not be kept */
 	unsigned jobs;       /* threads (-j): profiles read at once */
+	int no_traces;       /* the output reads no trace samples: they are
+			      * counted, not kept (db->no_traces) */
 	/* a share read on a thread (src/apart.c): nonzero once it is no
 	 * longer wanted (a share before it failed); an importer may look
 	 * between profiles (__atomic_load_n) and stop */
@@ -985,6 +999,9 @@ struct pc_exporter {
 	int is_dir; /* the output is a directory */
 	int point_only; /* reads point values only (no stored scopes) */
 	int needs_trace; /* writes nothing without trace samples */
+	/* reads no trace samples: the readers count them and keep none
+	 * (pc_import_opts.no_traces), so none is spilled either */
+	int no_traces;
 	/* The whole model (its values sorted: pc_values_finish). */
 	int (*write)(const struct pc_db *db, const char *out,
 		     const struct pc_export_opts *opts, struct pc_err *err);
@@ -1032,6 +1049,9 @@ int pc_dest_begin(struct pc_dest *o, const char *out, int is_dir,
 int pc_dest_commit(struct pc_dest *o, struct pc_diag *diag, struct pc_err *err);
 /* Removes the temporary; one that cannot be removed is remembered. */
 void pc_dest_abort(struct pc_dest *o);
+/* An error that begins with the name of a temporary removed (OUT.tmp-X:
+ * or OUT.tmp-X/FILE:) names the output instead: OUT: or OUT/FILE:. */
+void pc_dest_err_names(struct pc_err *err);
 /* The first temporary of this run that could not be removed, or NULL:
  * the error line names it. */
 const char *pc_dest_leftover(void);

@@ -118,7 +118,9 @@ const struct rec *pc_kept_rec(struct keeper *k, size_t i,
 	if (!k->spool.f)
 		return r;
 	pc_out_flush(&k->spool);
-	if (k->spool.failed || fflush(k->spool.f)) {
+	if (!k->spool.failed && fflush(k->spool.f))
+		k->spool.failed = 1;
+	if (k->spool.failed) {
 		pc_err_set(err, "%s: cannot write a temporary file: %s",
 			   k->dir, strerror(errno));
 		return NULL;
@@ -148,6 +150,11 @@ const struct rec *pc_kept_rec(struct keeper *k, size_t i,
 		return NULL;
 	}
 	return &k->back;
+}
+
+int pc_keeper_failed(const struct pc_sink *s)
+{
+	return s && ((const struct keeper *)s)->spool.failed;
 }
 
 void pc_keeper_free(struct pc_sink *s)
@@ -493,6 +500,8 @@ int pc_feed(struct pc_db *g, const struct rec *r, const struct maps *m,
 		} else {
 			pc_trace_append(g, p, &t, t.map, t.nmap);
 		}
+	} else if (ns && !d.bad) { /* counted, not kept (no_traces) */
+		g->traces[p].n += (size_t)ns;
 	}
 	if (apart)
 		pc_trace_free(tr);

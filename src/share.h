@@ -39,6 +39,8 @@ struct pc_sink *pc_keeper_spool(const char *dir, struct pc_err *err);
 const struct rec *pc_kept_rec(struct keeper *k, size_t i,
 			      struct pc_trace *tr, struct pc_err *err);
 void pc_keeper_free(struct pc_sink *k);
+/* Whether its spool could not be written (a full disk, ulimit -f). */
+int pc_keeper_failed(const struct pc_sink *k);
 /* Moves the profiles db still holds (from db->nflushed on; values
  * sorted by pc_values_finish) into the keeper, and out of db. */
 void pc_keep_rest(struct pc_sink *k, struct pc_db *db);

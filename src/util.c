@@ -604,6 +604,11 @@ static void warn(struct pc_diag *d, uint32_t key, const char *fmt, va_list ap)
 		say(d, 'w', key, fmt, ap);
 		return;
 	}
+	if (d->skip) {
+		d->skip--;
+		return;
+	}
+	d->said++;
 	d->nwarn++;
 	if (d->quiet || d->nwarn > d->max_print)
 		return;
@@ -630,6 +635,11 @@ void pc_note(struct pc_diag *d, const char *fmt, ...)
 {
 	if (!d || (!d->holding && (d->quiet || !(d->notes || d->verbose))))
 		return;
+	if (!d->holding && d->skip) {
+		d->skip--;
+		return;
+	}
+	d->said += !d->holding;
 	va_list ap;
 	va_start(ap, fmt);
 	say(d, 'n', UINT32_MAX, fmt, ap);

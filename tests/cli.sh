@@ -296,4 +296,18 @@ if have_kc; then
 else
 	skip "KCachegrind's loading by name: needs kcachegrind and dbus-run-session (Debian: kcachegrind, dbus)"
 fi
+# ... and so does the last line, the output's path (issue 57): convert,
+# --split, diff
+bad=$(printf 'caf\351\033')
+"$PROFCONV" convert "$CG/small.main.out" -o "$tmp/$bad.pb.gz" 2>"$tmp/err"
+"$PROFCONV" convert --split "$TD/ovni/multi" -o "$tmp/s$bad.pb.gz" 2>>"$tmp/err"
+"$PROFCONV" diff "$CG/small.main.out" "$CG/small.main.out" -o "$tmp/d$bad.folded" 2>>"$tmp/err"
+[ "$(grep -c '^profconv: wrote .*caf\\xe9\\x1b' "$tmp/err")" -eq 3 ] &&
+	! LC_ALL=C grep -q "$bad" "$tmp/err" &&
+	ok "the 'wrote' line escapes a path's bytes that are not UTF-8 (convert, --split, diff)" ||
+	{ not_ok "the 'wrote' line and a path's bytes"; od -c "$tmp/err" | head -8 | sed 's/^/# /'; }
+# trace-less inputs to a trace output: said in plain words
+"$PROFCONV" convert "$CG/small.main.out" "$CG/small.main.out" -o "$tmp/two.json" 2>"$tmp/err"
+check "several trace-less inputs to .json: 'no input has a trace'" \
+	grep -q "nothing to write: no input has a trace (Chrome" "$tmp/err"
 done_testing

@@ -148,6 +148,93 @@ run "$PROFCONV" convert "$tmp/pos.out" -o "$tmp/pos.d"
 	ok "'positions:' after 'events:' reads (as KCachegrind does)" ||
 	{ not_ok "positions after events"; sed 's/^/# /' "$tmp/err"; }
 
+# --- 11. a file-size limit (ulimit -f) ---
+# SIGXFSZ is ignored: a write past the limit fails with EFBIG, said in
+# one line naming the output (not its temporary), exit 1, nothing left
+# behind; an output that takes no traces keeps (and spills) none, so a
+# small pprof output is written whatever the input's traces (issue 57)
+gen="$top_builddir/bench/gen_ovni"
+# limit KB JOBS OUT [OPTION]: the conversion of the generated trace
+# under ulimit -f KB, its long traces spilled (16 bytes on)
+limit() {
+	k=$1 j=$2 o=$3; shift 3
+	rm -rf "$tmp/lim" && mkdir "$tmp/lim"
+	(ulimit -f "$k" && PROFCONV_TRACE_SPILL=16 exec "$PROFCONV" convert \
+		"$j" "$@" "$tmp/gen" -o "$tmp/lim/$o") >/dev/null 2>"$tmp/err"
+}
+# only the output (or its --split files) in the directory
+only() { ! ls -A "$tmp/lim" | grep -v "^$1\$" | grep -qv -- '-0[0-9]'; }
+if [ -x "$gen" ] && "$gen" "$tmp/gen" 2 100000 >/dev/null; then
+	bad=""
+	for j in -j1 -j2; do
+		for o in x.pb.gz x.folded x.svg callgrind.out.x x.json x.d \
+			"callgrind.out.s --split" "s.pb.gz --split"; do
+			limit 3 $j $o
+			rc=$?
+			name=${o%% *}
+			if [ $rc -eq 0 ] && only "$name" && ! grep -q 'error\|spill' "$tmp/err"; then
+				:
+			elif [ $rc -eq 1 ] && only "$name" && [ "$(grep -c 'error:' "$tmp/err")" -eq 1 ] &&
+				grep -q "error: $tmp/lim/$name[-0-9/a-z.]*: cannot write: File too large" "$tmp/err"; then
+				:
+			else
+				bad="$bad $o $j (exit $rc)"
+				sed 's/^/# /' "$tmp/err" | head -3; ls "$tmp/lim" | sed 's/^/# /'
+			fi
+		done
+	done
+	[ -z "$bad" ] && ok "ulimit -f 3: every output at -j1 and -j2 is written or one error naming it, exit 1, nothing left" ||
+		not_ok "ulimit -f 3:$bad"
+	limit 1 -j1 x.pb.gz
+	rc=$?
+	PROFCONV_TRACE_SPILL=16 "$PROFCONV" convert -q -j1 "$tmp/gen" -o "$tmp/ref.pb.gz"
+	[ $rc -eq 0 ] && ! has spill && cmp -s "$tmp/lim/x.pb.gz" "$tmp/ref.pb.gz" &&
+		ok "ulimit -f 1: a pprof output of $(wc -c <"$tmp/ref.pb.gz") bytes spills no trace it does not use" ||
+		{ not_ok "ulimit -f 1, pprof: exit $rc"; sed 's/^/# /' "$tmp/err"; }
+	# readers (-j2, -j4) whose temporary files cannot be written read
+	# again as one reader (-j1 needs none): the -j1 output, one warning
+	bad=""
+	for j in -j2 -j4; do
+		limit 1 $j x.pb.gz
+		rc=$?
+		[ $rc -eq 0 ] && cmp -s "$tmp/lim/x.pb.gz" "$tmp/ref.pb.gz" &&
+			[ "$(grep -c . "$tmp/err")" -eq 2 ] &&
+			grep -q "warning: $tmp/lim: cannot write a temporary file: File too large; reading again with one reader" "$tmp/err" ||
+			{ bad="$bad $j (exit $rc)"; sed 's/^/# /' "$tmp/err"; }
+	done
+	[ -z "$bad" ] && ok "ulimit -f 1: readers whose temporary files cannot be written read again as one, the -j1 output" ||
+		not_ok "ulimit -f 1, readers:$bad"
+	# a full disk (a small tmpfs, as root): room for the output of -j1
+	# and 20 kB more; -j2 and -j4 read again as one reader when the
+	# readers' files take the output's room
+	mnt="$tmp/mnt"
+	mkdir "$mnt"
+	if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=8m tmpfs "$mnt" 2>/dev/null; then
+		"$PROFCONV" convert -q -j1 "$tmp/gen" -o "$mnt/ref.d"
+		need=$(du -sk "$mnt/ref.d" | cut -f1)
+		cp -r "$mnt/ref.d" "$tmp/ref.d" && rm -rf "$mnt/ref.d"
+		head -c $(((8192 - need - 20) * 1024)) /dev/zero >"$mnt/filler"
+		bad=""
+		for j in -j1 -j2 -j4; do
+			rm -rf "$mnt/x.d"
+			"$PROFCONV" convert -q $j "$tmp/gen" -o "$mnt/x.d" 2>"$tmp/err"
+			rc=$?
+			[ $rc -eq 0 ] && diff -r "$tmp/ref.d" "$mnt/x.d" >/dev/null &&
+				[ "$(ls -A "$mnt" | wc -l)" -eq 2 ] ||
+				{ bad="$bad $j (exit $rc)"; sed 's/^/# /' "$tmp/err"; }
+		done
+		umount "$mnt"
+		[ -z "$bad" ] && ok "a full disk with room for the output: -j1, -j2 and -j4 write it" ||
+			not_ok "a full disk:$bad"
+	else
+		skip "a full disk: mounts a small tmpfs, which needs root"
+	fi
+else
+	for i in 1 2 3 4; do
+		skip "a file-size limit: needs bench/gen_ovni (make check builds it)"
+	done
+fi
+
 # --- 9. interrupted and killed runs ---
 if [ -n "${PC_VALGRIND:-}" ]; then
 	for t in SIGINT "kill -9" "stale temporary"; do
