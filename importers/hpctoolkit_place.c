@@ -15,13 +15,14 @@
  * elided point values is therefore an exact-cover problem: give every
  * elided id one visible context so that each context's residual vector
  * (over every profile and metric) is the sum of the point vectors of the
- * ids it receives. Most ids are decided by their vector alone (one
- * context can hold it); the rest by a bounded search that enumerates
- * every exact cover: an id is placed only if every cover puts it (or an
- * id with the same vector) in the same context. Ids with several places,
- * or not decided within the search budget, are left to the caller with
- * the deepest context common to every place they could have. See
- * doc/design.md for a worked example. */
+ * ids it receives. Exact cover is NP-hard, so no search enumerates the
+ * covers: propagation decides what every cover implies (an id only one
+ * context can hold; a context whose few fitting ids fill it in ways
+ * that all use some ids and none others), in time polynomial by
+ * construction (solve()). An id is placed only if every cover puts it
+ * (or an id with the same vector) in the same context. The others are
+ * left to the caller with the deepest context common to every place not
+ * ruled out for them. See doc/design.md for a worked example. */
 #include "hpctoolkit_place.h"
 
 #include <math.h>
@@ -31,11 +32,9 @@
 /* Relative tolerance of a residual: hpcprof's sums and ours add the same
  * doubles in other orders. */
 #define REL_TOL 1e-9
-/* Search nodes per connected group of undecided ids; then, if that ran
- * out, per targeted question and for all of a group's questions. */
-#define SEARCH_BUDGET 2000000
-#define TARGETED_BUDGET 500000
-#define TARGETED_TOTAL 20000000
+/* The most free ids a context's fillings are enumerated for (at most
+ * 2^FILL_MAX sets a look). */
+#define FILL_MAX 12
 
 struct term {
 	uint32_t comp; /* dense (profile, metric) index */
@@ -62,12 +61,11 @@ struct place {
 	uint32_t *cand;
 	/* solution */
 	uint32_t *at; /* V index of each E, or UINT32_MAX */
-	long budget;
-	/* undecided E: the deepest context holding every place it had in
-	 * the covers found, or that could hold it */
+	unsigned long work; /* fillings' nodes visited */
+	/* undecided E: the deepest context holding every context not
+	 * ruled out for it */
 	const struct pc_db *db;
 	pc_id *common;
-	size_t ambiguous, unsearched; /* undecided E, by reason */
 };
 
 #define NOWHERE UINT32_MAX
@@ -120,330 +118,12 @@ static int v_done(const struct place *pl, uint32_t v)
 	return 1;
 }
 
-/* The search over one group, context first: take the undone context
- * with the fewest ids that fit it, and try every set of those ids that
- * fills its residual exactly; ids with equal vectors are tried as one
- * (a set of classes), so covers that only swap equal ids are not
- * counted twice. Every complete cover found is compared with the first:
- * an id that goes elsewhere in any of them is ambiguous. */
-struct search {
-	struct place *pl;
-	const size_t *es; /* the group's E */
-	size_t nes;
-	const uint32_t *vs; /* the group's V */
-	size_t nvs;
-	uint8_t *vdone;     /* by index into vs */
-	uint32_t *at;       /* V of each E (by index into es), or NOWHERE */
-	size_t *eidx;       /* place E index -> index into es (or SIZE_MAX) */
-	uint32_t *first;    /* the first cover */
-	uint8_t *ambiguous; /* by index into es */
-	size_t nsol;
-	int exhausted;      /* the budget ran out */
-	size_t *stack;      /* candidate lists, one per depth */
-	size_t nstack, capstack;
-	/* a targeted search: is there a cover in which context vs[tk]
-	 * holds other than tcount ids of class tclass? vs[tk] is filled
-	 * first and any filling with tcount is pruned; the first cover
-	 * found answers yes */
-	int targeted, found;
-	size_t tk;
-	uint32_t tclass;
-	size_t tcount;
-};
-
-/* The nearest common ancestor of two model contexts (parents have
- * smaller ids than their children). */
-static pc_id lca(const struct pc_db *db, pc_id a, pc_id b)
-{
-	if (a == PC_NONE)
-		return b;
-	while (a != b) {
-		if (a > b)
-			a = db->contexts[a].parent;
-		else
-			b = db->contexts[b].parent;
-	}
-	return a;
-}
-
-static void cover_found(struct search *s)
-{
-	struct place *pl = s->pl;
-	for (size_t i = 0; i < s->nes; i++)
-		if (s->at[i] == NOWHERE)
-			return; /* an id nowhere: not a cover */
-	if (s->targeted) {
-		/* another place for the class: its ids may be in either */
-		for (size_t i = 0; i < s->nes; i++)
-			if (pl->eclass[s->es[i]] == s->tclass)
-				pl->common[s->es[i]] = lca(
-					pl->db, pl->common[s->es[i]],
-					pl->vctx[s->at[i]]);
-		s->found = 1;
-		return;
-	}
-	for (size_t i = 0; i < s->nes; i++)
-		pl->common[s->es[i]] = lca(pl->db, pl->common[s->es[i]],
-					   pl->vctx[s->at[i]]);
-	if (s->nsol++ == 0) {
-		memcpy(s->first, s->at, s->nes * sizeof(uint32_t));
-		return;
-	}
-	for (size_t i = 0; i < s->nes; i++)
-		if (s->at[i] != s->first[i])
-			s->ambiguous[i] = 1;
-}
-
-static void search_v(struct search *s);
-
-/* How many ids of class c the current partial cover puts in V v. */
-static size_t class_count(const struct search *s, uint32_t v, uint32_t c)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < s->nes; i++)
-		n += s->at[i] == v && s->pl->eclass[s->es[i]] == c;
-	return n;
-}
-
-/* Tries the sets of cand[i..n) (one context, vs[k]) that fill it. */
-/* Tries the sets of cand[i..n) that fill context vs[k]; suf[j * nt + t]
- * is what cand[j..n) add up to in the context's term t (nt terms). */
-static void fill(struct search *s, size_t k, const size_t *cand, size_t i,
-		 size_t n, const double *suf)
-{
-	struct place *pl = s->pl;
-	uint32_t v = s->vs[k];
-	if (s->found)
-		return;
-	if (s->exhausted || --pl->budget < 0) {
-		s->exhausted = 1;
-		return;
-	}
-	if (v_done(pl, v)) {
-		if (s->targeted && k == s->tk &&
-		    class_count(s, v, s->tclass) == s->tcount)
-			return;
-		s->vdone[k] = 1;
-		search_v(s);
-		s->vdone[k] = 0;
-		return;
-	}
-	/* what is left cannot fill it */
-	size_t nt = pl->voff[v + 1] - pl->voff[v];
-	for (size_t t = 0; t < nt; t++) {
-		const struct term *r = &pl->vterm[pl->voff[v] + t];
-		if (r->v > r->tol &&
-		    suf[i * nt + t] < r->v - r->tol)
-			return;
-	}
-	for (size_t j = i; j < n && !s->exhausted; j++) {
-		size_t e = cand[j];
-		/* one set per multiset of classes */
-		if (j > i && pl->eclass[e] == pl->eclass[cand[j - 1]])
-			continue;
-		if (!can_take(pl, v, e))
-			continue;
-		take(pl, v, e, 1);
-		s->at[s->eidx[e]] = v;
-		fill(s, k, cand, j + 1, n, suf);
-		s->at[s->eidx[e]] = NOWHERE;
-		take(pl, v, e, -1);
-	}
-}
-
-static double size_of(const struct place *pl, size_t e)
-{
-	double m = 0;
-	for (size_t k = pl->eoff[e]; k < pl->eoff[e + 1]; k++)
-		m = fabs(pl->eterm[k].v) > m ? fabs(pl->eterm[k].v) : m;
-	return m;
-}
-
-/* Largest first (the sums prune sooner); equal vectors side by side. */
-static int cmp_class(const void *a, const void *b, void *pl_)
-{
-	const struct place *pl = pl_;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	double sx = size_of(pl, x), sy = size_of(pl, y);
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
-	if (pl->eclass[x] != pl->eclass[y])
-		return pl->eclass[x] < pl->eclass[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-static void search_v(struct search *s)
-{
-	struct place *pl = s->pl;
-	/* the undone context with the fewest free ids that fit */
-	size_t best = SIZE_MAX, bestn = SIZE_MAX;
-	if (s->targeted && !s->vdone[s->tk])
-		best = s->tk, bestn = 0;
-	for (size_t k = 0; k < s->nvs && bestn; k++) {
-		if (s->vdone[k])
-			continue;
-		size_t n = 0;
-		for (size_t i = 0; i < s->nes; i++)
-			n += s->at[i] == NOWHERE &&
-			     can_take(pl, s->vs[k], s->es[i]);
-		if (n < bestn) {
-			bestn = n;
-			best = k;
-		}
-	}
-	if (best == SIZE_MAX) {
-		cover_found(s);
-		return;
-	}
-	size_t base = s->nstack;
-	for (size_t i = 0; i < s->nes; i++)
-		if (s->at[i] == NOWHERE && can_take(pl, s->vs[best], s->es[i])) {
-			PC_GROW(s->stack, s->nstack, s->capstack);
-			s->stack[s->nstack++] = s->es[i];
-		}
-	/* equal classes next to each other, for fill's dedup */
-	if (s->nstack > base)
-		qsort_r(s->stack + base, s->nstack - base, sizeof(size_t),
-			cmp_class, pl);
-	/* the list may move when deeper levels grow the stack: copy */
-	size_t n = s->nstack - base;
-	size_t *cand = pc_xmalloc((n + 1) * sizeof(size_t));
-	if (n)
-		memcpy(cand, s->stack + base, n * sizeof(size_t));
-	s->nstack = base;
-	uint32_t v = s->vs[best];
-	size_t nt = pl->voff[v + 1] - pl->voff[v];
-	double *suf = pc_xcalloc((n + 1) * nt + 1, sizeof(double));
-	for (size_t j = n; j-- > 0;)
-		for (size_t t = 0; t < nt; t++) {
-			uint32_t comp = pl->vterm[pl->voff[v] + t].comp;
-			double add = 0;
-			for (size_t q = pl->eoff[cand[j]]; q < pl->eoff[cand[j] + 1];
-			     q++)
-				if (pl->eterm[q].comp == comp && pl->eterm[q].v > 0)
-					add = pl->eterm[q].v;
-			suf[j * nt + t] = suf[(j + 1) * nt + t] + add;
-		}
-	fill(s, best, cand, 0, n, suf);
-	free(suf);
-	free(cand);
-}
-
-/* Solves one connected group: places each E that every complete cover
- * puts in the same context (up to swapping equal vectors). */
-static void solve_group(struct place *pl, size_t *es, size_t nes,
-			uint32_t *vs, size_t nvs)
-{
-	struct search s = { .pl = pl, .es = es, .nes = nes, .vs = vs,
-			    .nvs = nvs };
-	s.vdone = pc_xcalloc(nvs + 1, 1);
-	s.at = pc_xmalloc((nes + 1) * sizeof(uint32_t));
-	s.first = pc_xmalloc((nes + 1) * sizeof(uint32_t));
-	s.ambiguous = pc_xcalloc(nes + 1, 1);
-	s.eidx = pc_xmalloc((pl->ne + 1) * sizeof(size_t));
-	for (size_t i = 0; i < nes; i++) {
-		s.at[i] = NOWHERE;
-		s.eidx[es[i]] = i;
-	}
-	pl->budget = SEARCH_BUDGET;
-	search_v(&s);
-	/* the enumeration ran out of budget, but found a cover: ask of each
-	 * class, for each context the first cover gives it, whether another
-	 * cover gives that context another number of its ids. Yes: the
-	 * class's place is undecidable (proved by the cover found). No,
-	 * with the search complete, for every such context: the first
-	 * cover's place is the only one. */
-	uint8_t *decided = pc_xcalloc(nes + 1, 1);
-	if (s.exhausted && s.nsol) {
-		long spent = 0;
-		for (size_t i = 0; i < nes; i++) {
-			uint32_t c = pl->eclass[es[i]];
-			int seen = 0; /* asked already (the verdict is copied) */
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = pl->eclass[es[j]] == c;
-			if (seen)
-				continue;
-			int amb = 0, open = 0;
-			for (size_t j = i; j < nes; j++)
-				amb |= pl->eclass[es[j]] == c && s.ambiguous[j];
-			for (size_t k = 0; k < nvs && !amb && !open; k++) {
-				size_t cnt = 0;
-				for (size_t j = 0; j < nes; j++)
-					cnt += s.first[j] == vs[k] &&
-					       pl->eclass[es[j]] == c;
-				if (!cnt)
-					continue;
-				if (spent > TARGETED_TOTAL) {
-					open = 1;
-					break;
-				}
-				s.targeted = 1;
-				s.found = 0;
-				s.exhausted = 0;
-				s.tk = k;
-				s.tclass = c;
-				s.tcount = cnt;
-				pl->budget = TARGETED_BUDGET;
-				search_v(&s);
-				spent += TARGETED_BUDGET - pl->budget;
-				if (s.found)
-					amb = 1;
-				else if (s.exhausted)
-					open = 1;
-			}
-			decided[i] = !amb && !open;
-			if (amb)
-				s.ambiguous[i] = 1;
-		}
-		s.targeted = 0;
-	}
-	for (size_t i = 0; i < nes; i++) {
-		/* ids of one class share the verdict */
-		for (size_t j = 0; j < i; j++)
-			if (pl->eclass[es[j]] == pl->eclass[es[i]]) {
-				decided[i] = decided[j];
-				s.ambiguous[i] |= s.ambiguous[j];
-				break;
-			}
-		int exact = !s.exhausted || decided[i];
-		if (!s.nsol || !exact || s.ambiguous[i]) {
-			if (s.ambiguous[i])
-				pl->ambiguous++;
-			else
-				pl->unsearched++;
-			/* no cover seen: where it could go */
-			if (!s.nsol)
-				for (size_t c = pl->candoff[es[i]];
-				     c < pl->candoff[es[i] + 1]; c++)
-					pl->common[es[i]] = lca(
-						pl->db, pl->common[es[i]],
-						pl->vctx[pl->cand[c]]);
-			continue;
-		}
-		pl->at[es[i]] = s.first[i];
-		take(pl, s.first[i], es[i], 1);
-	}
-	free(decided);
-	free(s.vdone);
-	free(s.at);
-	free(s.first);
-	free(s.ambiguous);
-	free(s.eidx);
-	free(s.stack);
-}
-
 static int cmp_pair(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
 	return *x < *y ? -1 : *x > *y;
 }
 
-static size_t uf_find(size_t *p, size_t x)
-{
-	while (p[x] != x)
-		x = p[x] = p[p[x]];
-	return x;
-}
 
 static void candidates(struct place *pl)
 {
@@ -470,80 +150,332 @@ static void candidates(struct place *pl)
 	pl->candoff[pl->ne] = n;
 }
 
+
+/* The nearest common ancestor of two model contexts (parents have
+ * smaller ids than their children). */
+static pc_id lca(const struct pc_db *db, pc_id a, pc_id b)
+{
+	if (a == PC_NONE)
+		return b;
+	while (a != b) {
+		if (a > b)
+			a = db->contexts[a].parent;
+		else
+			b = db->contexts[b].parent;
+	}
+	return a;
+}
+
+static double size_of(const struct place *pl, size_t e)
+{
+	double m = 0;
+	for (size_t k = pl->eoff[e]; k < pl->eoff[e + 1]; k++)
+		m = fabs(pl->eterm[k].v) > m ? fabs(pl->eterm[k].v) : m;
+	return m;
+}
+
+/* Largest first (the sums prune sooner); equal vectors side by side,
+ * by id. */
+static int cmp_class(const void *a, const void *b, void *pl_)
+{
+	const struct place *pl = pl_;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	double sx = size_of(pl, x), sy = size_of(pl, y);
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	if (pl->eclass[x] != pl->eclass[y])
+		return pl->eclass[x] < pl->eclass[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The fillings of one context: every set of its free fitting ids
+ * (cand[0..n), sorted by cmp_class; lc[j] the index of cand[j]'s class
+ * among them) that uses up its residual, counted as multisets of
+ * classes (ids with equal vectors are interchangeable). For each class,
+ * the fewest and the most of its ids a filling has. */
+struct fills {
+	struct place *pl;
+	uint32_t v;
+	const size_t *cand;
+	const uint32_t *lc;
+	size_t n, nt;
+	const double *suf; /* suf[j * nt + t]: what cand[j..n) add in term t */
+	uint32_t *cnt, *minc, *maxc; /* by class index */
+	size_t nclass, nfill;
+	unsigned long work; /* nodes visited (tests count it) */
+};
+
+static void fill(struct fills *f, size_t i)
+{
+	struct place *pl = f->pl;
+	f->work++;
+	if (v_done(pl, f->v)) {
+		for (size_t c = 0; c < f->nclass; c++) {
+			if (!f->nfill || f->cnt[c] < f->minc[c])
+				f->minc[c] = f->cnt[c];
+			if (!f->nfill || f->cnt[c] > f->maxc[c])
+				f->maxc[c] = f->cnt[c];
+		}
+		f->nfill++;
+		return;
+	}
+	/* what is left cannot fill it */
+	for (size_t t = 0; t < f->nt; t++) {
+		const struct term *r = &pl->vterm[pl->voff[f->v] + t];
+		if (r->v > r->tol && f->suf[i * f->nt + t] < r->v - r->tol)
+			return;
+	}
+	for (size_t j = i; j < f->n; j++) {
+		size_t e = f->cand[j];
+		/* one set per multiset of classes */
+		if (j > i && f->lc[j] == f->lc[j - 1])
+			continue;
+		if (!can_take(pl, f->v, e))
+			continue;
+		take(pl, f->v, e, 1);
+		f->cnt[f->lc[j]]++;
+		fill(f, j + 1);
+		f->cnt[f->lc[j]]--;
+		take(pl, f->v, e, -1);
+	}
+}
+
+/* Worklists of the propagation: contexts and ids to look at again. */
+struct queue {
+	uint32_t *q;
+	uint8_t *in;
+	size_t head, n, cap;
+};
+
+static void push(struct queue *q, size_t x)
+{
+	if (q->in[x])
+		return;
+	q->in[x] = 1;
+	/* a ring of cap slots: each x is in it at most once */
+	q->q[(q->head + q->n++) % q->cap] = (uint32_t)x;
+}
+
+static size_t pop(struct queue *q)
+{
+	size_t x = q->q[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	q->in[x] = 0;
+	return x;
+}
+
+struct prop {
+	struct place *pl;
+	struct queue qe, qv;
+	/* V -> its candidate entries (indices into pl->cand) */
+	size_t *vcoff;
+	size_t *vce;
+	size_t *cande; /* candidate entry -> its E */
+	uint8_t *cut;  /* candidate entry ruled out */
+	/* scratch of one context's look */
+	size_t *cand;
+	uint32_t *lc, *cnt, *minc, *maxc;
+	double *suf;
+	size_t capsuf;
+};
+
+static void place_e(struct prop *p, size_t e, uint32_t v)
+{
+	struct place *pl = p->pl;
+	pl->at[e] = v;
+	take(pl, v, e, 1);
+	/* the contexts that had e as a candidate, and the ids that may no
+	 * longer fit v */
+	for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1]; c++)
+		push(&p->qv, pl->cand[c]);
+	for (size_t k = p->vcoff[v]; k < p->vcoff[v + 1]; k++)
+		if (pl->at[p->cande[p->vce[k]]] == NOWHERE)
+			push(&p->qe, p->cande[p->vce[k]]);
+}
+
+/* An id with one context left that can hold it goes there. */
+static void look_e(struct prop *p, size_t e)
+{
+	struct place *pl = p->pl;
+	if (pl->at[e] != NOWHERE)
+		return;
+	uint32_t only = NOWHERE;
+	size_t n = 0;
+	for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1] && n < 2; c++)
+		if (!p->cut[c] && can_take(pl, pl->cand[c], e)) {
+			only = pl->cand[c];
+			n++;
+		}
+	if (n == 1)
+		place_e(p, e, only);
+}
+
+/* A context with at most FILL_MAX free ids that fit it: its fillings
+ * rule out the classes none of them has, and place the ids of a class
+ * every filling has (as many as the fewest). */
+static void look_v(struct prop *p, uint32_t v)
+{
+	struct place *pl = p->pl;
+	size_t n = 0;
+	for (size_t k = p->vcoff[v]; k < p->vcoff[v + 1]; k++) {
+		size_t c = p->vce[k], e = p->cande[c];
+		if (p->cut[c] || pl->at[e] != NOWHERE || !can_take(pl, v, e))
+			continue;
+		if (n == FILL_MAX)
+			return;
+		p->cand[n++] = e;
+	}
+	if (!n)
+		return;
+	qsort_r(p->cand, n, sizeof(size_t), cmp_class, pl);
+	size_t nclass = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (j && pl->eclass[p->cand[j]] != pl->eclass[p->cand[j - 1]])
+			nclass++;
+		p->lc[j] = (uint32_t)nclass;
+	}
+	nclass++;
+	size_t nt = pl->voff[v + 1] - pl->voff[v];
+	if ((n + 1) * nt > p->capsuf) {
+		free(p->suf);
+		p->capsuf = (n + 1) * nt;
+		p->suf = pc_xmalloc(p->capsuf * sizeof(double));
+	}
+	for (size_t t = 0; t < nt; t++)
+		p->suf[n * nt + t] = 0;
+	for (size_t j = n; j-- > 0;)
+		for (size_t t = 0; t < nt; t++) {
+			uint32_t comp = pl->vterm[pl->voff[v] + t].comp;
+			double add = 0;
+			for (size_t q = pl->eoff[p->cand[j]];
+			     q < pl->eoff[p->cand[j] + 1]; q++)
+				if (pl->eterm[q].comp == comp && pl->eterm[q].v > 0)
+					add = pl->eterm[q].v;
+			p->suf[j * nt + t] = p->suf[(j + 1) * nt + t] + add;
+		}
+	memset(p->cnt, 0, nclass * sizeof(uint32_t));
+	struct fills f = { .pl = pl, .v = v, .cand = p->cand, .lc = p->lc,
+			   .n = n, .nt = nt, .suf = p->suf, .cnt = p->cnt,
+			   .minc = p->minc, .maxc = p->maxc, .nclass = nclass };
+	fill(&f, 0);
+	pl->work += f.work;
+	if (!f.nfill)
+		return; /* nothing fills it: no cover; decide nothing here */
+	/* classes no filling has: v is not theirs */
+	for (size_t k = p->vcoff[v]; k < p->vcoff[v + 1]; k++) {
+		size_t c = p->vce[k], e = p->cande[c];
+		if (p->cut[c] || pl->at[e] != NOWHERE)
+			continue;
+		size_t j = 0;
+		while (j < n && p->cand[j] != e)
+			j++;
+		if (j < n && p->maxc[p->lc[j]])
+			continue;
+		if (j < n) {
+			p->cut[c] = 1;
+			push(&p->qe, e);
+		}
+	}
+	/* classes every filling has: the first ids of each */
+	for (size_t j = 0, taken = 0; j < n; j++) {
+		if (j && p->lc[j] != p->lc[j - 1])
+			taken = 0;
+		if (taken < p->minc[p->lc[j]]) {
+			place_e(p, p->cand[j], v);
+			taken++;
+		}
+	}
+}
+
+/* Places each id that every exact cover puts in the same context (up
+ * to swapping equal vectors), by propagation to a fixed point: an id
+ * that only one context can hold goes there (look_e); a context with
+ * few free fitting ids rules out the ones no filling of it has and
+ * takes those every filling has (look_v). Each look follows a change
+ * (a place, a ruled-out candidate) of what it looks at, and a context's
+ * look enumerates at most 2^FILL_MAX sets: the time is polynomial (about
+ * linear) in the number of candidates. A decision holds in every cover;
+ * an id none decides is left to the caller (rests()), with the deepest
+ * context holding every context not ruled out for it. */
 static void solve(struct place *pl)
 {
 	candidates(pl);
-	/* ids with one possible context, repeatedly */
+	struct prop p = { .pl = pl };
+	size_t nc = pl->candoff[pl->ne];
+	p.cande = pc_xmalloc((nc + 1) * sizeof(size_t));
+	p.cut = pc_xcalloc(nc + 1, 1);
+	p.vcoff = pc_xcalloc(pl->nv + 2, sizeof(size_t));
+	p.vce = pc_xmalloc((nc + 1) * sizeof(size_t));
+	for (size_t e = 0; e < pl->ne; e++)
+		for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1]; c++) {
+			p.cande[c] = e;
+			p.vcoff[pl->cand[c] + 1]++;
+		}
+	for (size_t v = 0; v < pl->nv; v++)
+		p.vcoff[v + 1] += p.vcoff[v];
+	size_t *fillv = pc_xmalloc((pl->nv + 1) * sizeof(size_t));
+	memcpy(fillv, p.vcoff, pl->nv * sizeof(size_t));
+	for (size_t c = 0; c < nc; c++)
+		p.vce[fillv[pl->cand[c]]++] = c;
+	free(fillv);
+	p.qe = (struct queue){ pc_xmalloc((pl->ne + 1) * sizeof(uint32_t)),
+			       pc_xcalloc(pl->ne + 1, 1), 0, 0, pl->ne + 1 };
+	p.qv = (struct queue){ pc_xmalloc((pl->nv + 1) * sizeof(uint32_t)),
+			       pc_xcalloc(pl->nv + 1, 1), 0, 0, pl->nv + 1 };
+	p.cand = pc_xmalloc((FILL_MAX + 1) * sizeof(size_t));
+	p.lc = pc_xmalloc((FILL_MAX + 1) * sizeof(uint32_t));
+	p.cnt = pc_xmalloc((FILL_MAX + 1) * sizeof(uint32_t));
+	p.minc = pc_xmalloc((FILL_MAX + 1) * sizeof(uint32_t));
+	p.maxc = pc_xmalloc((FILL_MAX + 1) * sizeof(uint32_t));
+	/* ids with one possible context first, in id order, repeatedly */
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (size_t e = 0; e < pl->ne; e++) {
 			if (pl->at[e] != NOWHERE)
 				continue;
-			uint32_t only = NOWHERE;
-			size_t n = 0;
-			for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1];
-			     c++)
-				if (can_take(pl, pl->cand[c], e)) {
-					only = pl->cand[c];
-					n++;
-				}
-			if (n == 1) {
-				pl->at[e] = only;
-				take(pl, only, e, 1);
-				changed = 1;
-			}
+			look_e(&p, e);
+			changed |= pl->at[e] != NOWHERE;
 		}
 	}
-	/* the rest, by connected groups of ids and candidate contexts */
-	size_t *uf = pc_xmalloc((pl->ne + pl->nv + 1) * sizeof(size_t));
-	for (size_t i = 0; i < pl->ne + pl->nv; i++)
-		uf[i] = i;
+	p.qe.n = p.qe.head = 0;
+	memset(p.qe.in, 0, pl->ne + 1);
+	p.qv.n = p.qv.head = 0;
+	memset(p.qv.in, 0, pl->nv + 1);
+	for (size_t v = 0; v < pl->nv; v++)
+		push(&p.qv, v);
+	while (p.qe.n || p.qv.n) {
+		if (p.qe.n)
+			look_e(&p, pop(&p.qe));
+		else
+			look_v(&p, (uint32_t)pop(&p.qv));
+	}
+	/* undecided ids: where they could go */
 	for (size_t e = 0; e < pl->ne; e++) {
 		if (pl->at[e] != NOWHERE)
 			continue;
-		for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1]; c++) {
-			size_t a = uf_find(uf, e),
-			       b = uf_find(uf, pl->ne + pl->cand[c]);
-			if (a != b)
-				uf[a] = b;
-		}
+		int any = 0;
+		for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1]; c++)
+			any |= !p.cut[c];
+		for (size_t c = pl->candoff[e]; c < pl->candoff[e + 1]; c++)
+			if (!any || !p.cut[c])
+				pl->common[e] = lca(pl->db, pl->common[e],
+						    pl->vctx[pl->cand[c]]);
 	}
-	/* members of each group, by root: E as (root, e), V as (root,
-	 * ne + v) */
-	size_t nm = 0;
-	uint64_t *mem = pc_xmalloc((pl->ne + pl->nv + 1) * sizeof(uint64_t));
-	for (size_t e = 0; e < pl->ne; e++)
-		if (pl->at[e] == NOWHERE)
-			mem[nm++] = (uint64_t)uf_find(uf, e) << 32 | e;
-	for (size_t v = 0; v < pl->nv; v++)
-		mem[nm++] = (uint64_t)uf_find(uf, pl->ne + v) << 32 |
-			    (pl->ne + v);
-	qsort(mem, nm, sizeof(uint64_t), cmp_pair);
-	size_t *es = pc_xmalloc((pl->ne + 1) * sizeof(size_t));
-	uint32_t *vs = pc_xmalloc((pl->nv + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < nm;) {
-		size_t j = i, nes = 0, nvs = 0;
-		for (; j < nm && mem[j] >> 32 == mem[i] >> 32; j++) {
-			size_t x = (size_t)(mem[j] & 0xffffffffu);
-			if (x < pl->ne) {
-				es[nes++] = x;
-			} else {
-				vs[nvs++] = (uint32_t)(x - pl->ne);
-			}
-		}
-		i = j;
-		if (!nes)
-			continue;
-		if (!nvs) {
-			pl->unsearched += nes;
-			continue;
-		}
-		solve_group(pl, es, nes, vs, nvs);
-	}
-	free(mem);
-	free(es);
-	free(vs);
-	free(uf);
+	free(p.cande);
+	free(p.cut);
+	free(p.vcoff);
+	free(p.vce);
+	free(p.qe.q);
+	free(p.qe.in);
+	free(p.qv.q);
+	free(p.qv.in);
+	free(p.cand);
+	free(p.lc);
+	free(p.cnt);
+	free(p.minc);
+	free(p.maxc);
+	free(p.suf);
 }
 
 struct rterm {
@@ -823,20 +755,17 @@ size_t pc_hpc_place(const struct pc_db *db, const struct pc_value *el,
 		pl.common[e] = PC_NONE;
 	if (pl.nv)
 		solve(&pl);
-	else
-		pl.unsearched = pl.ne;
-	/* ids with no candidate at all were never counted */
-	out->ambiguous = pl.ambiguous;
-	out->unsearched = pl.ne - pl.ambiguous;
+	out->work = pl.work;
+	out->undecided = pl.ne;
 	for (size_t e = 0; e < pl.ne; e++) {
 		out->exact[e] = pl.at[e] != NOWHERE;
 		out->where[e] = out->exact[e] ? pl.vctx[pl.at[e]] : pl.common[e];
-		out->unsearched -= out->exact[e];
+		out->undecided -= out->exact[e];
 	}
 	out->rest = NULL;
 	out->nrest = 0;
 	/* the residuals again, from their first values less the decided
-	 * ids, each once: the search took and gave back ids in place, and
+	 * ids, each once: the fillings took and gave back ids in place, and
 	 * in floating point a take and its undoing need not cancel (drifts
 	 * of 1e-14 became the rests' values, 1,803 ULPs off hpcprof's) */
 	for (size_t k = 0; k < nrt; k++)

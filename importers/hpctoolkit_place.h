@@ -14,9 +14,12 @@ struct pc_hpc_placed {
 	 * could have), PC_NONE if none */
 	pc_id *where;
 	uint8_t *exact;
-	/* ids proven to have several places (more than one exact cover);
-	 * ids not decided within the search budget or that fit nowhere */
-	size_t ambiguous, unsearched;
+	/* ids with no place proven (some may have several: the
+	 * propagation does not tell), or that fit nowhere */
+	size_t undecided;
+	/* sets of ids the contexts' fillings tried: at most about
+	 * 2^12 * 3 * (the ids' candidate contexts), whatever the values */
+	unsigned long work;
 	/* accounted = 1: what the visible contexts' residuals hold beyond
 	 * the ids placed exactly is, per profile and metric, exactly the
 	 * sum of the other ids' values; rest[0..nrest) (allocated; ctx =

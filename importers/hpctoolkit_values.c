@@ -108,17 +108,15 @@ static int place(struct reader *r)
 	for (size_t i = 0; i < pd.nrest; i++)
 		add(r, pd.rest[i].profile, pd.rest[i].ctx, pd.rest[i].metric,
 		    pd.rest[i].value, 0);
-	if (pd.ambiguous + pd.unsearched && !pd.accounted)
+	if (pd.undecided && !pd.accounted)
 		pc_warn(r->db->diag, "%s: %zu elided context(s) (%.3g%% of "
-			"their values) have no single place: %zu fit several "
-			"places exactly, %zu were not decided by the search, "
-			"and the stored scopes of the visible contexts do not "
+			"their values) have no single place that their values "
+			"prove, and the stored scopes of the visible contexts do not "
 			"add up to them; they are kept in a line \"[elided "
 			"contexts, place undecided]\" below the deepest "
 			"context that holds every place each could have",
-			r->prof.path, pd.ambiguous + pd.unsearched,
-			total ? 100 * lost / total : 0.0, pd.ambiguous,
-			pd.unsearched);
+			r->prof.path, pd.undecided,
+			total ? 100 * lost / total : 0.0);
 	free(pd.where);
 	free(pd.exact);
 	free(pd.rest);
