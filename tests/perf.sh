@@ -93,6 +93,35 @@ check "-F comm,tid,ip,sym: a metric 'samples' counting the $ns samples" \
 	grep -q "^  samples: $ns samples" "$tmp/info"
 check "... with no trace" grep -q '^trace: none' "$tmp/info"
 
+# the header's forms: --header comments, a command name with blanks and
+# a digit, pid/tid and tid alone, the cpu, a dso with parentheses,
+# records of other kinds (skipped), a tracepoint without call chains and
+# with its fields after the event (no period: samples counted)
+cat >"$tmp/forms.txt" <<'EOF'
+# ========
+# captured on    : Sat Nov 28 23:40:00 2026
+# ========
+#
+Web Content 2  4242/4243 [001]   100.000001:     250000 cpu-clock: 
+	ffffffff81000010 do_idle+0x10 ([kernel.kallsyms])
+	    55d0c0de1008 main+0x8 (/usr/bin/web content (deleted))
+
+swapper     0 [000]   100.000002:     250000 cpu-clock: 
+	ffffffff81000020 cpu_idle+0x20 ([kernel.kallsyms])
+
+perf  4300 [000]   100.000003: PERF_RECORD_COMM: perf:4300/4300
+bash  4301 [000]   100.000004: sched:sched_switch: prev_comm=bash prev_pid=4301 prev_prio=120
+bash  4301 [000]   100.000005: sched:sched_switch: prev_comm=bash prev_pid=4301 prev_prio=120
+EOF
+"$PROFCONV" info "$tmp/forms.txt" >"$tmp/info"
+"$PROFCONV" dump -q "$tmp/forms.txt" >"$tmp/forms.dump"
+check "forms: 'Web Content 2' is process 4242, thread 4243" grep -q '^  1: RANK 0 THREAD 0, 1 value, 1 trace sample$' "$tmp/info"
+check "forms: three profiles (the record of another kind skipped)" grep -q '^3 profiles:' "$tmp/info"
+check "forms: cpu-clock, two samples' periods" grep -q '^  cpu-clock: 500000 ns ' "$tmp/info"
+check "forms: a tracepoint without a period counts its samples" grep -q '^  sched:sched_switch: 2 samples ' "$tmp/info"
+check "forms: a dso with parentheses is the module" grep -q '^M[0-9]* "/usr/bin/web content (deleted)"$' "$tmp/forms.dump"
+check "forms: main's entry is its address less its offset" grep -q '"main" module=M[0-9]* offset=0x55d0c0de1000 ' "$tmp/forms.dump"
+
 # 2. perf.data: read through perf script, as its text
 if command -v perf >/dev/null; then
 	"$PROFCONV" convert -q "$D/thr.data" -t folded --min-width=0 -o "$tmp/data.folded"
