@@ -122,6 +122,31 @@ check "forms: a tracepoint without a period counts its samples" grep -q '^  sche
 check "forms: a dso with parentheses is the module" grep -q '^M[0-9]* "/usr/bin/web content (deleted)"$' "$tmp/forms.dump"
 check "forms: main's entry is its address less its offset" grep -q '"main" module=M[0-9]* offset=0x55d0c0de1000 ' "$tmp/forms.dump"
 
+# --instructions: every frame's address a context (the folded stacks,
+# which name functions, unchanged)
+"$PROFCONV" convert -q --instructions "$D/thr.fields.txt" -t folded --min-width=0 -o "$tmp/i.folded"
+check "--instructions: the same folded stacks" cmp "$tmp/i.folded" "$tmp/thr.fields.txt.folded"
+ni=$("$PROFCONV" dump -q --instructions "$D/thr.fields.txt" | grep -c ' lexical instruction at=')
+# (the paths: a thread's entry, main or not, then its frames' lines
+# from the outermost, each prefix once)
+na=$(awk '/^[^\t]/ && NF { split($2, id, "/"); n = 0; top = (id[1] == id[2]) }
+	/^\t/ { f[++n] = $0 }
+	/^$/ && n { p = top; for (i = n; i >= 1; i--) { p = p SUBSEP f[i]; seen[p] = 1 } n = 0 }
+	END { for (k in seen) c++; print c }' "$D/thr.fields.txt")
+check "--instructions: an instruction context per address on each path ($ni)" test "$ni" -eq "$na"
+# profconv-mpi: the same database, byte for byte
+if [ -x "$top_builddir/profconv-mpi" ] && command -v mpirun >/dev/null; then
+	"$PROFCONV" convert -q "$D/thr.fields.txt" -o "$tmp/ser.d"
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 \
+		OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none \
+		limited 600 mpirun --oversubscribe -np 2 -x ASAN_OPTIONS "$top_builddir/profconv-mpi" \
+		convert -q "$D/thr.fields.txt" -o "$tmp/mpi.d" >/dev/null 2>&1
+	check "profconv-mpi at 2 ranks: the serial database" \
+		sh -c "for f in meta.db profile.db cct.db trace.db; do cmp '$tmp/ser.d/'\$f '$tmp/mpi.d/'\$f || exit 1; done"
+else
+	skip "profconv-mpi: needs MPI (Debian: libopenmpi-dev openmpi-bin)"
+fi
+
 # 2. perf.data: read through perf script, as its text
 if command -v perf >/dev/null; then
 	"$PROFCONV" convert -q "$D/thr.data" -t folded --min-width=0 -o "$tmp/data.folded"
