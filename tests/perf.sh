@@ -159,11 +159,11 @@ if command -v perf >/dev/null; then
 	check "perf.data: trace of $1 samples, periods $2" \
 		grep -q "^trace: $1 samples" "$tmp/info"
 	# perf report of the same file: self periods and children shares
-	perf report -i "$D/thr.data" --stdio --no-children --sort sym -g none \
+	perf report -f -i "$D/thr.data" --stdio --no-children --sort sym -g none \
 		-F period,sym >"$tmp/self" 2>/dev/null
 	check "perf.data: self values per symbol = perf report --no-children" \
 		python3 "$J/perf_report.py" self "$tmp/data.folded" "$tmp/self"
-	perf report -i "$D/thr.data" --stdio --children --sort sym -g none >"$tmp/ch" 2>/dev/null
+	perf report -f -i "$D/thr.data" --stdio --children --sort sym -g none >"$tmp/ch" 2>/dev/null
 	check "perf.data: children shares per symbol = perf report --children" \
 		python3 "$J/perf_report.py" children "$tmp/data.folded" "$tmp/ch"
 else
