@@ -764,9 +764,11 @@ static int take_line(struct pr *r, char *line, size_t len,
 		parse_srcline(r, line);
 		return 0;
 	}
-	/* a new sample: the last one ends here when it had no chain */
+	/* a new sample: the last one ends here when it had no chain
+	 * (its frame on its line, or none: a tracepoint's sample without
+	 * -g) */
 	if (r->open) {
-		if (r->chain)
+		if (r->chain && r->nfr)
 			return pc_err_at_line(err, r->path, r->in.lineno,
 					      "a sample line inside the stack "
 					      "of the sample of line %llu (no "

@@ -93,6 +93,60 @@ check "-F comm,tid,ip,sym: a metric 'samples' counting the $ns samples" \
 	grep -q "^  samples: $ns samples" "$tmp/info"
 check "... with no trace" grep -q '^trace: none' "$tmp/info"
 
+# the header's forms: --header comments, a command name with blanks and
+# a digit, pid/tid and tid alone, the cpu, a dso with parentheses,
+# records of other kinds (skipped), a tracepoint without call chains and
+# with its fields after the event (no period: samples counted)
+cat >"$tmp/forms.txt" <<'EOF'
+# ========
+# captured on    : Sat Nov 28 23:40:00 2026
+# ========
+#
+Web Content 2  4242/4243 [001]   100.000001:     250000 cpu-clock: 
+	ffffffff81000010 do_idle+0x10 ([kernel.kallsyms])
+	    55d0c0de1008 main+0x8 (/usr/bin/web content (deleted))
+
+swapper     0 [000]   100.000002:     250000 cpu-clock: 
+	ffffffff81000020 cpu_idle+0x20 ([kernel.kallsyms])
+
+perf  4300 [000]   100.000003: PERF_RECORD_COMM: perf:4300/4300
+bash  4301 [000]   100.000004: sched:sched_switch: prev_comm=bash prev_pid=4301 prev_prio=120
+bash  4301 [000]   100.000005: sched:sched_switch: prev_comm=bash prev_pid=4301 prev_prio=120
+EOF
+"$PROFCONV" info "$tmp/forms.txt" >"$tmp/info"
+"$PROFCONV" dump -q "$tmp/forms.txt" >"$tmp/forms.dump"
+check "forms: 'Web Content 2' is process 4242, thread 4243" grep -q '^  1: RANK 0 THREAD 0, 1 value, 1 trace sample$' "$tmp/info"
+check "forms: three profiles (the record of another kind skipped)" grep -q '^3 profiles:' "$tmp/info"
+check "forms: cpu-clock, two samples' periods" grep -q '^  cpu-clock: 500000 ns ' "$tmp/info"
+check "forms: a tracepoint without a period counts its samples" grep -q '^  sched:sched_switch: 2 samples ' "$tmp/info"
+check "forms: a dso with parentheses is the module" grep -q '^M[0-9]* "/usr/bin/web content (deleted)"$' "$tmp/forms.dump"
+check "forms: main's entry is its address less its offset" grep -q '"main" module=M[0-9]* offset=0x55d0c0de1000 ' "$tmp/forms.dump"
+
+# --instructions: every frame's address a context (the folded stacks,
+# which name functions, unchanged)
+"$PROFCONV" convert -q --instructions "$D/thr.fields.txt" -t folded --min-width=0 -o "$tmp/i.folded"
+check "--instructions: the same folded stacks" cmp "$tmp/i.folded" "$tmp/thr.fields.txt.folded"
+ni=$("$PROFCONV" dump -q --instructions "$D/thr.fields.txt" | grep -c ' lexical instruction at=')
+# (the paths: a thread's entry, main or not, then its frames' lines
+# from the outermost, each prefix once)
+na=$(awk '/^[^\t]/ && NF { split($2, id, "/"); n = 0; top = (id[1] == id[2]) }
+	/^\t/ { f[++n] = $0 }
+	/^$/ && n { p = top; for (i = n; i >= 1; i--) { p = p SUBSEP f[i]; seen[p] = 1 } n = 0 }
+	END { for (k in seen) c++; print c }' "$D/thr.fields.txt")
+check "--instructions: an instruction context per address on each path ($ni)" test "$ni" -eq "$na"
+# profconv-mpi: the same database, byte for byte
+if [ -x "$top_builddir/profconv-mpi" ] && command -v mpirun >/dev/null; then
+	"$PROFCONV" convert -q "$D/thr.fields.txt" -o "$tmp/ser.d"
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 \
+		OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none \
+		limited 600 mpirun --oversubscribe -np 2 -x ASAN_OPTIONS "$top_builddir/profconv-mpi" \
+		convert -q "$D/thr.fields.txt" -o "$tmp/mpi.d" >/dev/null 2>&1
+	check "profconv-mpi at 2 ranks: the serial database" \
+		sh -c "for f in meta.db profile.db cct.db trace.db; do cmp '$tmp/ser.d/'\$f '$tmp/mpi.d/'\$f || exit 1; done"
+else
+	skip "profconv-mpi: needs MPI (Debian: libopenmpi-dev openmpi-bin)"
+fi
+
 # 2. perf.data: read through perf script, as its text
 if command -v perf >/dev/null; then
 	"$PROFCONV" convert -q "$D/thr.data" -t folded --min-width=0 -o "$tmp/data.folded"
@@ -105,11 +159,11 @@ if command -v perf >/dev/null; then
 	check "perf.data: trace of $1 samples, periods $2" \
 		grep -q "^trace: $1 samples" "$tmp/info"
 	# perf report of the same file: self periods and children shares
-	perf report -i "$D/thr.data" --stdio --no-children --sort sym -g none \
+	perf report -f -i "$D/thr.data" --stdio --no-children --sort sym -g none \
 		-F period,sym >"$tmp/self" 2>/dev/null
 	check "perf.data: self values per symbol = perf report --no-children" \
 		python3 "$J/perf_report.py" self "$tmp/data.folded" "$tmp/self"
-	perf report -i "$D/thr.data" --stdio --children --sort sym -g none >"$tmp/ch" 2>/dev/null
+	perf report -f -i "$D/thr.data" --stdio --children --sort sym -g none >"$tmp/ch" 2>/dev/null
 	check "perf.data: children shares per symbol = perf report --children" \
 		python3 "$J/perf_report.py" children "$tmp/data.folded" "$tmp/ch"
 else
