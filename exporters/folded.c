@@ -123,6 +123,37 @@ static uint32_t node_get(struct tree *t, uint32_t parent, const char *name)
 	return i;
 }
 
+/* --reverse: each stack turned over, its innermost frame at the bottom
+ * and its callers above, as flamegraph.pl --reverse draws a callers
+ * graph: a frame's self values go to the end of its reversed path (the
+ * paths stay distinct, so every node keeps its values). */
+static void reverse_stacks(struct tree *t)
+{
+	struct tree r = { 0 };
+	r.map = pc_keymap_new();
+	node_get(&r, UINT32_MAX, NULL);
+	uint32_t *path = NULL;
+	size_t cap = 0;
+	for (size_t i = 1; i < t->len; i++) {
+		if (t->n[i].v == 0 && t->n[i].b == 0)
+			continue;
+		size_t d = 0;
+		for (uint32_t j = (uint32_t)i; j; j = t->n[j].parent) {
+			PC_GROW(path, d, cap);
+			path[d++] = j;
+		}
+		uint32_t at = 0;
+		for (size_t k = 0; k < d; k++)
+			at = node_get(&r, at, t->n[path[k]].name);
+		r.n[at].v += t->n[i].v;
+		r.n[at].b += t->n[i].b;
+	}
+	free(path);
+	free(t->n);
+	pc_keymap_free(t->map);
+	*t = r;
+}
+
 /* A name in a folded line: ';' separates frames and the line ends at a
  * newline, so those are written \x3b, \x0a, \x0d, and with them the
  * backslash (\x5c), so that distinct names stay distinct (a;b and a:b),
@@ -269,6 +300,12 @@ static void write_lines(struct fx *x)
 		t.n[node[c]].v += x->self[c];
 		t.n[node[c]].b += x->selfb[c];
 	}
+	if (x->svg && x->o.svg.reverse)
+		reverse_stacks(&t);
+	if (x->svg && x->o.svg.colors && x->base != PC_NONE)
+		pc_note(db->diag, "--colors: a differential flame graph is "
+			"coloured by the change of each frame (red: grew, blue: "
+			"shrank), not by a palette");
 	const struct pc_metric *m = &db->metrics[x->metric];
 	/* (two runs: one scale for both, as large as the larger run) */
 	double max = 0, total = 0, totalb = 0;
@@ -299,7 +336,7 @@ static void write_lines(struct fx *x)
 	double gone = 0;
 	if (x->svg)
 		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, x->name,
-			     unit, scale, x->base != PC_NONE, &gone);
+			     unit, scale, x->base != PC_NONE, &x->o.svg, &gone);
 	else
 		nlines = put_lines(x, &t, scale);
 	/* a differential flame graph's frames are as wide as their NEW
@@ -440,7 +477,7 @@ const struct pc_exporter pc_export_folded = {
 const struct pc_exporter pc_export_svg = {
 	.name = "svg",
 	.label = "SVG flame graph",
-	.takes = PC_XO_METRIC | PC_XO_MIN_WIDTH,
+	.takes = PC_XO_METRIC | PC_XO_MIN_WIDTH | PC_XO_SVG,
 	.description = "an interactive flame graph in one SVG file (zoom, "
 		       "search, details; opens offline in a browser): one "
 		       "metric's inclusive cost (--metric)",

@@ -13,16 +13,23 @@
  * their callers already at the default --min-width). Of two runs
  * compared (profconv diff), a differential flame graph: widths NEW's,
  * colours by the change of each frame's self value, as flamegraph.pl
- * draws one. */
+ * draws one. flamegraph.pl's options that users script with are
+ * struct pc_svg_opts (a title, a subtitle, the width, a frame's height,
+ * an icicle graph, palettes, the unit; a callers graph is folded.c's,
+ * which reverses the stacks); the zoom, the search and its case stay in
+ * the page's URL (location.hash), so a view can be shared. The frames
+ * are one <g> below the root: Chromium took 2-4 times as long to load
+ * the same <g> elements each directly below the root. */
 #include "stacks.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define WIDTH 1200.0
-#define ROW 16      /* a frame's height */
+#define WIDTH 1200.0 /* the frames' width, by default */
+#define ROW 16      /* a frame's height, by default */
 #define PAD_TOP 46  /* the title, the search line */
+#define PAD_SUB 18  /* a subtitle's line */
 #define PAD_BOTTOM 24 /* the details line */
 #define CHAR_W 7.0  /* an average character at font-size 12 */
 
@@ -54,15 +61,37 @@ static void put_xml(FILE *f, const char *name, size_t max)
 	free(esc);
 }
 
-/* A warm colour from the name (FNV-1a), stable from run to run. */
-static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
+/* A colour from the name (FNV-1a), stable from run to run: warm ones,
+ * or those of flamegraph.pl's palettes (each a colour per name, as its
+ * --hash gives). */
+static void colour(const char *name, int pal, unsigned *r, unsigned *g,
+		   unsigned *b)
 {
 	uint32_t h = 2166136261u;
 	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
 		h = (h ^ *s) * 16777619u;
-	*r = 205 + (h & 0x3f) % 50;
-	*g = 80 + ((h >> 8) & 0xff) % 150;
-	*b = 30 + ((h >> 16) & 0xff) % 50;
+	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0,
+	       v3 = ((h >> 16) & 0xff) / 255.0;
+	switch (pal) {
+	case PC_SVG_COLORS_HOT:
+		*r = 205 + (unsigned)(50 * v3);
+		*g = (unsigned)(230 * v1);
+		*b = (unsigned)(55 * v2);
+		break;
+	case PC_SVG_COLORS_MEM:
+		*r = 0;
+		*g = 190 + (unsigned)(50 * v2);
+		*b = (unsigned)(210 * v1);
+		break;
+	case PC_SVG_COLORS_IO:
+		*r = *g = 80 + (unsigned)(60 * v1);
+		*b = 190 + (unsigned)(55 * v2);
+		break;
+	default:
+		*r = 205 + (h & 0x3f) % 50;
+		*g = 80 + ((h >> 8) & 0xff) % 150;
+		*b = 30 + ((h >> 16) & 0xff) % 50;
+	}
 }
 
 /* A frame among its caller's callees: by caller, then name, then index
@@ -80,22 +109,29 @@ static int cmp_kid(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
+/* The script, after "var W=" and the frames' width. Names are read
+ * from data-n and written as text only. The page's URL keeps the view:
+ * #z=N (the zoomed frame, the N-th of the file), s=PATTERN, ic=1. */
 static const char SCRIPT[] =
-	"<script type=\"text/ecmascript\"><![CDATA[\n"
-	"'use strict';\n"
-	"var W=" "1200" ",svg=document.documentElement,frames=[],zoomed=null;\n"
+	",svg=document.documentElement,frames=[],marked=[],zoomed=null,pat='',ic=false;\n"
 	"function $(id){return document.getElementById(id);}\n"
 	"function fit(g){var t=g.querySelector('text'),r=g.querySelector('rect');"
 	"var w=+r.getAttribute('width'),n=g.getAttribute('data-n');"
 	"var c=Math.floor((w-6)/" "7" ");"
 	"t.textContent=c<3?'':n.length<=c?n:n.substring(0,c-2)+'..';}\n"
-	"function init(){var gs=document.querySelectorAll('g.f');"
-	"for(var i=0;i<gs.length;i++){var g=gs[i];frames.push(g);"
-	"g.addEventListener('click',function(e){zoom(this);});"
-	"g.addEventListener('mouseover',function(e){$('details').textContent=this.querySelector('title').textContent;});"
-	"g.addEventListener('mouseout',function(e){$('details').textContent=' ';});}"
-	"$('reset').addEventListener('click',function(){zoom(null);});"
-	"$('search').addEventListener('click',search);}\n"
+	"function at(e){var g=e.target;while(g&&!(g.classList&&g.classList.contains('f')))g=g.parentNode;return g;}\n"
+	"function init(){var gs=document.querySelectorAll('g.f'),fs=$('frames');"
+	"for(var i=0;i<gs.length;i++){gs[i].pcIndex=i;frames.push(gs[i]);}"
+	"fs.addEventListener('click',function(e){var g=at(e);if(g){zoom(g);save();}});"
+	"fs.addEventListener('mouseover',function(e){var g=at(e);if(g)$('details').textContent=g.querySelector('title').textContent;});"
+	"fs.addEventListener('mouseout',function(e){$('details').textContent=' ';});"
+	"$('reset').addEventListener('click',function(){zoom(null);save();});"
+	"$('search').addEventListener('click',ask);"
+	"$('ic').addEventListener('click',toggle);"
+	"window.addEventListener('keydown',function(e){var k=(e.key||'').toLowerCase();"
+	"if(!(e.ctrlKey||e.metaKey)||e.altKey)return;"
+	"if(k==='f'){e.preventDefault();ask();}else if(k==='i'){e.preventDefault();toggle();}});"
+	"load();}\n"
 	"function zoom(z){var x0=z?+z.getAttribute('data-x'):0,w0=z?+z.getAttribute('data-w'):1,d0=z?+z.getAttribute('data-d'):0;"
 	"zoomed=z;$('reset').style.opacity=z?1:0;"
 	"for(var i=0;i<frames.length;i++){var g=frames[i],x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),d=+g.getAttribute('data-d');"
@@ -105,16 +141,29 @@ static const char SCRIPT[] =
 	"g.style.display='';r.setAttribute('x',nx+10);r.setAttribute('width',Math.max(nw-0.5,0.1));"
 	"t.setAttribute('x',nx+13);g.style.opacity=below&&z?0.6:1;fit(g);}"
 	"else g.style.display='none';}}\n"
-	"function search(){var p=prompt('Search for (a regular expression):','');"
-	"if(p===null)return;var re;try{re=new RegExp(p);}catch(e){alert(e);return;}"
-	"var sum=0,spans=[];"
-	"for(var i=0;i<frames.length;i++){var g=frames[i],r=g.querySelector('rect');"
-	"if(p&&re.test(g.getAttribute('data-n'))){r.setAttribute('fill','rgb(230,0,230)');"
+	"function ask(){var p=prompt('Search for (a regular expression'+(ic?', any case':'')+'):',pat);"
+	"if(p===null)return;pat=p;mark();save();}\n"
+	"function toggle(){ic=!ic;mark();save();}\n"
+	"function mark(){$('ic').style.opacity=ic?1:0.35;var re=null;"
+	"if(pat){try{re=new RegExp(pat,ic?'i':'');}catch(e){$('matched').textContent='Bad pattern: '+e.message;return;}}"
+	"for(var i=0;i<marked.length;i++){var r=marked[i];r.setAttribute('fill',r.getAttribute('data-fill'));}"
+	"var sum=0,spans=[];marked=[];"
+	"for(var i=0;re&&i<frames.length;i++){var g=frames[i];"
+	"if(re.test(g.getAttribute('data-n'))){var r=g.querySelector('rect');r.setAttribute('fill','rgb(230,0,230)');marked.push(r);"
 	"var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),inner=false;"
 	"for(var j=0;j<spans.length;j++)if(x>=spans[j][0]-1e-12&&x+w<=spans[j][1]+1e-12)inner=true;"
-	"if(!inner){spans.push([x,x+w]);sum+=w;}}"
-	"else r.setAttribute('fill',r.getAttribute('data-fill'));}"
-	"$('matched').textContent=p?'Matched: '+(100*sum).toFixed(2)+'%':' ';}\n"
+	"if(!inner){spans.push([x,x+w]);sum+=w;}}}"
+	"$('matched').textContent=re?'Matched: '+(100*sum).toFixed(2)+'%':' ';}\n"
+	"function load(){var h=location.hash.substring(1).split('&'),z=null;"
+	"for(var i=0;i<h.length;i++){var k=h[i].indexOf('=');if(k<0)continue;"
+	"var n=h[i].substring(0,k),v;try{v=decodeURIComponent(h[i].substring(k+1));}catch(e){continue;}"
+	"if(n==='z'&&/^[0-9]+$/.test(v)&&+v<frames.length)z=frames[+v];"
+	"else if(n==='s')pat=v;else if(n==='ic')ic=v==='1';}"
+	"if(z)zoom(z);if(pat||ic)mark();}\n"
+	"function save(){var p=[];if(zoomed)p.push('z='+zoomed.pcIndex);"
+	"if(pat)p.push('s='+encodeURIComponent(pat));if(ic)p.push('ic=1');"
+	"var h=p.length?'#'+p.join('&'):location.pathname+location.search;"
+	"try{history.replaceState(null,'',h);}catch(e){location.hash=p.join('&');}}\n"
 	"init();\n"
 	"]]></script>\n";
 
@@ -150,8 +199,19 @@ static void put_value(FILE *f, double v, double vb, const char *unit,
 
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff, double *gone)
+		 const char *unit, double scale, int diff,
+		 const struct pc_svg_opts *o, double *gone)
 {
+	double WW = o->width ? o->width : WIDTH; /* the frames' width */
+	int row = o->frame_height ? (int)o->frame_height : ROW;
+	double top = PAD_TOP + (o->subtitle ? PAD_SUB : 0);
+	double bar = top - 8; /* the line of Reset zoom and Search */
+	if (o->count_name)
+		unit = o->count_name;
+	else if (!unit || !strcmp(unit, "count"))
+		unit = metric;
+	if (o->title)
+		title = o->title;
 	/* inclusive values (nodes come after their parents), and BASE's */
 	double *incl = pc_xcalloc(len + 1, sizeof(double));
 	double *inclb = pc_xcalloc(len + 1, sizeof(double));
@@ -194,30 +254,40 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 			d[i] = d[n[i].parent] + 1;
 			depth = d[i] > depth ? d[i] : depth;
 		}
-	double height = PAD_TOP + PAD_BOTTOM + (double)(depth + 1) * ROW;
+	double height = top + PAD_BOTTOM + (double)(depth + 1) * row;
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<style>text{font-family:Verdana,sans-serif;font-size:12px;"
 		"fill:#000}g.f:hover rect{stroke:#000;stroke-width:0.5}"
-		"#reset,#search{cursor:pointer}</style>\n",
-		WIDTH + 20, height, WIDTH + 20, height);
+		"#reset,#search,#ic{cursor:pointer}</style>\n",
+		WW + 20, height, WW + 20, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
 		"<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" "
-		"style=\"font-size:16px\">", (WIDTH + 20) / 2);
+		"style=\"font-size:16px\">", (WW + 20) / 2);
 	put_xml(f, title && *title ? title : "Flame graph", 200);
-	fputs("</text>\n<text x=\"10\" y=\"38\" id=\"reset\" "
-	      "style=\"opacity:0\">Reset zoom</text>\n", f);
+	fputs("</text>\n", f);
+	if (o->subtitle) {
+		fprintf(f, "<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\" "
+			"id=\"subtitle\">", (WW + 20) / 2);
+		put_xml(f, o->subtitle, 200);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text x=\"10\" y=\"%.0f\" id=\"reset\" "
+		"style=\"opacity:0\">Reset zoom</text>\n", bar);
 	if (diff)
-		fprintf(f, "<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\">"
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">"
 			"Widths: NEW. Red: grew from BASE, blue: shrank (self "
-			"value)</text>\n", (WIDTH + 20) / 2);
-	fprintf(f, "<text x=\"%.0f\" y=\"38\" id=\"search\" "
+			"value)</text>\n", (WW + 20) / 2, bar);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" id=\"search\" "
 		"text-anchor=\"end\">Search</text>\n"
+		"<text x=\"%.0f\" y=\"%.0f\" id=\"ic\" text-anchor=\"end\" "
+		"style=\"opacity:0.35\">ic</text>\n"
 		"<text x=\"%.0f\" y=\"%.0f\" id=\"matched\" "
 		"text-anchor=\"end\"> </text>\n"
-		"<text x=\"10\" y=\"%.0f\" id=\"details\"> </text>\n",
-		WIDTH + 10, WIDTH + 10, height - 8, height - 8);
+		"<text x=\"10\" y=\"%.0f\" id=\"details\"> </text>\n"
+		"<g id=\"frames\">\n",
+		WW + 10, bar, WW - 45, bar, WW + 10, height - 8, height - 8);
 	/* the frames, depth first from the outermost: x within [0, 1) */
 	double *x = pc_xcalloc(len + 1, sizeof(double));
 	uint32_t *stack = pc_xmalloc((len + 1) * sizeof(uint32_t));
@@ -226,15 +296,16 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 	while (sp) {
 		uint32_t i = stack[--sp];
 		double w = total > 0 ? incl[i] / total : 0;
-		double px = w * WIDTH;
+		double px = w * WW;
 		if (px >= 0.1 || i == 0) {
 			const char *nm = i ? n[i].name : "all";
 			unsigned r = 250, g = 200, b = 200;
 			if (i && diff)
 				change_colour(n[i].v - n[i].b, dmax, &r, &g, &b);
 			else if (i)
-				colour(nm, &r, &g, &b);
-			double y = height - PAD_BOTTOM - (double)(d[i] + 1) * ROW;
+				colour(nm, o->colors, &r, &g, &b);
+			double y = o->inverted ? top + (double)d[i] * row :
+				height - PAD_BOTTOM - (double)(d[i] + 1) * row;
 			double v = incl[i] * scale;
 			fprintf(f, "<g class=\"f\" data-x=\"%.17g\" "
 				"data-w=\"%.17g\" data-d=\"%u\" data-n=\"",
@@ -243,17 +314,15 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 			fputs("\"><title>", f);
 			put_xml(f, nm, 4096);
 			fputs(" (", f);
-			put_value(f, v, inclb[i] * scale,
-				  unit && strcmp(unit, "count") ? unit : metric,
-				  diff);
+			put_value(f, v, inclb[i] * scale, unit, diff);
 			fprintf(f, ", %.2f%%)</title>", 100 * w);
 			fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
 				"height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
 				"data-fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
-				10 + x[i] * WIDTH, y, px > 0.6 ? px - 0.5 : px,
-				ROW - 1, r, g, b, r, g, b);
+				10 + x[i] * WW, y, px > 0.6 ? px - 0.5 : px,
+				row - 1, r, g, b, r, g, b);
 			fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">",
-				13 + x[i] * WIDTH, y + ROW - 4);
+				13 + x[i] * WW, y + row - 4);
 			double c = floor((px - 6) / CHAR_W);
 			if (c >= 3)
 				put_xml(f, nm, (size_t)c - 2);
@@ -268,6 +337,8 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		for (uint32_t k = start[i + 1]; k-- > start[i];)
 			stack[sp++] = kids[k];
 	}
+	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n"
+		"'use strict';\nvar W=%.0f", WW);
 	fputs(SCRIPT, f);
 	fputs("</svg>\n", f);
 	free(stack);

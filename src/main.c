@@ -121,6 +121,25 @@ static const char *const command_help[][2] = {
 	  "into\n"
 	  "                        their callers (default 0.01; 0: keep "
 	  "all)\n"
+	  "SVG flame graph (OUT.svg; --metric, --min-width as folded stacks):\n"
+	  "      --title=TEXT      the title (default: the input's command "
+	  "line)\n"
+	  "      --subtitle=TEXT   a second line below the title\n"
+	  "      --width=PX        the frames' width in pixels (default 1200)\n"
+	  "      --frame-height=PX a frame's height in pixels (default 16)\n"
+	  "      --inverted        an icicle graph: the outermost frames at the "
+	  "top\n"
+	  "      --reverse         stacks reversed (a callers graph): each "
+	  "function\n"
+	  "                        at the bottom, its callers above it\n"
+	  "      --colors=PALETTE  hot, mem or io (flamegraph.pl's); a colour "
+	  "per\n"
+	  "                        name in each\n"
+	  "      --count-name=UNIT the unit of the values shown (default: the\n"
+	  "                        metric's unit, else its name)\n"
+	  "  In the file: a click zooms, Ctrl-F (or Search) searches a regular\n"
+	  "  expression, 'ic' (or Ctrl-I) makes it case-insensitive; the zoom\n"
+	  "  and the search stay in the page's URL (#...) to share a view.\n"
 	  "\n"
 	  "OUT is checked before any input is read, written under a temporary\n"
 	  "name, and put in place once complete; an interrupted run leaves\n"
@@ -162,7 +181,9 @@ static const char *const command_help[][2] = {
 	  "                        different length)\n"
 	  "  -j, --jobs=N, --force, --stats, --point, --no-compress, "
 	  "--callers=N,\n"
-	  "  --metric=NAME, --min-width=P: as for convert\n" },
+	  "  --metric=NAME, --min-width=P, --title=TEXT, --subtitle=TEXT,\n"
+	  "  --width=PX, --frame-height=PX, --inverted, --reverse,\n"
+	  "  --colors=PALETTE, --count-name=UNIT: as for convert\n" },
 	{ "info",
 	  "Usage: profconv info [--json] [OPTION]... INPUT...\n"
 	  "Reads INPUTs as convert would and prints what a conversion needs to\n"
@@ -345,14 +366,29 @@ int output_choose(struct opts *o, const struct pc_exporter **exp)
 		{ PC_XO_CALLERS, "--callers" }, { PC_XO_STATS, "--stats" },
 		{ PC_XO_POINT, "--point" }, { PC_XO_METRIC, "--metric" },
 		{ PC_XO_MIN_WIDTH, "--min-width" },
+		{ PC_XO_TITLE, "--title" }, { PC_XO_SUBTITLE, "--subtitle" },
+		{ PC_XO_WIDTH, "--width" },
+		{ PC_XO_FRAME_HEIGHT, "--frame-height" },
+		{ PC_XO_INVERTED, "--inverted" }, { PC_XO_REVERSE, "--reverse" },
+		{ PC_XO_COLORS, "--colors" },
+		{ PC_XO_COUNT_NAME, "--count-name" },
 	};
+	const struct pc_svg_opts *sv = &o->exp.svg;
 	unsigned given = (o->exp.split ? PC_XO_SPLIT : 0) |
 			 (o->exp.no_compress ? PC_XO_NO_COMPRESS : 0) |
 			 (o->exp.callers ? PC_XO_CALLERS : 0) |
 			 (o->exp.stats ? PC_XO_STATS : 0) |
 			 (o->exp.point ? PC_XO_POINT : 0) |
 			 (o->exp.metric ? PC_XO_METRIC : 0) |
-			 (o->exp.min_width >= 0 ? PC_XO_MIN_WIDTH : 0);
+			 (o->exp.min_width >= 0 ? PC_XO_MIN_WIDTH : 0) |
+			 (sv->title ? PC_XO_TITLE : 0) |
+			 (sv->subtitle ? PC_XO_SUBTITLE : 0) |
+			 (sv->width ? PC_XO_WIDTH : 0) |
+			 (sv->frame_height ? PC_XO_FRAME_HEIGHT : 0) |
+			 (sv->inverted ? PC_XO_INVERTED : 0) |
+			 (sv->reverse ? PC_XO_REVERSE : 0) |
+			 (sv->colors ? PC_XO_COLORS : 0) |
+			 (sv->count_name ? PC_XO_COUNT_NAME : 0);
 	for (size_t i = 0; i < sizeof xo / sizeof xo[0]; i++) {
 		if (!(given & xo[i].bit) || (ex->takes & xo[i].bit))
 			continue;
@@ -688,6 +724,10 @@ static const struct {
 	{ 'L', " convert diff dump info " }, { 'v', " check " },
 	{ 'R', " check " }, { 'J', " info " },
 	{ 'B', " convert diff dump info " }, { 'Z', " diff " },
+	{ 1000, " convert diff " }, { 1001, " convert diff " },
+	{ 1002, " convert diff " }, { 1003, " convert diff " },
+	{ 1004, " convert diff " }, { 1005, " convert diff " },
+	{ 1006, " convert diff " }, { 1007, " convert diff " },
 };
 static char applies_cmd[32]; /* " convert " */
 
@@ -771,6 +811,14 @@ int main(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'E' },
 		{ "min-width", required_argument, NULL, 'W' },
 		{ "normalize", no_argument, NULL, 'Z' },
+		{ "title", required_argument, NULL, 1000 },
+		{ "subtitle", required_argument, NULL, 1001 },
+		{ "width", required_argument, NULL, 1002 },
+		{ "frame-height", required_argument, NULL, 1003 },
+		{ "inverted", no_argument, NULL, 1004 },
+		{ "reverse", no_argument, NULL, 1005 },
+		{ "colors", required_argument, NULL, 1006 },
+		{ "count-name", required_argument, NULL, 1007 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -843,6 +891,38 @@ int main(int argc, char **argv)
 			o.exp.callers = (unsigned)v;
 			break;
 		}
+		case 1000: o.exp.svg.title = optarg; break;
+		case 1001: o.exp.svg.subtitle = optarg; break;
+		case 1002:
+		case 1003: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			unsigned long lo = c == 1002 ? 100 : 1,
+				      hi = c == 1002 ? 100000 : 1000;
+			if (*end || *optarg == '-' || v < lo || v > hi)
+				return usage_error(c == 1002 ?
+						   "bad --width '%s' (100 to "
+						   "100000 pixels)" :
+						   "bad --frame-height '%s' (1 "
+						   "to 1000 pixels)", optarg);
+			*(c == 1002 ? &o.exp.svg.width :
+				      &o.exp.svg.frame_height) = (unsigned)v;
+			break;
+		}
+		case 1004: o.exp.svg.inverted = 1; break;
+		case 1005: o.exp.svg.reverse = 1; break;
+		case 1006: {
+			static const char *const pal[] = { "hot", "mem", "io" };
+			size_t k = 0;
+			while (k < 3 && strcmp(optarg, pal[k]))
+				k++;
+			if (k == 3)
+				return usage_error("bad --colors '%s' (hot, mem "
+						   "or io)", optarg);
+			o.exp.svg.colors = PC_SVG_COLORS_HOT + (int)k;
+			break;
+		}
+		case 1007: o.exp.svg.count_name = optarg; break;
 		case 'h': return cmd_help(cmd);
 		case 'L': {
 			char *end;

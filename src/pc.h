@@ -926,6 +926,16 @@ struct pc_export_opts {
 	/* folded: frames narrower than this share of the total merge into
 	 * their callers (negative: the default) */
 	double min_width;
+	/* svg: flamegraph.pl's options (0 or NULL: the defaults) */
+	struct pc_svg_opts {
+		const char *title, *subtitle;
+		const char *count_name; /* the unit in each frame's title */
+		unsigned width;         /* of the frames, in pixels */
+		unsigned frame_height;
+		int inverted;           /* an icicle graph: roots at the top */
+		int reverse;            /* stacks reversed: callers graph */
+		int colors;             /* PC_SVG_COLORS_* */
+	} svg;
 	/* --split: what was written, for the last line (the exporter fills
 	 * it in; NULL: not asked) */
 	struct pc_split_done {
@@ -980,7 +990,23 @@ enum {
 	PC_XO_CALLERS = 16,
 	PC_XO_METRIC = 32,
 	PC_XO_MIN_WIDTH = 64,
+	PC_XO_TITLE = 128,
+	PC_XO_SUBTITLE = 256,
+	PC_XO_WIDTH = 512,
+	PC_XO_FRAME_HEIGHT = 1024,
+	PC_XO_INVERTED = 2048,
+	PC_XO_REVERSE = 4096,
+	PC_XO_COLORS = 8192,
+	PC_XO_COUNT_NAME = 16384,
+	PC_XO_SVG = PC_XO_TITLE | PC_XO_SUBTITLE | PC_XO_WIDTH |
+		    PC_XO_FRAME_HEIGHT | PC_XO_INVERTED | PC_XO_REVERSE |
+		    PC_XO_COLORS | PC_XO_COUNT_NAME,
 };
+
+/* The SVG's palettes (--colors): profconv's warm colours, and
+ * flamegraph.pl's hot, mem and io; each a colour per name. */
+enum { PC_SVG_COLORS_DEFAULT, PC_SVG_COLORS_HOT, PC_SVG_COLORS_MEM,
+       PC_SVG_COLORS_IO };
 
 struct pc_exporter {
 	const char *name;
