@@ -204,6 +204,41 @@ check "folded: the cut stacks keep every cost (5000)" \
 check "pprof: stacks deeper than 4,096 frames keep their innermost frames, with a warning" \
 	grep -q "sample(s) with stacks deeper than 4096 frames" "$tmp/err"
 
+# pprof lists every sample's whole stack: a chain of 20,000 calls, each
+# with a cost, made 20,000 stacks of up to 4,096 frames (8 * 10^7 frame
+# ids, 340 MB unpacked; at 10^5 deep 9.5 s of CPU). The frames a sample
+# keeps are lowered so that the file holds at most 2^25 of them (not
+# below 128 a sample): its unpacked size stays within 128 MB
+perl -e 'print "events: Ir\nfl=a.c\n"; for $i (0..19999) { print "fn=f$i\n1 1\n";
+	if ($i < 19999) { print "cfn=f", $i + 1, "\ncalls=1 1\n2 ", 19999 - $i, "\n" } }' >"$tmp/deep2.out"
+"$PROFCONV" convert -o "$tmp/deep2.pb.gz" "$tmp/deep2.out" 2>"$tmp/err"
+nb=$(gzip -dc "$tmp/deep2.pb.gz" | wc -c)
+[ "$nb" -gt 0 ] && [ "$nb" -le 134217728 ] && grep -q "sample(s) with stacks deeper than [0-9]* frames" "$tmp/err" &&
+	ok "pprof: a chain 20,000 deep, a cost at each call: $nb bytes unpacked (within 128 MB), with a warning" ||
+	{ not_ok "pprof: a chain 20,000 deep: $nb bytes unpacked"; sed 's/^/# /' "$tmp/err"; }
+# every writer on a chain 99,990 calls deep (experiment.xml 4.0, the
+# deepest it reads), within a CPU limit generous for a sanitizer build
+# (Chrome traces need a trace: not here)
+rm -rf "$tmp/chain" && cp -r "$TD/hpctoolkit-legacy/tiny-4.0" "$tmp/chain" && chmod -R u+w "$tmp/chain" && rm -f "$tmp/chain/trace.db"
+awk -v n=99990 '
+	/<\/ProcedureTable>/ { for (i = 0; i < n; i++) printf "<Procedure i=\"%d\" n=\"f%d\" v=\"0\"/>\n", 1000 + i, i }
+	/<SecCallPathProfileData>/ { print "<SecCallPathProfileData>\n<PF i=\"2\" n=\"4\" lm=\"2147483647\" f=\"0\" l=\"0\">"
+		print "<S i=\"11\" l=\"20\" it=\"11\"/>"
+		for (i = 0; i < n; i++) { printf "<PF i=\"%d\" n=\"%d\" lm=\"1\" f=\"1\" l=\"10\">\n", 100 + i, 1000 + i
+			if (i == int(n / 2)) print "<S i=\"10\" l=\"6\" it=\"10\"/>" }
+		print "<S i=\"5\" l=\"13\" it=\"5\"/>"
+		for (i = 0; i <= n; i++) print "</PF>"
+		skip = 1; next }
+	/<\/SecCallPathProfileData>/ { skip = 0 }
+	!skip' "$TD/hpctoolkit-legacy/tiny-4.0/experiment.xml" >"$tmp/chain/experiment.xml"
+for o in d callgrind pb.gz folded svg; do
+	rm -rf "$tmp/chain.$o"
+	sh -c "ulimit -t 120; exec \"$PROFCONV\" convert -q -j1 -o \"$tmp/chain.$o\" \"$tmp/chain\"" 2>"$tmp/err" &&
+		test -s "$tmp/chain.$o" -o -d "$tmp/chain.$o" &&
+		ok "a chain 99,990 calls deep to $o within 120 s of CPU" ||
+		{ not_ok "a chain 99,990 calls deep to $o"; sed 's/^/# /' "$tmp/err" | head -3; }
+done
+
 # --split: a file per profile, labelled with its ids, summing to the one
 tiny="$TD/hpctoolkit-legacy/tiny-4.0"
 "$PROFCONV" convert -q --split -o "$tmp/split.pb.gz" "$tiny" 2>"$tmp/err"
