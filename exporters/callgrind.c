@@ -836,6 +836,10 @@ static int cg_end(struct pc_sink *s, const struct pc_db *db,
 			if (!rc)
 				rc = pc_dest_commit(&o, db->diag, err);
 			pc_dest_abort(&o);
+			/* an earlier --split of the same name goes with it */
+			if (!rc)
+				pc_split_done(x->out, NULL, 0, x->opts,
+					      db->diag);
 		}
 	}
 	ex_free(x);

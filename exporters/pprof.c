@@ -824,6 +824,9 @@ static int pp_end(struct pc_sink *s, const struct pc_db *db,
 		rc = write_file(x, x->out, NULL, &of, err);
 		if (!rc)
 			rc = pc_outfile_commit(&of, db->diag, err);
+		/* an earlier --split of the same name goes with it */
+		if (!rc && strcmp(x->out, "-"))
+			pc_split_done(x->out, ".pb.gz", 0, &x->o, db->diag);
 	}
 	px_free(x);
 	return rc;

@@ -311,23 +311,107 @@ void pc_split_name(char *buf, size_t n, const char *out, const char *suffix,
 		snprintf(buf, n, "%s-%02zu", out, i);
 }
 
+/* The index of a file of out's split (OUT-07, x-07.pb.gz: 7) named
+ * name in out's directory, as pc_split_name writes it; 0 if it is not
+ * one. */
+static size_t split_index(const char *name, const char *base, size_t bl,
+			  const char *suffix)
+{
+	size_t sl = suffix ? strlen(suffix) : 0, len = strlen(name);
+	if (len < bl + 3 + sl || strncmp(name, base, bl) || name[bl] != '-' ||
+	    (sl && strcmp(name + len - sl, suffix)))
+		return 0;
+	size_t i = 0;
+	for (const char *p = name + bl + 1; p < name + len - sl; p++) {
+		if (*p < '0' || *p > '9' || i > 100000000)
+			return 0;
+		i = i * 10 + (size_t)(*p - '0');
+	}
+	char again[64];
+	snprintf(again, sizeof again, "%02zu", i);
+	return strlen(again) == len - sl - bl - 1 &&
+			       !strncmp(again, name + bl + 1, len - sl - bl - 1) ?
+		       i : 0;
+}
+
+/* Whether a file of a split's name is one profconv writes: Callgrind
+ * with its creator line (valgrind --separate-threads names its thread
+ * files OUT-01... too: those are never touched), gzip for pprof. */
+static int ours(const char *path, const char *suffix)
+{
+	char head[128] = "";
+	FILE *f = fopen(path, "rb");
+	size_t k = f ? fread(head, 1, sizeof head - 1, f) : 0;
+	if (f)
+		fclose(f);
+	head[k] = 0;
+	if (suffix)
+		return k >= 2 && (unsigned char)head[0] == 0x1f &&
+		       (unsigned char)head[1] == 0x8b;
+	return strstr(head, "\ncreator: profconv ") != NULL;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 void pc_split_done(const char *out, const char *suffix, size_t n,
 		   const struct pc_export_opts *opts, struct pc_diag *d)
 {
 	char name[4200], first[4200] = "", last[4200] = "";
 	struct stat st;
-	size_t gone = 0;
-	for (size_t i = n + 1; i < 100000; i++) {
+	/* the files of an earlier split of out beyond the n written (n 0:
+	 * out is one file), gaps and all, that profconv wrote: --force
+	 * replaced them */
+	char dir[4200], base[4200];
+	const char *slash = strrchr(out, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1,
+		 slash ? out : ".");
+	if (slash == out)
+		snprintf(dir, sizeof dir, "/");
+	snprintf(base, sizeof base, "%s", slash ? slash + 1 : out);
+	size_t bl = strlen(base), sl = suffix ? strlen(suffix) : 0;
+	if (sl && bl > sl && pc_path_ends(base, suffix))
+		bl -= sl;
+	else
+		suffix = NULL;
+	size_t nn, *idx = NULL, ni = 0, cap = 0;
+	char **names = pc_list_dir(dir, &nn);
+	for (size_t k = 0; k < nn; k++) {
+		size_t i = split_index(names[k], base, bl, suffix);
 		pc_split_name(name, sizeof name, out, suffix, i);
-		if (lstat(name, &st) != 0 || !S_ISREG(st.st_mode) ||
-		    unlink(name) != 0)
-			break;
+		if (i > n && lstat(name, &st) == 0 && S_ISREG(st.st_mode) &&
+		    ours(name, suffix)) {
+			PC_GROW(idx, ni, cap);
+			idx[ni++] = i;
+		}
+	}
+	pc_free_list(names, nn);
+	if (ni)
+		qsort(idx, ni, sizeof(*idx), by_index);
+	size_t gone = 0;
+	for (size_t k = 0; k < ni; k++) {
+		pc_split_name(name, sizeof name, out, suffix, idx[k]);
+		if (opts->force && unlink(name) != 0)
+			continue;
 		snprintf(gone++ ? last : first, sizeof first, "%s", name);
 	}
-	if (gone)
-		pc_note(d, "removed the %zu file%s of an earlier split beyond "
-			"the %zu written (%s%s%s)", gone, gone == 1 ? "" : "s",
-			n, first, gone > 1 ? " ... " : "", last);
+	free(idx);
+	char what[9000], beyond[64] = "of the same name";
+	if (n)
+		snprintf(beyond, sizeof beyond, "beyond the %zu written", n);
+	snprintf(what, sizeof what, "%zu file%s of an earlier split %s (%s%s%s)",
+		 gone, gone == 1 ? "" : "s", beyond, first,
+		 gone > 1 ? " ... " : "", last);
+	if (gone && opts->force)
+		pc_note(d, "removed the %s%s", what,
+			n ? "" : ": the new output replaces them");
+	else if (gone)
+		pc_warn(d, "kept the %s: --force replaces them", what);
+	if (!n)
+		return;
 	struct pc_split_done *w = opts->split_done;
 	if (!w)
 		return;

@@ -104,9 +104,10 @@ char *pc_json_escape(const char *s);
  * x-01.pb.gz. */
 void pc_split_name(char *buf, size_t n, const char *out, const char *suffix,
 		   size_t i);
-/* Once a split of n files is in place: the files of an earlier, larger
- * split beyond them (OUT-(n+1), ...: part of the output --force
- * replaced) are removed, with a note; and what was written goes to
+/* Once a split of n files is in place (or, n 0, the one file out): the
+ * files of an earlier split beyond them (OUT-(n+1), ..., gaps and all:
+ * part of the output --force replaced) are removed, with a note (without
+ * --force: kept, with a warning); and what was written goes to
  * opts->split_done. */
 void pc_split_done(const char *out, const char *suffix, size_t n,
 		   const struct pc_export_opts *opts, struct pc_diag *d);

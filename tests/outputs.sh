@@ -372,6 +372,43 @@ rc=$?
 	grep -q "^profconv: wrote 3 files, .*/m-01.pb.gz ... .*/m-03.pb.gz (pprof, [0-9.]* kB): 3 profiles" "$tmp/err" &&
 	ok "--split --force: the earlier split's extra file removed, the last line names the files written" ||
 	{ not_ok "--split --force: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
+# ... over a set of 40 with a gap (m-30 gone): every file of it goes,
+# not only those before the gap (issue 57)
+for k in $(seq 4 40); do
+	cp "$tmp/sp/m-01.pb.gz" "$tmp/sp/m-$(printf %02d "$k").pb.gz"
+done
+rm "$tmp/sp/m-30.pb.gz"
+"$PROFCONV" convert --split --force -o "$tmp/sp/m.pb.gz" "$CG"/threads.out-0* 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && [ "$(ls "$tmp/sp" | tr '\n' ' ')" = "m-01.pb.gz m-02.pb.gz m-03.pb.gz " ] &&
+	grep -q "note: removed the 36 files of an earlier split beyond the 3 written (.*/m-04.pb.gz ... .*/m-40.pb.gz)" "$tmp/err" &&
+	ok "--split --force over a larger split with a gap: every earlier file beyond removed, named" ||
+	{ not_ok "--split --force, a gap: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
+# a single file over an earlier split of its name: without --force the
+# set is kept and named; with --force the new output replaces it whole,
+# once it is in place. Valgrind's thread files (OUT-01, creator:
+# callgrind) are never touched.
+"$PROFCONV" convert -o "$tmp/sp/m.pb.gz" "$CG/small.main.out" 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && [ "$(ls "$tmp/sp" | wc -l)" -eq 4 ] &&
+	grep -q "warning: kept the 3 files of an earlier split of the same name (.*/m-01.pb.gz ... .*/m-03.pb.gz): --force replaces them" "$tmp/err" &&
+	ok "one pprof file beside an earlier split of its name: the split kept, named in a warning" ||
+	{ not_ok "one file beside a split: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
+"$PROFCONV" convert --force -o "$tmp/sp/m.pb.gz" "$CG/small.main.out" 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && [ "$(ls "$tmp/sp" | tr '\n' ' ')" = "m.pb.gz " ] &&
+	grep -q "note: removed the 3 files of an earlier split of the same name (.*/m-01.pb.gz ... .*/m-03.pb.gz): the new output replaces them" "$tmp/err" &&
+	ok "--force, one pprof file over an earlier split of its name: the split removed, named" ||
+	{ not_ok "--force over a split: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
+"$PROFCONV" convert -q --split -o "$tmp/sp/callgrind.out.m" "$CG"/threads.out-0*
+cp "$CG/threads.out-01" "$tmp/sp/callgrind.out.v-01"
+"$PROFCONV" convert --force -o "$tmp/sp/callgrind.out.m" "$CG/small.main.out" 2>"$tmp/err" &&
+	"$PROFCONV" convert --force -o "$tmp/sp/callgrind.out.v" "$CG/small.main.out" 2>>"$tmp/err"
+rc=$?
+[ $rc = 0 ] && [ "$(ls "$tmp/sp" | tr '\n' ' ')" = "callgrind.out.m callgrind.out.v callgrind.out.v-01 m.pb.gz " ] &&
+	[ "$(grep -c 'removed the' "$tmp/err")" -eq 1 ] &&
+	ok "--force, one Callgrind file over an earlier split: removed; valgrind's thread file kept" ||
+	{ not_ok "--force over a Callgrind split: exit $rc, $(ls "$tmp/sp" | tr '\n' ' ')"; sed 's/^/# /' "$tmp/err"; }
 # pprof's default sample type has values (the GPU database's first
 # metric has none: "0 total" before)
 GPU="$SHARED/hpctoolkit-data/v4-loops-cuda-nvidia-t.d"
