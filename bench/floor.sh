@@ -114,9 +114,12 @@ while [ $r -le "$rounds" ]; do
 		echo "peer|KCachegrind generated|$(echo "$(kc "$gen") $base" | awk '{print $1 - $2}')|-" >>"$run/samples"
 	fi
 	if [ -n "${OVNIEMU:-}" ]; then
-		rm -rf "$ovni/ovni"
-		echo "peer|ovniemu|$(cpu "$OVNIEMU" "$ovni" | tr ' ' '|')" >>"$run/samples"
-		rm -rf "$ovni/ovni"
+		# on a copy: ovniemu 1.14 writes its Paraver files into the
+		# trace's directory (3 times the trace: the next rounds' input
+		# and floor took them in)
+		rm -rf "$run/emu" && cp -r "$ovni" "$run/emu"
+		echo "peer|ovniemu|$(cpu "$OVNIEMU" "$run/emu" | tr ' ' '|')" >>"$run/samples"
+		rm -rf "$run/emu"
 	fi
 	r=$((r + 1))
 done
