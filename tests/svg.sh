@@ -89,7 +89,7 @@ check "help convert names every SVG option" sh -c "
 
 # in Chromium: Ctrl-F, the case toggle, a view shared by its URL
 ss="$top_srcdir/tests/speedscope"
-if [ -d "$ss/node_modules/playwright-core" ] && [ -x /usr/bin/chromium ] && command -v node >/dev/null; then
+if have_chromium playwright-core; then
 	node "$ss/svg_ui.mjs" "$tmp/plain.svg" 'MAIN' >"$tmp/ui" 2>&1
 	v() { sed -n "s/^$1 //p" "$tmp/ui"; }
 	check "Chromium: the pointer over a frame shows its title; Ctrl-F opens the search; 'MAIN' matches nothing" \
@@ -106,6 +106,6 @@ if [ -d "$ss/node_modules/playwright-core" ] && [ -x /usr/bin/chromium ] && comm
 		sh -c "grep -q '^zoom .* 100.00$' '$tmp/sj' && grep -q '^errors 0$' '$tmp/sj' && grep -q '^matched 100.00$' '$tmp/sj'"
 	[ "$(v errors)" = 0 ] || sed 's/^/# /' "$tmp/ui"
 else
-	skip "the SVG in Chromium: needs /usr/bin/chromium (Debian: chromium) and 'npm ci' in tests/speedscope"
+	skip "the SVG in Chromium: $chromium_why"
 fi
 done_testing
