@@ -45,7 +45,7 @@ static const char usage_text[] =
 	"\n"
 	"Examples:\n"
 	"  profconv convert callgrind.out.1234 -o prog.d      for hpcviewer\n"
-	"  profconv convert prog.d -o callgrind.out.prog      for KCachegrind\n"
+	"  profconv convert prog.d -o prog.callgrind          for KCachegrind\n"
 	"  profconv convert callgrind.out.1234 -o prog.pb.gz  for go tool pprof\n"
 	"\n"
 	"An INPUT of '-' is standard input (-o - writes Callgrind to standard\n"

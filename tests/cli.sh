@@ -248,6 +248,8 @@ fi
 # --help shows three examples; help convert says when -f is needed
 "$PROFCONV" --help >"$tmp/help"
 check "--help: three examples" test "$(grep -c '^  profconv convert ' "$tmp/help")" -eq 3
+check "--help: its Callgrind example is named *.callgrind (KCachegrind loads callgrind.out.prog2 with callgrind.out.prog)" \
+	sh -c "grep -q '^  profconv convert prog.d -o prog.callgrind ' '$tmp/help' && ! grep -q 'callgrind.out.prog' '$tmp/help'"
 "$PROFCONV" help convert >"$tmp/help"
 check "help convert: -f for a named pipe or a device, not for '-'" grep -q "pipe or a device, not for '-'" "$tmp/help"
 # a directory of Callgrind files: a hint to give the files
