@@ -155,9 +155,12 @@ run "$PROFCONV" convert "$tmp/pos.out" -o "$tmp/pos.d"
 # small pprof output is written whatever the input's traces (issue 57)
 gen="$top_builddir/bench/gen_ovni"
 # limit KB JOBS OUT [OPTION]: the conversion of the generated trace
-# under ulimit -f KB, its long traces spilled (16 bytes on)
+# under ulimit -f of KB kilobytes, its long traces spilled (16 bytes on)
+# (ulimit -f counts blocks of 1024 bytes in bash, of 512 in dash: the
+# shell's, measured once)
+blk=$( (ulimit -f 1; head -c 4096 /dev/zero >"$tmp/blk") 2>/dev/null; wc -c <"$tmp/blk")
 limit() {
-	k=$1 j=$2 o=$3; shift 3
+	k=$(($1 * 1024 / blk)) j=$2 o=$3; shift 3
 	rm -rf "$tmp/lim" && mkdir "$tmp/lim"
 	(ulimit -f "$k" && PROFCONV_TRACE_SPILL=16 exec "$PROFCONV" convert \
 		"$j" "$@" "$tmp/gen" -o "$tmp/lim/$o") >/dev/null 2>"$tmp/err"
