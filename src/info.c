@@ -208,19 +208,35 @@ static const char *gets(json_object *o, const char *key)
 		       json_object_get_string(v) : NULL;
 }
 
+/* A string of an input's (a name, a path, a title) as text for a
+ * terminal: control characters and bytes that are not UTF-8 as \xHH. */
+static void put_text(FILE *out, const char *s)
+{
+	char *esc = pc_text_escape(s ? s : "");
+	fputs(esc ? esc : s ? s : "", out);
+	free(esc);
+}
+
 void pc_info_print(json_object *root, FILE *out)
 {
 	json_object *a, *o;
 	json_object_object_get_ex(root, "inputs", &a);
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		o = json_object_array_get_idx(a, i);
-		fprintf(out, "input: %s (%s)\n", gets(o, "path"),
-			gets(o, "format"));
+		fputs("input: ", out);
+		put_text(out, gets(o, "path"));
+		fprintf(out, " (%s)\n", gets(o, "format"));
 	}
-	if (gets(root, "title"))
-		fprintf(out, "title: %s\n", gets(root, "title"));
-	if (gets(root, "description"))
-		fprintf(out, "description: %s\n", gets(root, "description"));
+	if (gets(root, "title")) {
+		fputs("title: ", out);
+		put_text(out, gets(root, "title"));
+		fputc('\n', out);
+	}
+	if (gets(root, "description")) {
+		fputs("description: ", out);
+		put_text(out, gets(root, "description"));
+		fputc('\n', out);
+	}
 	json_object_object_get_ex(root, "profiles", &a);
 	size_t np = json_object_array_length(a);
 	fprintf(out, "%zu %s:\n", np, plural(np, "profile", "profiles"));
@@ -233,8 +249,11 @@ void pc_info_print(json_object *root, FILE *out)
 			json_object *e = json_object_array_get_idx(t, k);
 			fprintf(out, " %s %lld", gets(e, "kind"),
 				geti(e, "logical"));
-			if (gets(e, "physical"))
-				fprintf(out, " (%s)", gets(e, "physical"));
+			if (gets(e, "physical")) {
+				fputs(" (", out);
+				put_text(out, gets(e, "physical"));
+				fputc(')', out);
+			}
 		}
 		long long nv = geti(o, "values"), ns = geti(o, "trace_samples");
 		fprintf(out, "%s %lld %s", json_object_array_length(t) ? "," : "",
@@ -250,12 +269,19 @@ void pc_info_print(json_object *root, FILE *out)
 		plural(nm, "metric", "metrics"));
 	for (size_t i = 0; i < nm; i++) {
 		o = json_object_array_get_idx(a, i);
-		fprintf(out, "  %s: %s", gets(o, "name"), gets(o, "total"));
-		if (gets(o, "unit"))
-			fprintf(out, " %s", gets(o, "unit"));
+		fputs("  ", out);
+		put_text(out, gets(o, "name"));
+		fprintf(out, ": %s", gets(o, "total"));
+		if (gets(o, "unit")) {
+			fputc(' ', out);
+			put_text(out, gets(o, "unit"));
+		}
 		if (gets(o, "description") &&
-		    strcmp(gets(o, "description"), gets(o, "name")))
-			fprintf(out, "  (%s)", gets(o, "description"));
+		    strcmp(gets(o, "description"), gets(o, "name"))) {
+			fputs("  (", out);
+			put_text(out, gets(o, "description"));
+			fputc(')', out);
+		}
 		fputc('\n', out);
 	}
 	long long nc = geti(root, "contexts"), nf = geti(root, "functions");

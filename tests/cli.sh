@@ -312,4 +312,11 @@ bad=$(printf 'caf\351\033')
 "$PROFCONV" convert "$CG/small.main.out" "$CG/small.main.out" -o "$tmp/two.json" 2>"$tmp/err"
 check "several trace-less inputs to .json: 'no input has a trace'" \
 	grep -q "nothing to write: no input has a trace (Chrome" "$tmp/err"
+# info's text: an input's names, title and path with control bytes
+# shown as \xHH, never raw to the terminal (issue 57)
+printf '# callgrind format\ncmd: a\033]0;t\007b\nevents: Ir\033x\nfn=f\033\n1 5\n' >"$tmp/ctl.out"
+"$PROFCONV" info "$tmp/ctl.out" >"$tmp/info" 2>&1
+! grep -q "$(printf '\033')" "$tmp/info" && grep -q 'Ir\\x1Bx' "$tmp/info" &&
+	ok "info: control bytes of the input's names shown as \\xHH" ||
+	{ not_ok "info: control bytes of the input's names"; od -c "$tmp/info" | head -8 | sed 's/^/# /'; }
 done_testing
