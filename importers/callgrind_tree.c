@@ -348,7 +348,8 @@ static size_t instance_size(const struct expand *x, uint32_t s)
 }
 
 /* The anchor of work `it` laid out now, entering at function fn: a new
- * one if it is heavy enough. */
+ * one, its function context (every function context laid out is one:
+ * what is cut below it stays below it). */
 static uint32_t anchor_at(struct expand *x, const struct work *it,
 			  uint32_t fn)
 {
@@ -464,8 +465,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	struct workheap ws = { 0 };
 	double *w = pc_xmalloc(x.nev * sizeof(double));
 	double *wchild = pc_xmalloc(x.nev * sizeof(double));
-	/* anchors: the entry point, and work laid out with CG_ANCHOR_SHARE
-	 * of a metric's total or more; their rests within some 64 MiB */
+	/* anchors: the entry point, and every function context laid out; their rests within some 64 MiB */
 	x.anchors = pc_xcalloc(1, sizeof(*x.anchors));
 	x.anchors[0] = (struct anchor){ .ctx = entry, .fn = UINT32_MAX,
 					.rhead = UINT32_MAX };
@@ -563,8 +563,9 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			pc_progress(db->diag, "building the calling-context "
 				    "tree: placing the parts cut", i, ncut,
 				    UINT64_MAX);
-		if (cg_used(&x) + x.reserve < x.budget) {
-			size_t limit = x.budget - x.reserve - cg_used(&x);
+		if (cg_used(&x) + x.reserve + 1 < x.budget) {
+			/* (1: the summed frame below the callee) */
+			size_t limit = x.budget - x.reserve - cg_used(&x) - 1;
 			if (it->inst != UINT32_MAX) {
 				if (cg_cut_member(&x, it, wc, sh, on, heap, limit))
 					continue;
@@ -572,7 +573,8 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				const struct flat *fl = cg_flat_of(
 					&x, it->scc, sh, on, heap, limit);
 				if (fl) {
-					cg_lay_flat(&x, fl, it->parent, wc);
+					cg_lay_flat(&x, fl, it->parent, wc,
+						    it->entry);
 					cg_add_calls(&x,
 						  cg_call_ctx(&x, it->parent,
 							   g->fns[it->entry]
