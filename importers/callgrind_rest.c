@@ -823,8 +823,18 @@ static double input_bytes(const struct expand *x)
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit)
 {
-	if (opts && opts->max_contexts)
-		return *limit = x->budget;
+	if (opts && opts->max_contexts) {
+		/* a hard bound; of it, a fifth for the summed frames of what
+		 * is cut, as by default (the layout uses its room up: with
+		 * the flat profile's reserve alone, the cuts' rests went up
+		 * to the lowest caller above all of a function's cuts, and
+		 * more room told a worse story) */
+		*limit = x->budget;
+		size_t keep = x->budget / CG_SUMMED_PART;
+		if (x->budget - keep >= x->reserve + x->nocost + 1024)
+			x->budget -= keep;
+		return x->budget;
+	}
 	/* a context's bytes: some 62 + 137 per metric it has a value of
 	 * (measured); as many as a cost line has on average, and calls */
 	const struct cg_graph *g = x->g;

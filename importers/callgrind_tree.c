@@ -18,16 +18,19 @@
  * carries the largest share of any metric's total is laid out next, so
  * every calling context above a small share is in the tree with its
  * exact value. When the context budget is spent, each pending instance
- * becomes a cut: below its call site, one context per function it would
- * have reached, with that function's self cost there per line (the
- * instance's flat profile). So totals, every function's self cost and
- * every (function, line) cost stay exact, and the cost below a cut stays
- * under the cut. Cuts that would overrun the budget so go below the
- * nearest heavy context above them instead (an anchor: 1% of a metric's
- * total or more), one context per function with that function's cost
- * there, heaviest first as room allows; what is left of a function is
- * passed up from anchor to anchor and laid out once, below the lowest
- * anchor above all the cuts it came from. */
+ * becomes a cut: below its call site, the callee's context (the input's
+ * call) and below it a '[summed: N functions]' frame with one context
+ * per other function it would have reached, with that function's self
+ * cost there per line (the instance's flat profile). So totals, every
+ * function's self cost and every (function, line) cost stay exact, and
+ * the cost below a cut stays under the cut. Cuts that would overrun the
+ * budget so go below the nearest heavy context above them instead (an
+ * anchor: 1% of a metric's total or more), in its summed frame, one
+ * context per function with that function's cost there, heaviest first
+ * as room allows; what is left of a function is passed up from anchor
+ * to anchor and laid out once, below the lowest anchor above all the
+ * cuts it came from. The default bound is never below a 64 MiB
+ * database (cg_default_cap): a small input's tree is laid out whole. */
 #include "callgrind_tree.h"
 
 #include <math.h>
@@ -645,15 +648,15 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		pc_note(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
-			"function and line below each cut, or else below the "
-			"nearest caller above it with 1%% or more that has "
-			"room%s%s%s%s",
+			"function and line in a '[summed: N functions]' frame "
+			"below each cut's callee, or else below the nearest "
+			"caller above it with 1%% or more that has room%s%s%s%s",
 			cg_used(&x), x.budget,
 			cap > x.budget && cg_used(&x) > x.budget ?
 				", more for contexts above 0.01%" : "",
 			100 * cut_share, x.ncut, 100 * x.heaviest,
 			*where ? " (" : "", where, *where ? ")" : "",
-			opts && opts->max_contexts && cg_used(&x) > x.budget ?
+			opts && opts->max_contexts && cg_used(&x) > hard ?
 				" (the flat profile alone needs more than the "
 				"budget)" : "");
 	}
