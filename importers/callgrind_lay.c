@@ -8,6 +8,7 @@
  * callgrind_rest.c (the tree) -> callgrind_round.c (whole numbers). */
 #include "callgrind_tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,19 @@ pc_id cg_call_ctx(struct expand *x, pc_id parent, pc_id func)
 				.function = func, .file = PC_NONE,
 				.module = PC_NONE };
 	return laid_ctx(x, parent, &k);
+}
+
+/* The frame below parent that holds what a cut sums, n functions:
+ * `[summed: N functions]`, a function of no file nor module (a name no
+ * input gives: the brackets), so a viewer reads its children as summed,
+ * not called. */
+pc_id cg_summed_ctx(struct expand *x, pc_id parent, size_t n)
+{
+	char name[64];
+	snprintf(name, sizeof name, "[summed: %zu function%s]", n,
+		 n == 1 ? "" : "s");
+	return cg_call_ctx(x, parent, pc_function_get(x->db, name, PC_NONE, 0,
+						      PC_NONE, 0));
 }
 
 /* The largest share of a metric's total that cost c (per metric) with

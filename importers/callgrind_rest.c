@@ -161,11 +161,30 @@ struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
 	return flat_run(x, fl, sh, on, heap, 1, limit) ? fl : NULL;
 }
 
-/* The calls that function f of SCC u makes inside a cut below parent
- * (u's weights: sh times w), to its callees' flat contexts; the calls
- * inside u only with insc. */
+/* Where a cut below a call site is drawn: the callee's context there
+ * (the input's call), and below it the summed frame of the n other
+ * functions the cut reaches (made when first needed). */
+struct cutdraw {
+	uint32_t callee;
+	pc_id cctx, sctx;
+	size_t n;
+};
+
+/* Function f's context in cut d. */
+static pc_id cut_ctx(struct expand *x, struct cutdraw *d, uint32_t f)
+{
+	if (f == d->callee)
+		return d->cctx;
+	if (d->sctx == PC_NONE)
+		d->sctx = cg_summed_ctx(x, d->cctx, d->n ? d->n : 1);
+	return cg_call_ctx(x, d->sctx, x->g->fns[f].func);
+}
+
+/* The calls that function f of SCC u makes inside cut d (u's weights:
+ * sh times w), to its callees' contexts there; the calls inside u only
+ * with insc. */
 static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
-		       const double *sh, const double *w, pc_id parent,
+		       const double *sh, const double *w, struct cutdraw *d,
 		       int insc)
 {
 	if (x->calls == PC_NONE)
@@ -179,36 +198,40 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 			continue;
 		double n = cg_edge_calls(x, u, x->uw, e);
 		if (n != 0)
-			cg_add_calls(x, cg_call_ctx(x, parent,
-					      g->fns[g->edges[e].to].func), n);
+			cg_add_calls(x, cut_ctx(x, d, g->edges[e].to), n);
 	}
 	/* a group member's calls from its group come at it, as in the
 	 * tree (fold_calls) */
 	if (!insc)
-		cg_add_calls(x, cg_call_ctx(x, parent, g->fns[f].func),
-			     cg_fold_calls(x, u, x->uw, f));
+		cg_add_calls(x, cut_ctx(x, d, f), cg_fold_calls(x, u, x->uw, f));
 }
 
-/* Function f's self cost per position below parent, weighted by sh
- * times w. */
-static void lay_fn_flat(struct expand *x, uint32_t f, const double *sh,
-			const double *w, pc_id parent)
+/* Lays out a cut below call site `site`: the callee's context there
+ * with its self cost per position, and each other function of the flat
+ * profile once below the callee's summed frame, with its self cost per
+ * position, weighted by w. */
+void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id site,
+		 const double *w, uint32_t callee)
 {
-	if (x->rec_start[f] == x->rec_start[f + 1])
-		return;
-	cg_lay_records(x, f, cg_call_ctx(x, parent, x->g->fns[f].func), sh, w);
-}
-
-/* Lays out a cut below `parent`: each function of the flat profile once,
- * with its self cost per position, weighted by w. */
-void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
-		 const double *w)
-{
+	struct cutdraw d = { callee, cg_call_ctx(x, site,
+						 x->g->fns[callee].func),
+			     PC_NONE, 0 };
+	for (size_t i = 0; i < fl->n; i++) { /* the functions with cost */
+		uint32_t f = fl->fn[i];
+		if (f == callee || x->rec_start[f] == x->rec_start[f + 1])
+			continue;
+		for (size_t m = 0; m < x->nev; m++)
+			if (fl->share[i * x->nev + m] * w[m] > 0) {
+				d.n++;
+				break;
+			}
+	}
 	for (size_t i = 0; i < fl->n; i++) {
 		uint32_t f = fl->fn[i], u = x->scc_of[f];
 		const double *sh = fl->share + i * x->nev;
-		flat_calls(x, u, f, sh, w, parent, x->sccs[u].n == 1);
-		lay_fn_flat(x, f, sh, w, parent);
+		flat_calls(x, u, f, sh, w, &d, x->sccs[u].n == 1);
+		if (x->rec_start[f] != x->rec_start[f + 1])
+			cg_lay_records(x, f, cut_ctx(x, &d, f), sh, w);
 	}
 }
 
@@ -235,7 +258,7 @@ int cg_cut_member(struct expand *x, const struct work *it,
 		x->nodes[node].least = fl.size;
 		return 0;
 	}
-	cg_lay_flat(x, &fl, it->parent, w);
+	cg_lay_flat(x, &fl, it->parent, w, f);
 	cg_add_calls(x, cg_call_ctx(x, it->parent, x->g->fns[f].func),
 		     it->calls);
 	free(fl.fn);
@@ -365,6 +388,13 @@ static void lay_settled(struct expand *x, uint32_t f, const double *w,
 	if (calls != 0)
 		cg_add_calls(x, fctx != PC_NONE ? fctx :
 			  cg_call_ctx(x, ctx, x->g->fns[f].func), calls);
+}
+
+/* Whether function f has self cost to lay out with weights w. */
+static int has_cost(const struct expand *x, uint32_t f, const double *w)
+{
+	return x->rec_start[f] != x->rec_start[f + 1] &&
+	       cg_any_positive(w, x->nev);
 }
 
 /* Per anchor: the functions its descendants passed up to it, with
@@ -549,6 +579,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	while (last < CG_NBUCKETS && sum + hist[last] <= room)
 		sum += hist[last++];
 	struct carry *cr = pc_xcalloc(na + 1, sizeof(*cr));
+	uint32_t *pick = pc_xmalloc((nf + 1) * sizeof(uint32_t));
 	uint32_t *src = pc_xmalloc((nf + 1) * sizeof(uint32_t));
 	/* the roots' own cuts: the entry point's, aside (w0, c0) */
 	double *w0 = pc_xcalloc(nf * nev + 1, sizeof(double));
@@ -572,6 +603,9 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		if (!x->anchors[a].walked && !cr[a].n)
 			continue;
 		gather(x, (uint32_t)a, cr, 1, &rw, src);
+		/* those that fit, below the anchor's summed frame (1 more
+		 * context); the others passed up */
+		size_t used = cg_used(x) + 1, np = 0, nc = 0;
 		for (size_t i = 0; i < rw.n; i++) {
 			uint32_t f = rw.list[i];
 			double *w = rw.wf + (size_t)f * nev;
@@ -579,12 +613,23 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			size_t sz = settled_size(x, f, w, rw.cin[f]);
 			if (sh > 0 && bucket_of(sh) < last &&
 			    !in_group(x, (uint32_t)a, f) &&
-			    cg_used(x) + sz + keep <= end)
-				lay_settled(x, f, w, rw.cin[f],
-					    x->anchors[a].ctx);
-			else
-				carry_add(&cr[x->anchors[a].up], nev, f, w,
-					  rw.cin[f], src[f]);
+			    used + sz + keep <= end) {
+				pick[np++] = f;
+				used += sz;
+				nc += has_cost(x, f, w);
+				continue;
+			}
+			carry_add(&cr[x->anchors[a].up], nev, f, w, rw.cin[f],
+				  src[f]);
+			memset(w, 0, nev * sizeof(double));
+			rw.cin[f] = 0;
+		}
+		pc_id sctx = np ? cg_summed_ctx(x, x->anchors[a].ctx,
+						nc ? nc : np) : PC_NONE;
+		for (size_t i = 0; i < np; i++) {
+			uint32_t f = pick[i];
+			double *w = rw.wf + (size_t)f * nev;
+			lay_settled(x, f, w, rw.cin[f], sctx);
 			memset(w, 0, nev * sizeof(double));
 			rw.cin[f] = 0;
 		}
@@ -619,26 +664,50 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(both);
 	double *flat = pc_xcalloc(nev, sizeof(double)); /* at the entry */
 	double *below = pc_xcalloc(nev, sizeof(double)); /* at anchors */
+	/* first where each function goes, counted per anchor (the entry
+	 * point's: 0) for the summed frames' names; then laid out */
+	uint32_t *cnt = pc_xcalloc(na + 1, sizeof(uint32_t));
+	pc_id *sctx = pc_xmalloc((na + 1) * sizeof(pc_id));
+	for (size_t a = 0; a <= na; a++)
+		sctx[a] = PC_NONE;
 	for (uint32_t f = 0; f < nf; f++) {
 		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
-		const double *sf = self + (size_t)f * nev;
 		int reached = x->visit[f] == x->stamp;
 		while (reached && src[f] != 0 && in_group(x, src[f], f))
 			src[f] = x->anchors[src[f]].up;
 		if (reached && src[f] != 0) {
-			for (size_t m = 0; m < nev; m++)
-				below[m] += w[m] * sf[m];
-			lay_settled(x, f, w, rw.cin[f],
-				    x->anchors[src[f]].ctx);
+			cnt[src[f]] += has_cost(x, f, w);
 		} else if (reached) {
 			for (size_t m = 0; m < nev; m++)
 				v[m] += w[m];
 			c0[f] += rw.cin[f];
 		}
+		cnt[0] += has_cost(x, f, v);
+	}
+	for (uint32_t f = 0; f < nf; f++) {
+		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
+		const double *sf = self + (size_t)f * nev;
+		int reached = x->visit[f] == x->stamp;
+		if (reached && src[f] != 0) {
+			for (size_t m = 0; m < nev; m++)
+				below[m] += w[m] * sf[m];
+			uint32_t a = src[f];
+			if (sctx[a] == PC_NONE)
+				sctx[a] = cg_summed_ctx(x, x->anchors[a].ctx,
+							cnt[a] ? cnt[a] : 1);
+			lay_settled(x, f, w, rw.cin[f], sctx[a]);
+		}
 		for (size_t m = 0; m < nev; m++)
 			flat[m] += v[m] * sf[m];
-		lay_settled(x, f, v, c0[f], entry);
+		if (has_cost(x, f, v) || c0[f] != 0) {
+			if (sctx[0] == PC_NONE)
+				sctx[0] = cg_summed_ctx(x, entry,
+							cnt[0] ? cnt[0] : 1);
+			lay_settled(x, f, v, c0[f], sctx[0]);
+		}
 	}
+	free(cnt);
+	free(sctx);
 	x->flat_share = cg_share_of(x, x->ones, flat);
 	x->top_share = cg_share_of(x, x->ones, below);
 	free(flat);
@@ -647,6 +716,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(c0);
 	free(in0);
 	free(src);
+	free(pick);
 	free(cr);
 	free(rw.wf);
 	free(rw.cin);
@@ -753,8 +823,18 @@ static double input_bytes(const struct expand *x)
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit)
 {
-	if (opts && opts->max_contexts)
-		return *limit = x->budget;
+	if (opts && opts->max_contexts) {
+		/* a hard bound; of it, a fifth for the summed frames of what
+		 * is cut, as by default (the layout uses its room up: with
+		 * the flat profile's reserve alone, the cuts' rests went up
+		 * to the lowest caller above all of a function's cuts, and
+		 * more room told a worse story) */
+		*limit = x->budget;
+		size_t keep = x->budget / CG_SUMMED_PART;
+		if (x->budget - keep >= x->reserve + x->nocost + 1024)
+			x->budget -= keep;
+		return x->budget;
+	}
 	/* a context's bytes: some 62 + 137 per metric it has a value of
 	 * (measured); as many as a cost line has on average, and calls */
 	const struct cg_graph *g = x->g;
@@ -800,6 +880,24 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		x->budget = *limit - x->nocost;
 		x->tight = 1;
 		cap = x->budget;
+	}
+	/* the bound a user accepts whatever the input's size: a v4
+	 * database of CG_SMALL_DB, its contexts counted as closely as for
+	 * the tight bound (calls at 45 bytes). A small input's tree that
+	 * fits it is laid out whole (no cut, no note); a larger input whose
+	 * bound passes it already keeps its own */
+	double one = 62.0 + 137.0 * (metrics - (x->calls != PC_NONE)) +
+		     45.0 * (x->calls != PC_NONE);
+	double small = (double)CG_SMALL_DB / one;
+	if ((double)*limit < small) {
+		/* of it, a fifth for the summed frames of what is cut (the
+		 * tree's layout uses its budget up, leaving only the flat
+		 * profile's reserve) */
+		size_t lay = (size_t)small - (size_t)small / CG_SUMMED_PART;
+		x->budget = lay > x->nocost ? lay - x->nocost : 0;
+		x->tight = 1;
+		cap = x->budget;
+		*limit = (size_t)small;
 	}
 	/* hpcviewer reads a meta.db of at most 2 GiB, where a context
 	 * takes at most 72 bytes (its record, and function, file and

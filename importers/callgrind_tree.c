@@ -18,16 +18,19 @@
  * carries the largest share of any metric's total is laid out next, so
  * every calling context above a small share is in the tree with its
  * exact value. When the context budget is spent, each pending instance
- * becomes a cut: below its call site, one context per function it would
- * have reached, with that function's self cost there per line (the
- * instance's flat profile). So totals, every function's self cost and
- * every (function, line) cost stay exact, and the cost below a cut stays
- * under the cut. Cuts that would overrun the budget so go below the
- * nearest heavy context above them instead (an anchor: 1% of a metric's
- * total or more), one context per function with that function's cost
- * there, heaviest first as room allows; what is left of a function is
- * passed up from anchor to anchor and laid out once, below the lowest
- * anchor above all the cuts it came from. */
+ * becomes a cut: below its call site, the callee's context (the input's
+ * call) and below it a '[summed: N functions]' frame with one context
+ * per other function it would have reached, with that function's self
+ * cost there per line (the instance's flat profile). So totals, every
+ * function's self cost and every (function, line) cost stay exact, and
+ * the cost below a cut stays under the cut. Cuts that would overrun the
+ * budget so go below the nearest heavy context above them instead (an
+ * anchor: 1% of a metric's total or more), in its summed frame, one
+ * context per function with that function's cost there, heaviest first
+ * as room allows; what is left of a function is passed up from anchor
+ * to anchor and laid out once, below the lowest anchor above all the
+ * cuts it came from. The default bound is never below a 64 MiB
+ * database (cg_default_cap): a small input's tree is laid out whole. */
 #include "callgrind_tree.h"
 
 #include <math.h>
@@ -348,7 +351,8 @@ static size_t instance_size(const struct expand *x, uint32_t s)
 }
 
 /* The anchor of work `it` laid out now, entering at function fn: a new
- * one if it is heavy enough. */
+ * one, its function context (every function context laid out is one:
+ * what is cut below it stays below it). */
 static uint32_t anchor_at(struct expand *x, const struct work *it,
 			  uint32_t fn)
 {
@@ -464,8 +468,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	struct workheap ws = { 0 };
 	double *w = pc_xmalloc(x.nev * sizeof(double));
 	double *wchild = pc_xmalloc(x.nev * sizeof(double));
-	/* anchors: the entry point, and work laid out with CG_ANCHOR_SHARE
-	 * of a metric's total or more; their rests within some 64 MiB */
+	/* anchors: the entry point, and every function context laid out; their rests within some 64 MiB */
 	x.anchors = pc_xcalloc(1, sizeof(*x.anchors));
 	x.anchors[0] = (struct anchor){ .ctx = entry, .fn = UINT32_MAX,
 					.rhead = UINT32_MAX };
@@ -563,8 +566,9 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			pc_progress(db->diag, "building the calling-context "
 				    "tree: placing the parts cut", i, ncut,
 				    UINT64_MAX);
-		if (cg_used(&x) + x.reserve < x.budget) {
-			size_t limit = x.budget - x.reserve - cg_used(&x);
+		if (cg_used(&x) + x.reserve + 1 < x.budget) {
+			/* (1: the summed frame below the callee) */
+			size_t limit = x.budget - x.reserve - cg_used(&x) - 1;
 			if (it->inst != UINT32_MAX) {
 				if (cg_cut_member(&x, it, wc, sh, on, heap, limit))
 					continue;
@@ -572,7 +576,8 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				const struct flat *fl = cg_flat_of(
 					&x, it->scc, sh, on, heap, limit);
 				if (fl) {
-					cg_lay_flat(&x, fl, it->parent, wc);
+					cg_lay_flat(&x, fl, it->parent, wc,
+						    it->entry);
 					cg_add_calls(&x,
 						  cg_call_ctx(&x, it->parent,
 							   g->fns[it->entry]
@@ -648,15 +653,15 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		pc_note(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
-			"function and line below each cut, or else below the "
-			"nearest caller above it with 1%% or more that has "
-			"room%s%s%s%s",
+			"function and line in a '[summed: N functions]' frame "
+			"below each cut's callee, or else below the nearest "
+			"caller above it with 1%% or more that has room%s%s%s%s",
 			cg_used(&x), x.budget,
 			cap > x.budget && cg_used(&x) > x.budget ?
 				", more for contexts above 0.01%" : "",
 			100 * cut_share, x.ncut, 100 * x.heaviest,
 			*where ? " (" : "", where, *where ? ")" : "",
-			opts && opts->max_contexts && cg_used(&x) > x.budget ?
+			opts && opts->max_contexts && cg_used(&x) > hard ?
 				" (the flat profile alone needs more than the "
 				"budget)" : "");
 	}

@@ -12,10 +12,18 @@
 /* Work above this share of a metric's total is laid out beyond the
  * default budget (see pc_cg_expand). */
 #define CG_MIN_SHARE 1e-4
+/* The default bound is never below the contexts of a v4 database of
+ * this size (see cg_default_cap): a small input's tree fits whole. */
+#define CG_SMALL_DB (64.0 * 1048576.0)
+/* ... of which 1/CG_SUMMED_PART is kept for the summed frames of the
+ * cuts, where it is cut */
+#define CG_SUMMED_PART 5
 /* Work laid out with this share of a metric's total or more is an
  * anchor: the cuts below it that do not fit below their call sites go
- * flat below it (see lay_rests). */
+ * below its summed frame (see cg_lay_rests). */
+#ifndef CG_ANCHOR_SHARE
 #define CG_ANCHOR_SHARE 1e-2
+#endif
 /* After this many cuts in a row of work below CG_MIN_SHARE, what is
  * pending goes to the rests as it lies (callgrind_tree.c) */
 #define CG_CUT_RUN 1024
@@ -105,8 +113,8 @@ struct expand {
 	 * below anchors (the entry point's part is flat_share) */
 	double top_share;
 	/* where the cuts that do not fit below their call sites go: below
-	 * the nearest anchor laid out above them (work of CG_ANCHOR_SHARE
-	 * or more; the entry point is anchor 0), as entries of its rest
+	 * the nearest anchor laid out above them (every function context
+	 * laid out; the entry point is anchor 0), as entries of its rest
 	 * (rents, below) */
 	struct anchor {
 		pc_id ctx;     /* its function context */
@@ -229,7 +237,8 @@ uint32_t cg_member_index(const struct expand *x, uint32_t f);
 struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
 			uint8_t *on, uint32_t *heap, size_t limit);
 void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
-		 const double *w);
+		 const double *w, uint32_t callee);
+pc_id cg_summed_ctx(struct expand *x, pc_id parent, size_t n);
 int cg_cut_member(struct expand *x, const struct work *it,
 		  const double *w, double *sh, uint8_t *on,
 		  uint32_t *heap, size_t limit);

@@ -25,8 +25,12 @@ edges() {
 	else
 		not_ok "$1: $r"
 	fi
-	# the judge of ../shared, where it is
-	if [ "$2" = 0 ] && [ -x /usr/bin/python3 ] && [ -f "$SHARED/tools/cg_edges.py" ]; then
+	# the judge of ../shared, where it is: it reads a '[summed: N
+	# functions]' frame (a cut tree's, issue 58) as a call of a
+	# synthetic root, so it judges trees laid out whole
+	if [ "$2" = 0 ] && grep -q '\[summed: ' "$tmp/$1.callgrind"; then
+		skip "$1: ../shared/tools/cg_edges.py: the tree is cut, and the judge reads its summed frames as calls"
+	elif [ "$2" = 0 ] && [ -x /usr/bin/python3 ] && [ -f "$SHARED/tools/cg_edges.py" ]; then
 		/usr/bin/python3 "$SHARED/tools/cg_edges.py" "$CG/$1" "$tmp/$1.callgrind" >"$tmp/judge" 2>&1 &&
 			ok "$1: ../shared/tools/cg_edges.py agrees: $(head -1 "$tmp/judge" | sed 's/.*over-attributed/over-attributed/')" ||
 			{ not_ok "$1: cg_edges.py"; sed 's/^/# /' "$tmp/judge"; }
@@ -78,5 +82,60 @@ if have_go; then
 	done
 else
 	skip "main's share in go tool pprof: $go_why"
+fi
+
+# Per function (issue 58): for every function on no cycle of the call
+# graph holding 1% or more, its cumulative share in go tool pprof within
+# 1 point of its inclusive share in callgrind_annotate
+# (../shared/tools/func_cum.py). Before: perl 6 functions off (up to 4.5
+# points), prog 7, cc1plus 12 (its tree is cut: 2 now, up to 1.3).
+# funcs FILE MAX-OFF [ARGS]: FILE converted (with ARGS) and judged
+funcs() {
+	gzip -dcf "$CG/$1" >"$tmp/fc.in"
+	"$PROFCONV" convert -q --force $3 -o "$tmp/fc.pb.gz" "$tmp/fc.in" ||
+		{ not_ok "$1: convert $3 failed"; return; }
+	HOME="$tmp" GOCACHE="$tmp/go" /usr/bin/python3 "$SHARED/tools/func_cum.py" \
+		"$tmp/fc.in" "$tmp/fc.pb.gz" >"$tmp/fc" 2>&1
+	off=$(sed -n 's/.*> 1 point: \([0-9]*\) .*/\1/p' "$tmp/fc" | head -1)
+	if [ -n "$off" ] && [ "$off" -le "$2" ]; then
+		ok "$1${3:+ ($3)}: $off functions off by more than 1 point (at most $2): $(head -1 "$tmp/fc" | sed 's/.*largest/largest/')"
+	else
+		not_ok "$1${3:+ ($3)}: func_cum.py"; sed 's/^/# /' "$tmp/fc"
+	fi
+}
+# loss FILE ARGS: the largest loss func_cum.py reports at ARGS
+loss() {
+	"$PROFCONV" convert -q --force $2 -o "$tmp/ls.pb.gz" "$tmp/fc.in" &&
+		HOME="$tmp" GOCACHE="$tmp/go" /usr/bin/python3 "$SHARED/tools/func_cum.py" \
+			"$tmp/fc.in" "$tmp/ls.pb.gz" 2>&1 | sed -n 's/.*largest loss \([-0-9.]*\) points.*/\1/p'
+}
+if ! [ -x /usr/bin/python3 ] || ! [ -f "$SHARED/tools/func_cum.py" ]; then
+	skip "per-function shares: needs /usr/bin/python3 and ../shared/tools/func_cum.py"
+elif ! command -v go >/dev/null; then
+	skip "per-function shares: needs go (Debian: golang-go)"
+else
+	for f in recur.out.gz interp.out.gz cache.out.gz sort-threads.out.gz \
+		py-json.out.gz perl.out.gz prog.default.out recinl.out.gz; do
+		funcs "$f" 0
+	done
+	funcs cc1plus.out.gz 2
+	# more room never tells a worse story: the cc1plus fixture is cut
+	# at the default bound; at twice and four times its contexts no
+	# function loses more than it does at the default (before: a
+	# compile of clang lost 27 points at --max-contexts=400000, 3 at
+	# the default)
+	gzip -dcf "$CG/cc1plus.out.gz" >"$tmp/fc.in"
+	rm -rf "$tmp/d.d"
+	"$PROFCONV" convert -q -o "$tmp/d.d" "$tmp/fc.in"
+	nc=$("$PROFCONV" info "$tmp/d.d" 2>/dev/null | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
+	l0=$(loss cc1plus "")
+	for k in 2 4; do
+		l=$(loss cc1plus "--max-contexts=$((k * nc))")
+		if [ -n "$l0" ] && [ -n "$l" ] && awk -v a="$l0" -v b="$l" 'BEGIN { exit !(b >= a - 0.05) }'; then
+			ok "cc1plus at --max-contexts=$((k * nc)): largest loss $l points (default, $nc contexts: $l0)"
+		else
+			not_ok "cc1plus at --max-contexts=$((k * nc)): largest loss '$l' points, at the default '$l0'"
+		fi
+	done
 fi
 done_testing

@@ -3,10 +3,13 @@
 # as callgrind_annotate --tree=calling --inclusive=yes shows them (the
 # first event; recursion levels f'2 folded into f, each edge summed over
 # its call sites), compared. Prints one line:
-#   total T over N invented P% worst CALLER>CALLEE:C%/O%
+#   total T over N invented P% summed S% worst CALLER>CALLEE:C%/O%
 # N counts the edges the converted file gives more than 1% of the total
 # above the original's; P is the sum of those excesses (over every edge)
-# as a share of the total. Exit 0.
+# as a share of the total. A frame named '[summed: ...]' (what profconv
+# cut, issue 58) is not a call: what goes into such frames is S, the
+# share of the total summed, and their own edges are not compared.
+# Exit 0.
 use strict;
 use warnings;
 
@@ -41,8 +44,12 @@ sub edges {
 
 my ($a, $ta) = edges($ARGV[0]);
 my ($b) = edges($ARGV[1]);
-my ($over, $inv, $worst, $wd) = (0, 0, "none", 0);
+my ($over, $inv, $worst, $wd, $sum) = (0, 0, "none", 0, 0);
 for my $k (sort keys %$b) {
+	if ($k =~ /^\[summed: / || $k =~ />\[summed: /) {
+		$sum += $b->{$k} if $k =~ />\[summed: /;
+		next;
+	}
 	my $d = $b->{$k} - ($a->{$k} // 0);
 	next if $d <= 0;
 	$inv += $d;
@@ -53,5 +60,5 @@ for my $k (sort keys %$b) {
 			100 * ($a->{$k} // 0) / $ta;
 	}
 }
-printf "total %s over %d invented %.1f%% worst %s\n", $ta, $over, 100 * $inv / $ta,
-	$worst;
+printf "total %s over %d invented %.1f%% summed %.1f%% worst %s\n", $ta, $over,
+	100 * $inv / $ta, 100 * $sum / $ta, $worst;
