@@ -227,6 +227,39 @@ if have_go; then
 		sh -c "grep -q 'rank: Total' '$tmp/tags' && grep -q 'thread: Total' '$tmp/tags'"
 fi
 
+# one summed file of several profiles: each profile's samples labelled
+# with its ids, so that one file answers -tags and -tagfocus (its
+# samples carried no labels: every thread under [main thread])
+multi="$TD/ovni/multi/ovni"
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/multi.pb.gz" "$multi"
+	"$PROFCONV" convert -q --split -o "$tmp/msplit.pb.gz" "$multi"
+	HOME="$tmp" go tool pprof -symbolize=none -tags "$tmp/multi.pb.gz" >"$tmp/tags" 2>&1
+	check "one summed file: go tool pprof -tags shows ranks 0, 1, 2, threads 0, 1, nodes 0, 1" \
+		awk '/^ *[a-z]*: Total/ { k = $1 } /%\): [0-9]+$/ { seen[k $NF]++ }
+			END { exit !(seen["rank:0"] && seen["rank:1"] && seen["rank:2"] &&
+				seen["thread:0"] && seen["thread:1"] && seen["node:0"] && seen["node:1"]) }' "$tmp/tags"
+	# -tagfocus=rank=1: rank 1's samples, as --split's file of it
+	# (the third profile) has them, function for function
+	topf() { HOME="$tmp" go tool pprof -symbolize=none -top -nodefraction=0 "$@" 2>/dev/null |
+		sed -n '/flat%/,$p'; }
+	topf -tagfocus=rank=1 "$tmp/multi.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/r1"
+	topf "$tmp/msplit-03.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/r1s"
+	check "one summed file: -tagfocus=rank=1 gives rank 1's flat and cum values, as its --split file ($(($(wc -l <"$tmp/r1") - 1)) functions)" \
+		sh -c "[ \$(wc -l <'$tmp/r1') -gt 2 ] && cmp '$tmp/r1' '$tmp/r1s'"
+	# two threads of rank 0 apart: thread=1 is only rank 0's second
+	topf -tagfocus=thread=1 "$tmp/multi.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/t1"
+	topf "$tmp/msplit-02.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/t1s"
+	check "one summed file: -tagfocus=thread=1 gives that thread's values, as its --split file" \
+		sh -c "[ \$(wc -l <'$tmp/t1') -gt 2 ] && cmp '$tmp/t1' '$tmp/t1s'"
+	# one profile: no labels (its file as before)
+	"$PROFCONV" convert -q -o "$tmp/one.pb.gz" "$CG/small.main.out"
+	check "one profile: its samples carry no labels (go tool pprof -tags empty)" \
+		sh -c "HOME='$tmp' go tool pprof -tags '$tmp/one.pb.gz' 2>&1 | awk 'NF { n++ } END { exit n > 0 }'"
+else
+	skip "pprof labels of profiles: needs go (Debian: golang-go)"
+fi
+
 # -j: the same bytes from writer threads
 for o in folded pb.gz json; do
 	"$PROFCONV" convert -q -j1 -o "$tmp/j1.$o" "$TD/ovni/multi/ovni"
