@@ -287,13 +287,24 @@ if [ -d "$ss/node_modules/speedscope" ] && [ -x /usr/bin/chromium ] && command -
 		SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/pp.json" "$tmp/pp.png" >"$tmp/ss" 2>&1
 		check "speedscope opens the Chrome trace: two threads named by rank" \
 			grep -q '^profiles 2$' "$tmp/ss"
-		check "speedscope: thread 1 is RANK 1's THREAD 0, its span 125,994 us" \
-			grep -q '^profile 0 name="NODE 0 RANK 1 (pid 1), THREAD 0 (tid 1)" start=0 end=125994 ' "$tmp/ss"
+		# ranks in order, whatever the database's order (RANK 1's
+		# profile comes first in it: it was drawn first)
+		check "speedscope: the first thread is RANK 0's (span 125,900 us), the second RANK 1's (125,994 us)" \
+			sh -c "grep -q '^profile 0 name=\"NODE 0 RANK 0 (pid 1), THREAD 0 (tid 1)\" start=0 end=125900 ' '$tmp/ss' &&
+				grep -q '^profile 1 name=\"NODE 0 RANK 1 (pid 2), THREAD 0 (tid 2)\" start=0 end=125994 ' '$tmp/ss'"
+		# an ovni trace's real PID and TIDs in the names
+		"$PROFCONV" convert -q -o "$tmp/nosv.json" "$SHARED/ovni-data/v3-nosv-2t"
+		SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/nosv.json" "$tmp/nosv.png" >"$tmp/ss" 2>&1
+		check "speedscope: an ovni trace's threads named by its real PID 32631 and TIDs 32632, 32633" \
+			sh -c "grep -q '^profile 0 name=\"NODE 0 RANK 0 PID 32631 (pid 1), THREAD 0 TID 32632 (tid 1)\"' '$tmp/ss' &&
+				grep -q '^profile 1 name=\"NODE 0 RANK 0 PID 32631 (pid 1), THREAD 1 TID 32633 (tid 2)\"' '$tmp/ss'"
 		check "speedscope: no import warning (events nest)" sh -c "! grep -q '^warning\\|^error' '$tmp/ss'"
 	fi
 	"$PROFCONV" convert -q -o "$tmp/ov.json" "$TD/ovni/multi/ovni"
 	SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/ov.json" "$tmp/ov.png" >"$tmp/ss" 2>&1
 	check "speedscope opens an ovni trace: four threads" grep -q '^profiles 4$' "$tmp/ss"
+	check "speedscope: the ovni fixture's four threads in (rank, thread) order, with their PIDs and TIDs" \
+		sh -c "grep '^profile [0-9]' '$tmp/ss' | sed 's/ start=.*//' | tr '\n' ';' | grep -qx 'profile 0 name=\"NODE 0 RANK 0 PID 100 (pid 1), THREAD 0 TID 11 (tid 1)\";profile 1 name=\"NODE 0 RANK 0 PID 100 (pid 1), THREAD 1 TID 12 (tid 2)\";profile 2 name=\"NODE 0 RANK 1 PID 101 (pid 2), THREAD 0 TID 13 (tid 3)\";profile 3 name=\"NODE 1 RANK 2 PID 200 (pid 3), THREAD 0 TID 21 (tid 4)\";'"
 	SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/$l.folded" "$tmp/f.png" >"$tmp/ss" 2>&1
 	total=$(awk '{ s += $NF } END { print s }' "$tmp/$l.folded")
 	check "speedscope imports the folded stacks: their total weight $total" \
