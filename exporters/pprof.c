@@ -393,10 +393,13 @@ static void put_tables(struct px *x, struct out *w)
 	if (def < x->nt && !w->has[def])
 		def = 0;
 	p.default_sample_type = x->nt ? tv[def].type : 0;
-	if (db->title) {
-		p.n_comment = 1;
-		p.comment = &comment;
-	}
+	/* and where the tree was cut, a comment of its own */
+	int64_t comments[2] = { comment, 0 };
+	if (db->cut_note)
+		comments[db->title ? 1 : 0] = str_id(w, db->cut_note);
+	p.n_comment = (db->title ? 1 : 0) + (db->cut_note ? 1 : 0);
+	if (p.n_comment)
+		p.comment = comments;
 	piece(w, &p);
 	free(tv);
 	/* strings: not UTF-8 bytes as \xHH, as every output writes them */

@@ -124,9 +124,11 @@ struct pc_fnode {
  * times scale are shown in unit (NULL: named after the metric). diff:
  * a differential flame graph of two runs (widths NEW's, colours by
  * the change from BASE), and in *gone BASE's cost in the frames NEW
- * does not have, which have no width. */
+ * does not have, which have no width. note (NULL: none): a line below
+ * the title (where the tree was cut). */
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
-		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff, double *gone);
+		 const char *merged, const char *title, const char *note,
+		 const char *metric, const char *unit, double scale, int diff,
+		 double *gone);
 
 #endif

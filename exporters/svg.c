@@ -146,8 +146,9 @@ static void put_value(FILE *f, double v, double vb, const char *unit,
 }
 
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
-		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff, double *gone)
+		 const char *merged, const char *title, const char *note,
+		 const char *metric, const char *unit, double scale, int diff,
+		 double *gone)
 {
 	/* inclusive values (nodes come after their parents), and BASE's */
 	double *incl = pc_xcalloc(len + 1, sizeof(double));
@@ -205,10 +206,16 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 	put_xml(f, title && *title ? title : "Flame graph", 200);
 	fputs("</text>\n<text x=\"10\" y=\"38\" id=\"reset\" "
 	      "style=\"opacity:0\">Reset zoom</text>\n", f);
-	if (diff)
-		fprintf(f, "<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\">"
-			"Widths: NEW. Red: grew from BASE, blue: shrank (self "
-			"value)</text>\n", (WIDTH + 20) / 2);
+	if (diff || note) {
+		fprintf(f, "<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\">%s",
+			(WIDTH + 20) / 2, diff ? "Widths: NEW. Red: grew from "
+			"BASE, blue: shrank (self value)" : "");
+		if (note) {
+			fputs(diff ? ". " : "", f);
+			put_xml(f, note, 400);
+		}
+		fputs("</text>\n", f);
+	}
 	fprintf(f, "<text x=\"%.0f\" y=\"38\" id=\"search\" "
 		"text-anchor=\"end\">Search</text>\n"
 		"<text x=\"%.0f\" y=\"%.0f\" id=\"matched\" "

@@ -620,15 +620,24 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	for (size_t m = 0; x.ncut && m < x.nev; m++)
 		if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
 			cut_share = 1 - x.laid[m] / x.grand[m];
+	if (x.ncut) {
+		char cut[320];
+		snprintf(cut, sizeof cut, "call tree cut to its size bound: "
+			 "%s%% of the cost is summed per function below the "
+			 "contexts kept (totals and self costs exact; "
+			 "--max-contexts=N keeps more)",
+			 pc_pct((char[32]){ 0 }, 32, 100 * cut_share));
+		pc_db_cut(db, cut_share, cut);
+	}
 	if (x.ncut)
 		pc_note(db->diag, "the call tree keeps its heaviest calling "
-			"contexts%s; %.2g%% of the cost is summed per function "
+			"contexts%s; %s%% of the cost is summed per function "
 			"below them (totals and self costs exact). More: "
 			"--max-contexts=N; where: --verbose; why: 'man profconv', "
 			"CALLING CONTEXT",
 			x.viewer ? " that hpcviewer can read (a meta.db of "
 				   "2 GiB at most)" : "",
-			100 * cut_share);
+			pc_pct((char[32]){ 0 }, 32, 100 * cut_share));
 	if (x.ncut && db->diag && db->diag->verbose) {
 		char where[CG_WHERE] = "";
 		size_t n = 0;

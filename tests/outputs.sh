@@ -117,7 +117,7 @@ fi
 # 507,209 calls)
 if have_go; then
 	"$PROFCONV" convert -q -o "$tmp/calls.pb.gz" "$CG/cc1plus.out.gz"
-	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n 5p >"$tmp/types"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n "/^Samples:/{n;p;q}" >"$tmp/types"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -sample_index=1 "$tmp/calls.pb.gz" >"$tmp/ctop" 2>/dev/null
 	gzip -dc "$CG/cc1plus.out.gz" >"$tmp/cc.cg"
 	# bitmap_set_bit's calls in callgrind_annotate's reading: the sum of
@@ -259,6 +259,34 @@ if have_go; then
 else
 	skip "pprof labels of profiles: needs go (Debian: golang-go)"
 fi
+
+# where the tree was cut, said by every output (only the note on stderr
+# said it): the SVG's subtitle, a pprof comment, a '#' line of the
+# Callgrind file, the v4 database's description; a whole tree: none
+cut="call tree cut to its size bound: [0-9.]*% of the cost is summed per function below the contexts kept"
+"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.svg" "$CG/prog.default.out"
+check "a cut tree: the SVG's subtitle says where it was cut; well-formed XML" \
+	sh -c "grep -q '<text x=\"610\" y=\"38\" text-anchor=\"middle\">$cut' '$tmp/cut.svg' &&
+		{ ! command -v xmllint >/dev/null || xmllint --noout '$tmp/cut.svg'; }"
+"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.callgrind" "$CG/prog.default.out"
+check "a cut tree: the Callgrind file's second line is a '#' line saying so" \
+	sh -c "sed -n 2p '$tmp/cut.callgrind' | grep -q '^# $cut'"
+if command -v callgrind_annotate >/dev/null; then
+	check "a cut tree: callgrind_annotate reads the file with that line (527,325 Ir)" \
+		sh -c "callgrind_annotate '$tmp/cut.callgrind' | grep -q '^527,325 (100.0%)  PROGRAM TOTALS'"
+fi
+"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.d" "$CG/prog.default.out"
+check "a cut tree: the v4 database's description says so" \
+	sh -c "'$PROFCONV' info --json '$tmp/cut.d' | grep -q '^  \"description\":\"Converted by profconv [^ ]*\\. The $cut'"
+if have_go; then
+	"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.pb.gz" "$CG/prog.default.out"
+	check "a cut tree: go tool pprof prints a comment saying so" \
+		sh -c "HOME='$tmp' go tool pprof -top '$tmp/cut.pb.gz' 2>/dev/null | sed -n 3p | grep -q '^$cut'"
+fi
+"$PROFCONV" convert -q --max-contexts=1000000 -o "$tmp/whole.svg" "$CG/prog.default.out"
+"$PROFCONV" convert -q --max-contexts=1000000 -o "$tmp/whole.callgrind" "$CG/prog.default.out"
+check "a whole tree: no such subtitle or line" \
+	sh -c "! grep -q 'call tree cut' '$tmp/whole.svg' '$tmp/whole.callgrind'"
 
 # -j: the same bytes from writer threads
 for o in folded pb.gz json; do
