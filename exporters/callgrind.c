@@ -618,8 +618,13 @@ static int write_file(struct ex *x, const char *path, int thread,
 			for (size_t m = 0; m < x->nm; m++)
 				tot[m] += to_count(x->pool[x->e[i].cost + m],
 						   x->scale[m]);
-	fputs("# callgrind format\nversion: 1\ncreator: profconv "
-	      PACKAGE_VERSION "\n", o);
+	fputs("# callgrind format\n", o);
+	if (db->cut_note) { /* (a comment: readers skip it) */
+		fputs("# ", o);
+		put_clean(o, db->cut_note);
+		fputc('\n', o);
+	}
+	fputs("version: 1\ncreator: profconv " PACKAGE_VERSION "\n", o);
 	fputs("cmd: ", o);
 	put_clean(o, db->title ? db->title : "");
 	fprintf(o, "\npart: 1\n");

@@ -6,7 +6,13 @@
  * end in the trace and ends where it starts. Profiles are processes and
  * threads by their id tuples: the ids above the thread (node, rank, GPU
  * context) name the process, the rest (thread, core, GPU stream) the
- * thread. Timestamps are microseconds with the nanoseconds as three
+ * thread, each with the input's real ids where it has them (an ovni
+ * trace's PID and TIDs: "RANK 0 PID 32631", "THREAD 1 TID 32633").
+ * Processes and threads are numbered in the order of (rank, the
+ * process's other ids, thread), which is the order readers draw them in
+ * (speedscope sorts by pid and tid), for every profile the model holds
+ * when the first trace comes; one added later (a streamed ovni trace)
+ * comes after them in reading order. Timestamps are microseconds with the nanoseconds as three
  * decimals, exactly as the trace has them; times since the epoch
  * (HPCToolkit's) are written from the midnight (UTC) before the first
  * sample, otherData.time_origin_ns, which a reader adds back: a double
@@ -53,6 +59,12 @@ struct cx {
 	char **proc;
 	size_t nproc, capproc;
 	uint64_t *pkey; /* per process: its ids' logical values (PKEY) */
+	uint8_t *named; /* per process: its name written */
+	/* per profile: its thread's number (tid, 0: not yet numbered) and
+	 * its process's index; nord profiles numbered so far */
+	pc_id *tid, *pidx;
+	size_t nord;
+	pc_id ntid;
 	struct open *st; /* the open frames, outermost first */
 	size_t nst, capst;
 	pc_id *path;
@@ -76,6 +88,11 @@ static int thread_level(unsigned kind)
 	       kind == PC_ID_GPUSTREAM;
 }
 
+/* The ids of a process (threads 0) or of a thread (1): "NODE 0 RANK 1",
+ * "THREAD 2"; a rank's and a thread's real id where the input has one
+ * (physical, not its logical id): "RANK 0 PID 32631", "THREAD 1 TID
+ * 32633" (the JSON's pid and tid are the drawing order's numbers, which
+ * readers print beside the names). */
 static void ids_text(char *buf, size_t n, const struct pc_profile *pr,
 		     int threads)
 {
@@ -90,19 +107,39 @@ static void ids_text(char *buf, size_t n, const struct pc_profile *pr,
 					e->kind < PC_ID_NKINDS ?
 						pc_idkind_names[e->kind] : "ID",
 					(unsigned long long)e->logical);
+		int real = (e->kind == PC_ID_RANK || e->kind == PC_ID_THREAD) &&
+			   e->physical && e->physical != e->logical;
+		if (real && len < n)
+			len += (size_t)snprintf(buf + len, n - len, " %s %llu",
+						e->kind == PC_ID_RANK ? "PID" :
+									"TID",
+						(unsigned long long)e->physical);
 	}
 }
 
-/* A process's sort key: the logical values of its ids that are not a
- * thread's (node, rank), the first PKEY of them, in order. */
+/* A process's sort key: its rank, then the logical values of its other
+ * ids that are not a thread's (node, GPU device, context), the first
+ * PKEY in all, in order; a thread's (threads 1): its thread-level ids'
+ * logical values. */
 #define PKEY 4
-static void proc_key(uint64_t *key, const struct pc_profile *pr)
+static void sort_key(uint64_t *key, const struct pc_profile *pr, int threads)
 {
 	size_t n = 0;
 	memset(key, 0, PKEY * sizeof(uint64_t));
+	if (!threads) {
+		n = 1;
+		for (uint32_t j = 0; j < pr->nids; j++)
+			if (pr->ids[j].kind == PC_ID_RANK)
+				key[0] = pr->ids[j].logical;
+	}
 	for (uint32_t j = 0; j < pr->nids && n < PKEY; j++)
-		if (!thread_level(pr->ids[j].kind))
+		if (thread_level(pr->ids[j].kind) == threads &&
+		    (threads || pr->ids[j].kind != PC_ID_RANK))
 			key[n++] = pr->ids[j].logical;
+}
+static void proc_key(uint64_t *key, const struct pc_profile *pr)
+{
+	sort_key(key, pr, 0);
 }
 
 /* A process in the drawing order: its key, then its index. */
@@ -117,6 +154,66 @@ static int by_key(const void *a, const void *b)
 		if (p->key[i] != q->key[i])
 			return p->key[i] < q->key[i] ? -1 : 1;
 	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* A profile in the drawing order: its process's key, its thread's,
+ * its index. */
+struct prof_ord {
+	uint64_t key[2 * PKEY];
+	size_t i;
+};
+static int by_prof(const void *a, const void *b)
+{
+	const struct prof_ord *p = a, *q = b;
+	for (size_t i = 0; i < 2 * PKEY; i++)
+		if (p->key[i] != q->key[i])
+			return p->key[i] < q->key[i] ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+static int proc_eq(const void *ctx, pc_id id, const void *key);
+
+/* Numbers the profiles the model holds that are not numbered yet, in
+ * the drawing order: threads 1, 2, ... after those numbered before, a
+ * new process the next index (the order speedscope draws them in). */
+static void number(struct cx *x, const struct pc_db *db)
+{
+	size_t n = db->nprofiles;
+	x->tid = pc_xrealloc(x->tid, n + 1, sizeof(pc_id));
+	x->pidx = pc_xrealloc(x->pidx, n + 1, sizeof(pc_id));
+	struct prof_ord *o = pc_xmalloc((n - x->nord + 1) * sizeof(*o));
+	size_t k = 0;
+	for (size_t p = x->nord; p < n; p++) {
+		sort_key(o[k].key, &db->profiles[p], 0);
+		sort_key(o[k].key + PKEY, &db->profiles[p], 1);
+		o[k++].i = p;
+	}
+	qsort(o, k, sizeof(*o), by_prof);
+	for (size_t j = 0; j < k; j++) {
+		const struct pc_profile *pr = &db->profiles[o[j].i];
+		char pname[1024];
+		ids_text(pname, sizeof pname, pr, 0);
+		uint64_t h = pc_hash_bytes(pname, strlen(pname));
+		pc_id pi = pc_keymap_find(x->pmap, h, proc_eq, x, pname);
+		if (pi == PC_NONE) {
+			size_t cap = x->capproc;
+			PC_GROW(x->proc, x->nproc, x->capproc);
+			if (cap != x->capproc) {
+				x->pkey = pc_xrealloc(x->pkey, x->capproc * PKEY,
+						      sizeof(uint64_t));
+				x->named = pc_xrealloc(x->named, x->capproc, 1);
+			}
+			x->proc[x->nproc] = pc_xstrdup(pname);
+			proc_key(x->pkey + x->nproc * PKEY, pr);
+			x->named[x->nproc] = 0;
+			pc_keymap_insert(x->pmap, h, (pc_id)x->nproc);
+			pi = (pc_id)x->nproc++;
+		}
+		x->pidx[o[j].i] = pi;
+		x->tid[o[j].i] = ++x->ntid;
+	}
+	x->nord = n;
+	free(o);
 }
 
 static void event_start(struct cx *x)
@@ -263,33 +360,25 @@ static int put_trace(struct cx *x, pc_id p, const struct pc_trace *t,
 	}
 	pc_frames_update(&x->fr, db);
 	const struct pc_profile *pr = &db->profiles[p];
-	char pname[1024], tname[1024];
-	ids_text(pname, sizeof pname, pr, 0);
+	if (p >= x->nord)
+		number(x, db);
+	char tname[1024];
 	ids_text(tname, sizeof tname, pr, 1);
 	if (!tname[0])
 		snprintf(tname, sizeof tname, "profile %u", (unsigned)p + 1);
-	uint64_t h = pc_hash_bytes(pname, strlen(pname));
-	pc_id pi = pc_keymap_find(x->pmap, h, proc_eq, x, pname);
-	if (pi == PC_NONE) {
-		size_t cap = x->capproc;
-		PC_GROW(x->proc, x->nproc, x->capproc);
-		if (cap != x->capproc)
-			x->pkey = pc_xrealloc(x->pkey, x->capproc * PKEY,
-					      sizeof(uint64_t));
-		x->proc[x->nproc] = pc_xstrdup(pname);
-		proc_key(x->pkey + x->nproc * PKEY, pr);
-		pc_keymap_insert(x->pmap, h, (pc_id)x->nproc);
-		pi = (pc_id)x->nproc++;
+	pc_id pi = x->pidx[p];
+	if (!x->named[pi]) {
+		x->named[pi] = 1;
 		meta(x, "process_name", pi + 1, 0,
-		     pname[0] ? pname : "profconv");
+		     x->proc[pi][0] ? x->proc[pi] : "profconv");
 	}
 	unsigned pid = pi + 1;
-	pc_id tid = p + 1;
+	pc_id tid = x->tid[p];
 	meta(x, "thread_name", pid, tid, tname);
 	event_start(x);
 	fprintf(x->of.f, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":"
 		"\"thread_sort_index\",\"args\":{\"sort_index\":%u}}", pid, tid,
-		(unsigned)p);
+		(unsigned)tid - 1);
 	/* samples in time order (an input may have them otherwise),
 	 * equal times in the order given */
 	struct ts *sorted = NULL;
@@ -394,6 +483,9 @@ static void cx_free(struct cx *x)
 		free(x->proc[i]);
 	free(x->proc);
 	free(x->pkey);
+	free(x->named);
+	free(x->tid);
+	free(x->pidx);
 	free(x->st);
 	free(x->path);
 	for (size_t i = 0; i < x->njname; i++)
@@ -430,12 +522,15 @@ static int ct_end(struct pc_sink *s, const struct pc_db *db,
 		/* processes drawn in the order of their ids (RANK 0 above
 		 * RANK 1), whatever order their profiles came in */
 		struct proc_ord *ord = pc_xmalloc((x->nproc + 1) * sizeof(*ord));
+		size_t nn = 0;
 		for (size_t i = 0; i < x->nproc; i++) {
-			memcpy(ord[i].key, x->pkey + i * PKEY, sizeof ord[i].key);
-			ord[i].i = i;
+			if (!x->named[i])
+				continue; /* (no thread of it has a trace) */
+			memcpy(ord[nn].key, x->pkey + i * PKEY, sizeof ord[nn].key);
+			ord[nn++].i = i;
 		}
-		qsort(ord, x->nproc, sizeof(*ord), by_key);
-		for (size_t i = 0; i < x->nproc; i++) {
+		qsort(ord, nn, sizeof(*ord), by_key);
+		for (size_t i = 0; i < nn; i++) {
 			event_start(x);
 			fprintf(x->of.f, "{\"ph\":\"M\",\"pid\":%zu,\"tid\":0,"
 				"\"name\":\"process_sort_index\",\"args\":"

@@ -335,8 +335,9 @@ static void write_lines(struct fx *x)
 	size_t nlines = total + totalb > 0;
 	double gone = 0;
 	if (x->svg)
-		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title, x->name,
-			     unit, scale, x->base != PC_NONE, &x->o.svg, &gone);
+		pc_svg_write(x->of.f, t.n, t.len, MERGED, db->title,
+			     db->cut_note, x->name, unit, scale,
+			     x->base != PC_NONE, &x->o.svg, &gone);
 	else
 		nlines = put_lines(x, &t, scale);
 	/* a differential flame graph's frames are as wide as their NEW

@@ -37,9 +37,17 @@ static void general(struct pc_buf *b, const struct pc_db *db)
 	size_t s = pc_buf_align(b, 8);
 	size_t h = pc_buf_add(b, 0x10);
 	pc_le64(b->p + h, pc_buf_str(b, db->title ? db->title : "profconv"));
-	pc_le64(b->p + h + 8,
-		pc_buf_str(b, db->description ? db->description :
-				"Converted by profconv " PACKAGE_VERSION "."));
+	const char *about = db->description ? db->description :
+			    "Converted by profconv " PACKAGE_VERSION ".";
+	char *with = NULL;
+	if (db->cut_note) { /* where the tree was cut, said where it is */
+		size_t n = strlen(about) + strlen(db->cut_note) + 8;
+		with = pc_xmalloc(n);
+		snprintf(with, n, "%s The %s.", about, db->cut_note);
+		about = with;
+	}
+	pc_le64(b->p + h + 8, pc_buf_str(b, about));
+	free(with);
 	set_section(b, 0, s);
 }
 

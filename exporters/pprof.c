@@ -2,10 +2,12 @@
  * and speedscope. One sample per context with a value: its stack is the
  * context's frames (stacks.h, as the Callgrind writer folds them), each
  * frame a location (function, line, module as mapping); one value per
- * metric, the sample types named after the metrics. One file sums every
- * profile; --split writes a file per profile, its samples labelled with
- * the profile's id tuple (thread=3, rank=1...), its scales those of all
- * the data so that the files agree.
+ * metric, the sample types named after the metrics. One file holds every
+ * profile, a sample per profile and context labelled with the profile's
+ * ids (thread=3, rank=1...) where there are several (each profile's
+ * sums wait in an unlinked file until the scales are known); --split
+ * writes a file per profile, labelled so, its scales those of all the
+ * data so that the files agree.
  *
  * The message is written in pieces: a serialized Profile that holds
  * some of the repeated fields, then another, and so on, which a reader
@@ -18,6 +20,7 @@
 #include "pc.h"
 #include "internal.h"
 #include "stacks.h"
+#include "buf.h"
 #include "profile.pb-c.h"
 
 #include <ctype.h>
@@ -108,6 +111,21 @@ struct px {
 	struct cell *cell;
 	size_t ncell, capcell;
 	struct pc_keymap *cmap;
+	/* per metric, over the cells written: the largest magnitude, the
+	 * sum of magnitudes, whether every one is whole (the scales) */
+	double *smax, *stot;
+	uint8_t *swhole;
+	/* the summed file of several profiles: a sample per profile and
+	 * context, labelled with the profile's ids (thread=3, rank=1), so
+	 * that one file answers -tags and -tagfocus. The cells above are
+	 * those of profile cur; each profile's before it wait, sorted, in
+	 * the unlinked file spill (a record per profile: its id, its
+	 * number of cells, the cells), so that memory holds one profile's
+	 * sums, not every value of the input */
+	pc_id cur;
+	size_t nspilled; /* profiles in the spill */
+	struct pc_out spill;
+	int spill_bad;
 	int *k;          /* per metric: values written times 10^k */
 	uint8_t *counts; /* per metric: call counts, written whole */
 	int64_t *whole;  /* per cell of such a metric: its whole count */
@@ -413,10 +431,13 @@ static void put_tables(struct px *x, struct out *w)
 	if (def < x->nt && !w->has[def])
 		def = 0;
 	p.default_sample_type = x->nt ? tv[def].type : 0;
-	if (db->title) {
-		p.n_comment = 1;
-		p.comment = &comment;
-	}
+	/* and where the tree was cut, a comment of its own */
+	int64_t comments[2] = { comment, 0 };
+	if (db->cut_note)
+		comments[db->title ? 1 : 0] = str_id(w, db->cut_note);
+	p.n_comment = (db->title ? 1 : 0) + (db->cut_note ? 1 : 0);
+	if (p.n_comment)
+		p.comment = comments;
 	piece(w, &p);
 	free(tv);
 	/* strings: not UTF-8 bytes as \xHH, as every output writes them */
@@ -570,23 +591,73 @@ static int cmp_cell(const void *a, const void *b)
 	return x->metric < y->metric ? -1 : x->metric > y->metric;
 }
 
-/* The scales, from the sums of every value. */
+/* The cells' magnitudes into the scales' figures. */
+static void stats_add(struct px *x)
+{
+	if (!x->smax) {
+		x->smax = pc_xcalloc(x->nm + 1, sizeof(double));
+		x->stot = pc_xcalloc(x->nm + 1, sizeof(double));
+		x->swhole = pc_xmalloc(x->nm + 1);
+		memset(x->swhole, 1, x->nm + 1);
+	}
+	for (size_t c = 0; c < x->ncell; c++) {
+		pc_id m = x->cell[c].metric;
+		double v = x->cell[c].v;
+		x->smax[m] = fabs(v) > x->smax[m] ? fabs(v) : x->smax[m];
+		x->stot[m] += fabs(v);
+		x->swhole[m] &= (uint8_t)pc_is_whole(v);
+	}
+}
+
+/* The cells of profile cur to the spill (sorted), made at the first. */
+static void spill_cells(struct px *x)
+{
+	if (!x->nspilled && !x->spill_bad) {
+		const char *dir = x->db->spool_dir;
+		if (!dir) {
+			dir = getenv("TMPDIR");
+			if (!dir || !*dir)
+				dir = "/tmp";
+		}
+		if (pc_out_tmp(&x->spill, dir))
+			x->spill_bad = 1;
+	}
+	if (x->spill_bad)
+		return;
+	if (x->ncell)
+		qsort(x->cell, x->ncell, sizeof(*x->cell), cmp_cell);
+	uint64_t n = x->ncell;
+	pc_out_write(&x->spill, &x->cur, sizeof x->cur);
+	pc_out_write(&x->spill, &n, sizeof n);
+	if (n)
+		pc_out_write(&x->spill, x->cell, x->ncell * sizeof(*x->cell));
+}
+
+/* The summed file: profile p's values come; the cells of the profile
+ * before it, if another, go to the spill. */
+static void profile_next(struct px *x, pc_id p)
+{
+	if (p == x->cur || !x->ncell) {
+		x->cur = p;
+		return;
+	}
+	spill_cells(x);
+	x->nspilled++;
+	stats_add(x);
+	sums_clear(x);
+	x->cur = p;
+}
+
+/* The scales, from the figures of every cell (stats_add). */
 static void choose_scales(struct px *x)
 {
 	const struct pc_db *db = x->db;
+	stats_add(x);
 	x->k = pc_xcalloc(x->nm + 1, sizeof(int));
 	x->counts = pc_xcalloc(x->nm + 1, 1);
 	for (size_t m = 0; m < x->nm; m++) {
-		double max = 0, total = 0;
-		int whole = 1;
-		for (size_t c = 0; c < x->ncell; c++) {
-			if (x->cell[c].metric != m)
-				continue;
-			double v = x->cell[c].v;
-			max = fabs(v) > max ? fabs(v) : max;
-			total += fabs(v);
-			whole &= pc_is_whole(v);
-		}
+		double max = x->smax[m], total = x->stot[m];
+		int whole = x->swhole[m];
 		/* call counts (the Calls of a call graph, shared out over
 		 * the contexts of each call: not whole) are written as
 		 * counts, each function's rounded sum exact (whole_counts);
@@ -671,20 +742,12 @@ static void whole_counts(struct px *x)
 	free(r);
 }
 
-/* One file: a sample per context with a value in the sums, labelled
- * with profile pr's ids (pr NULL: the sum of every profile), into *of,
- * closed, not yet in place: 0, or -1 with err set (the temporary
- * removed). */
-static int write_file(struct px *x, const char *path,
-		      const struct pc_profile *pr, struct pc_outfile *of,
-		      struct pc_err *err)
+/* The labels of profile pr's ids into lab/lp (room for its ids and one
+ * more): their number. */
+static uint32_t make_labels(struct px *x, struct out *w,
+			    const struct pc_profile *pr, Label *lab, Label **lp)
 {
-	struct out *w = out_open(x, of, path, err);
-	if (!w)
-		return -1;
 	uint32_t nlab = pr ? pr->nids : 0;
-	Label *lab = pc_xcalloc(nlab + 1, sizeof(Label));
-	Label **lp = pc_xcalloc(nlab + 1, sizeof(Label *));
 	for (uint32_t j = 0; j < nlab; j++) {
 		char kind[32];
 		const struct pc_idelem *el = &pr->ids[j];
@@ -701,10 +764,6 @@ static int write_file(struct px *x, const char *path,
 		lab[j].num_unit = str_id(w, "id");
 		lp[j] = &lab[j];
 	}
-	/* the contexts in id order, each with its metrics' sums */
-	if (x->ncell)
-		qsort(x->cell, x->ncell, sizeof(*x->cell), cmp_cell);
-	whole_counts(x);
 	/* two runs compared: BASE's values in samples of their own,
 	 * negated and labelled pprof::base, as go tool pprof -diff_base
 	 * makes them; the sum of the two is the change */
@@ -714,6 +773,14 @@ static int write_file(struct px *x, const char *path,
 		lab[nlab].str = str_id(w, "true");
 		lp[nlab] = &lab[nlab];
 	}
+	return nlab;
+}
+
+/* A sample per context of the cells (sorted), labelled lp[0..nlab)
+ * (BASE's with lp[nlab] too); their stacks within stack_cap's frames. */
+static void put_cells(struct px *x, struct out *w, Label **lp, uint32_t nlab)
+{
+	whole_counts(x);
 	w->maxstack = stack_cap(x);
 	int64_t *iv = pc_xcalloc(2 * x->nt + 1, sizeof(int64_t));
 	int64_t *ib = iv + x->nt;
@@ -744,16 +811,82 @@ static int write_file(struct px *x, const char *path,
 			pc_progress(x->db->diag, "writing pprof samples", i,
 				    x->ncell, UINT64_MAX);
 	}
-	pc_progress_done(x->db->diag);
 	free(iv);
+	/* (the labels change with the next profile's) */
 	flush_samples(w);
+}
+
+/* One file: a sample per context with a value in the sums, labelled
+ * with profile pr's ids (pr NULL: the sum of every profile: of several,
+ * each profile's samples labelled with its ids), into *of, closed, not
+ * yet in place: 0, or -1 with err set (the temporary removed). */
+static int write_file(struct px *x, const char *path,
+		      const struct pc_profile *pr, struct pc_outfile *of,
+		      struct pc_err *err)
+{
+	const struct pc_db *db = x->db;
+	if (x->nspilled) { /* the last profile's too */
+		spill_cells(x);
+		x->nspilled++;
+		pc_out_flush(&x->spill);
+		if (x->spill_bad || x->spill.failed || fflush(x->spill.f) ||
+		    fseeko(x->spill.f, 0, SEEK_SET))
+			return pc_err_set(err, "pprof: cannot write or read "
+					  "back a temporary file of the "
+					  "profiles' sums (TMPDIR): %s",
+					  strerror(errno ? errno : EIO));
+	}
+	struct out *w = out_open(x, of, path, err);
+	if (!w)
+		return -1;
+	uint32_t maxids = pr ? pr->nids : 0;
+	for (size_t p = 0; x->nspilled && p < db->nprofiles; p++)
+		maxids = db->profiles[p].nids > maxids ?
+				 db->profiles[p].nids : maxids;
+	Label *lab = pc_xcalloc(maxids + 1, sizeof(Label));
+	Label **lp = pc_xcalloc(maxids + 1, sizeof(Label *));
+	int rc = 0;
+	if (!x->nspilled) {
+		/* the contexts in id order, each with its metrics' sums */
+		if (x->ncell)
+			qsort(x->cell, x->ncell, sizeof(*x->cell), cmp_cell);
+		put_cells(x, w, lp, make_labels(x, w, pr, lab, lp));
+	}
+	for (size_t r = 0; r < x->nspilled && !rc; r++) {
+		pc_id p;
+		uint64_t n;
+		if (fread(&p, sizeof p, 1, x->spill.f) != 1 ||
+		    fread(&n, sizeof n, 1, x->spill.f) != 1 ||
+		    p >= db->nprofiles || n > SIZE_MAX / sizeof(*x->cell)) {
+			rc = pc_err_set(err, "pprof: the temporary file of the "
+					"profiles' sums does not read back");
+			break;
+		}
+		if (n > x->capcell) {
+			x->cell = pc_xrealloc(x->cell, n, sizeof(*x->cell));
+			x->capcell = n;
+		}
+		x->ncell = n;
+		if (n && fread(x->cell, sizeof(*x->cell), n, x->spill.f) != n) {
+			rc = pc_err_set(err, "pprof: the temporary file of the "
+					"profiles' sums does not read back");
+			break;
+		}
+		put_cells(x, w, lp, make_labels(x, w, &db->profiles[p], lab,
+						 lp));
+	}
+	pc_progress_done(db->diag);
 	if (w->cut)
-		pc_warn(x->db->diag, "%llu sample(s) with stacks deeper than "
+		pc_warn(db->diag, "%llu sample(s) with stacks deeper than "
 			"%zu frames: their outermost frames are left out (flat "
 			"values are exact, cum values of those callers are not)",
 			(unsigned long long)w->cut, w->maxstack);
 	free(lab);
 	free(lp);
+	if (rc) {
+		out_free(w);
+		return -1;
+	}
 	put_tables(x, w);
 	return out_close(w, err);
 }
@@ -764,10 +897,11 @@ static int pp_profile(struct pc_sink *s, const struct pc_db *db, pc_id p,
 		      const struct pc_trace *t, struct pc_err *err)
 {
 	struct px *x = (struct px *)s;
-	(void)p, (void)sv, (void)sn, (void)t, (void)err;
+	(void)sv, (void)sn, (void)t, (void)err;
 	x->db = db;
 	set_types(x, db);
 	pc_frames_update(&x->fr, db);
+	profile_next(x, p);
 	sums_add(x, v, n);
 	return 0;
 }
@@ -793,6 +927,11 @@ static void px_free(struct px *x)
 	pc_keymap_free(x->cmap);
 	free(x->k);
 	free(x->counts);
+	free(x->smax);
+	free(x->stot);
+	free(x->swhole);
+	if (x->spill.f)
+		pc_out_close(&x->spill);
 	free(x->whole);
 	free(x->type);
 	free(x->isbase);
@@ -818,7 +957,14 @@ static int pp_end(struct pc_sink *s, const struct pc_db *db,
 	if (!rc) {
 		set_types(x, db);
 		pc_frames_update(&x->fr, db);
-		sums_add(x, db->nvalues ? db->values : NULL, db->nvalues);
+		/* profile by profile (the model's values are sorted) */
+		for (size_t i = 0, e; i < db->nvalues; i = e) {
+			for (e = i; e < db->nvalues &&
+			     db->values[e].profile == db->values[i].profile; e++)
+				;
+			profile_next(x, db->values[i].profile);
+			sums_add(x, db->values + i, e - i);
+		}
 		choose_scales(x);
 		struct pc_outfile of;
 		rc = write_file(x, x->out, NULL, &of, err);
@@ -908,8 +1054,8 @@ const struct pc_exporter pc_export_pprof = {
 	.label = "pprof",
 	.takes = PC_XO_SPLIT,
 	.description = "pprof profile.proto, gzipped, for go tool pprof "
-		       "(one file summed over all profiles; --split: one "
-		       "per profile, labelled with its ids)",
+		       "(one file, each profile's samples labelled with "
+		       "its ids; --split: one per profile)",
 	.claims = pp_claims,
 	.names = "*.pb.gz or *.pprof",
 	.point_only = 1,

@@ -125,11 +125,12 @@ struct pc_fnode {
  * times scale are shown in unit (NULL: named after the metric). diff:
  * a differential flame graph of two runs (widths NEW's, colours by
  * the change from BASE), and in *gone BASE's cost in the frames NEW
- * does not have, which have no width. o: flamegraph.pl's options
+ * does not have, which have no width. note (NULL: none): where the
+ * tree was cut, in the subtitle. o: flamegraph.pl's options
  * (--title... of convert; --reverse is the caller's, on n). */
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
-		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff,
+		 const char *merged, const char *title, const char *note,
+		 const char *metric, const char *unit, double scale, int diff,
 		 const struct pc_svg_opts *o, double *gone);
 
 #endif

@@ -198,13 +198,13 @@ static void put_value(FILE *f, double v, double vb, const char *unit,
 }
 
 int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
-		 const char *merged, const char *title, const char *metric,
-		 const char *unit, double scale, int diff,
+		 const char *merged, const char *title, const char *note,
+		 const char *metric, const char *unit, double scale, int diff,
 		 const struct pc_svg_opts *o, double *gone)
 {
 	double WW = o->width ? o->width : WIDTH; /* the frames' width */
 	int row = o->frame_height ? (int)o->frame_height : ROW;
-	double top = PAD_TOP + (o->subtitle ? PAD_SUB : 0);
+	double top = PAD_TOP + (o->subtitle || note ? PAD_SUB : 0);
 	double bar = top - 8; /* the line of Reset zoom and Search */
 	if (o->count_name)
 		unit = o->count_name;
@@ -267,10 +267,16 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		"style=\"font-size:16px\">", (WW + 20) / 2);
 	put_xml(f, title && *title ? title : "Flame graph", 200);
 	fputs("</text>\n", f);
-	if (o->subtitle) {
+	/* the subtitle: --subtitle's, and where the tree was cut */
+	if (o->subtitle || note) {
 		fprintf(f, "<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\" "
 			"id=\"subtitle\">", (WW + 20) / 2);
-		put_xml(f, o->subtitle, 200);
+		if (o->subtitle)
+			put_xml(f, o->subtitle, 200);
+		if (o->subtitle && note)
+			fputs(". ", f);
+		if (note)
+			put_xml(f, note, 400);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" id=\"reset\" "

@@ -625,15 +625,26 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	for (size_t m = 0; x.ncut && m < x.nev; m++)
 		if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
 			cut_share = 1 - x.laid[m] / x.grand[m];
+	/* every output says where its tree was cut (db->cut_note) */
+	if (x.ncut) {
+		char cut[320];
+		snprintf(cut, sizeof cut, "call tree cut to its size bound: "
+			 "%s%% of the cost is in '[summed: N functions]' "
+			 "frames below the contexts whose callees were cut "
+			 "(totals and self costs exact; --max-contexts=N keeps "
+			 "more)", pc_pct((char[32]){ 0 }, 32, 100 * cut_share));
+		pc_db_cut(db, cut_share, cut);
+	}
 	/* said when it changes what a viewer shows: 1% of the cost or more
 	 * off its full paths (a flame graph's frame of 1% is some pixels
 	 * wide); --verbose says it always, with where */
 	if (x.ncut && (cut_share >= 0.01 ||
 		       (db->diag && db->diag->verbose)))
-		pc_note(db->diag, "%.2g%% of the cost is shown without its "
-			"full call paths: flame graphs and hpcviewer put it per "
-			"function right below the heaviest calling contexts kept "
-			"(totals stay exact); %s%zu%s", 100 * cut_share,
+		pc_note(db->diag, "%s%% of the cost is shown without its "
+			"full call paths: flame graphs and hpcviewer show it in "
+			"'[summed: N functions]' frames below the contexts whose "
+			"callees were cut (totals stay exact); %s%zu%s",
+			pc_pct((char[32]){ 0 }, 32, 100 * cut_share),
 			x.viewer ? "the tree's " : "--max-contexts=N, a few "
 				   "times the ", cg_used(&x),
 			x.viewer ? " contexts are the most hpcviewer reads (a "

@@ -3,8 +3,9 @@
  * streams of either byte order, jumbo events, clock-offsets.txt.
  *
  * Mapping (doc/formats.md "ovni", doc/design.md): one profile per thread
- * (NODE = loom host, RANK = metadata rank or process ordinal, THREAD =
- * thread ordinal with the TID as physical id); enter/exit pairs, task
+ * (NODE = loom host, RANK = metadata rank or process ordinal with the
+ * PID as physical id, THREAD = thread ordinal with the TID as physical
+ * id); enter/exit pairs, task
  * bodies (named by their type label), typed regions and marks push and
  * pop frames on the thread's stack; time while the thread runs is charged
  * to the innermost frame, time paused, cooling or warming to a synthetic
@@ -784,7 +785,8 @@ static int read_thread(struct ctx *c, struct proc *p, struct tasks *t,
 		{ .kind = PC_ID_NODE, .logical = c->nloom,
 		  .physical = pc_hash_bytes(p->host, strlen(p->host)) &
 			      0xffffffffu },
-		{ .kind = PC_ID_RANK, .logical = rank, .physical = rank },
+		{ .kind = PC_ID_RANK, .logical = rank,
+		  .physical = p->pid > 0 ? (uint64_t)p->pid : rank },
 		{ .kind = PC_ID_THREAD, .logical = si,
 		  .physical = (uint64_t)s->tid },
 	};

@@ -539,6 +539,16 @@ static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
 				"(%s, %s): only what they share compares", xb,
 				xn);
 	}
+	/* where either run's tree was cut, said by every output */
+	const char *cb = b->db->cut_note, *cn = n->db->cut_note;
+	if (cb || cn) {
+		size_t len = (cb ? strlen(cb) : 0) + (cn ? strlen(cn) : 0) + 32;
+		char *note = pc_xmalloc(len);
+		snprintf(note, len, "%s%s%s%s", cb ? "BASE's " : "", cb ? cb : "",
+			 cb && cn ? "; NEW's " : cn ? "NEW's " : "", cn ? cn : "");
+		pc_db_cut(c, fmax(b->db->cut_share, n->db->cut_share), note);
+		free(note);
+	}
 	left_out(&o->diag, b, "BASE");
 	left_out(&o->diag, n, "NEW");
 	side_free(b);

@@ -1115,3 +1115,11 @@ pc_id pc_main_module(const struct pc_db *db)
 	}
 	return PC_NONE;
 }
+
+void pc_db_cut(struct pc_db *db, double share, const char *note)
+{
+	if (db->cut_note && share <= db->cut_share)
+		return;
+	db->cut_note = pc_intern_cstr(db, note);
+	db->cut_share = share;
+}

@@ -441,6 +441,12 @@ struct pc_db {
 	/* meta.db's description of a v4 input, carried to a v4 output
 	 * (interned; NULL: the writer's own) */
 	const char *description;
+	/* where the calling-context tree was cut to its size bound, in a
+	 * user's words, which every output says (interned; NULL: the tree
+	 * is whole), and the share of the cost cut (of the note kept: the
+	 * largest of an input's parts) */
+	const char *cut_note;
+	double cut_share;
 	/* the main program's module, where a model of several runs knows
 	 * it (profconv diff: BASE's); PC_NONE: pc_main_module finds it */
 	pc_id program;
@@ -529,6 +535,10 @@ struct pc_db {
 
 struct pc_db *pc_db_new(struct pc_diag *diag);
 void pc_db_free(struct pc_db *db);
+/* An importer's tree was cut: share (0..1) of the cost summed below
+ * the contexts kept, note its words; the note of the largest share is
+ * kept. */
+void pc_db_cut(struct pc_db *db, double share, const char *note);
 /* The main program's module: db->program if set, else the module of
  * its main function, else the one named as the title's command (a
  * Callgrind cmd: line); PC_NONE if none is known. */

@@ -225,6 +225,8 @@ void pc_put_tables(struct rec *r, const struct pc_db *db)
 	if (!db) { /* none of its own: empty tables */
 		putstr(r, NULL);
 		putstr(r, NULL);
+		putstr(r, NULL);
+		put64(r, 0);
 		for (int i = 0; i < 4; i++)
 			put64(r, 0);
 		put64(r, 1); /* the root alone */
@@ -233,6 +235,10 @@ void pc_put_tables(struct rec *r, const struct pc_db *db)
 	}
 	putstr(r, db->title);
 	putstr(r, db->description);
+	putstr(r, db->cut_note);
+	uint64_t share;
+	memcpy(&share, &db->cut_share, sizeof share);
+	put64(r, share);
 	put64(r, db->nmodules);
 	for (size_t i = 0; i < db->nmodules; i++)
 		putstr(r, db->modules[i].path);
@@ -314,6 +320,12 @@ int pc_merge_tables(struct pc_db *g, struct rd *d, struct maps *m,
 		g->title = title;
 	if (!g->description)
 		g->description = about;
+	const char *cut = getstr(d, g);
+	uint64_t bits = get64(d);
+	double share;
+	memcpy(&share, &bits, sizeof share);
+	if (cut)
+		pc_db_cut(g, share, cut);
 	size_t n = (size_t)get64(d);
 	pc_id *mod = pc_xmalloc((n + 1) * sizeof(pc_id));
 	for (size_t i = 0; i < n && !d->bad; i++)

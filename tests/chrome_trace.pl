@@ -1,8 +1,11 @@
 #!/usr/bin/perl
 # chrome_trace.pl TRACE.json DUMP: checks a Chrome trace that profconv
 # wrote against `profconv dump` of the same input. The file must parse
-# as JSON (strict UTF-8); per thread (tid = profile + 1): its name is
-# the profile's thread-level ids, and its busy time (the union of its
+# as JSON (strict UTF-8); threads are numbered in the drawing order,
+# (rank, the process's other ids, the thread's ids), processes so too
+# (speedscope draws them by pid and tid); per thread: its name is the
+# profile's thread-level ids with a thread's real id (TID), its
+# process's the others with a rank's real id (PID), and its busy time (the union of its
 # complete events) equals the time its trace spends in a context other
 # than the root, its first event starts at the first sample and none
 # ends after the last, to the nanosecond (times are read as written: the
@@ -60,22 +63,73 @@ for my $line (split /\n/, $text) {
 }
 my $nx = grep { $_->{ph} eq 'X' } @{ $doc->{traceEvents} };
 die "$json: $nx complete events, $nev on lines of their own\n" if $nx != $nev;
+my (%pname, %pidof);
 for my $e (@{ $doc->{traceEvents} }) {
-	$tname{ $e->{tid} } = $e->{args}{name}
-		if $e->{ph} eq 'M' && $e->{name} eq 'thread_name';
+	next unless $e->{ph} eq 'M';
+	$tname{ $e->{tid} } = $e->{args}{name}, $pidof{ $e->{tid} } = $e->{pid}
+		if $e->{name} eq 'thread_name';
+	$pname{ $e->{pid} } = $e->{args}{name} if $e->{name} eq 'process_name';
 }
+# each profile's ids: [kind, logical, physical]; thread-level kinds
+my %thr = map { $_ => 1 } qw(THREAD CORE GPUSTREAM);
+my %el;
+for my $p (keys %ids) {
+	$el{$p} = [ map { [ /^(\w+) (\d+)(?: phys=(\d+))?/ ] } $ids{$p} =~ /\[([^\]]*)\]/g ];
+}
+sub idtext {
+	my ($p, $threads) = @_;
+	join ' ', map {
+		my ($k, $l, $ph) = @$_;
+		my $real = ($k eq 'RANK' || $k eq 'THREAD') && $ph && $ph != $l;
+		"$k $l" . ($real ? ($k eq 'RANK' ? " PID $ph" : " TID $ph") : '')
+	} grep { ($thr{ $_->[0] } ? 1 : 0) == $threads } @{ $el{$p} || [] };
+}
+# the drawing order: rank, the process's other ids, the thread's ids
+sub key {
+	my ($p) = @_;
+	my @e = @{ $el{$p} || [] };
+	my ($rank) = map { $_->[1] } grep { $_->[0] eq 'RANK' } @e;
+	my @k = ($rank // 0);
+	push @k, map { $_->[1] } grep { !$thr{ $_->[0] } && $_->[0] ne 'RANK' } @e;
+	push @k, 0 while @k < 4;
+	splice @k, 4;
+	my @t = map { $_->[1] } grep { $thr{ $_->[0] } } @e;
+	push @t, 0 while @t < 4;
+	splice @t, 4;
+	return (@k, @t, $p);
+}
+sub cmpkey {
+	my @a = key($a); my @b = key($b);
+	for my $i (0 .. $#a) { return $a[$i] <=> $b[$i] if $a[$i] != $b[$i] }
+	return 0;
+}
+my @order = sort cmpkey keys %ids;
+my %tidof;
+$tidof{ $order[$_] } = $_ + 1 for 0 .. $#order;
 
+# processes numbered in the drawing order too: pids never go down
+my $lastpid = 0;
+for my $p (@order) {
+	my $pid = $pidof{ $tidof{$p} } // next;
+	die "profile $p: pid $pid after pid $lastpid (not in (rank, thread) order)\n"
+		if $pid < $lastpid;
+	$lastpid = $pid;
+}
 my $nthreads = 0;
 for my $p (sort { $a <=> $b } keys %samples) {
 	my @s = sort { $a->[0] <=> $b->[0] } @{ $samples{$p} };
 	next unless @s;
-	my $tid = $p + 1;
+	my $tid = $tidof{$p};
 	$nthreads++;
 	# the thread's name: its thread-level ids (THREAD, CORE, GPUSTREAM)
-	my @tl = ($ids{$p} // '') =~ /\[((?:THREAD|CORE|GPUSTREAM) \d+)/g;
-	my $want = @tl ? join(' ', @tl) : "profile $tid";
+	my $want = idtext($p, 1);
+	$want = "profile " . ($p + 1) if $want eq '';
 	my $got = $tname{$tid} // '(none)';
-	die "tid $tid: named '$got', expected '$want'\n" if $got ne $want;
+	die "tid $tid (profile $p): named '$got', expected '$want'\n" if $got ne $want;
+	my $wantp = idtext($p, 0);
+	$wantp = 'profconv' if $wantp eq '';
+	my $gotp = $pname{ $pidof{$tid} // -1 } // '(none)';
+	die "tid $tid: its process named '$gotp', expected '$wantp'\n" if $gotp ne $wantp;
 	my ($busy, $framed, $sum) = (0, 0, 0);
 	for my $i (0 .. $#s - 1) {
 		my $d = $s[$i + 1][0] - $s[$i][0];

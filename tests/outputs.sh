@@ -117,7 +117,7 @@ fi
 # 507,209 calls)
 if have_go; then
 	"$PROFCONV" convert -q -o "$tmp/calls.pb.gz" "$CG/cc1plus.out.gz"
-	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n 5p >"$tmp/types"
+	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n "/^Samples:/{n;p;q}" >"$tmp/types"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -sample_index=1 "$tmp/calls.pb.gz" >"$tmp/ctop" 2>/dev/null
 	gzip -dc "$CG/cc1plus.out.gz" >"$tmp/cc.cg"
 	# bitmap_set_bit's calls in callgrind_annotate's reading: the sum of
@@ -262,6 +262,67 @@ if have_go; then
 		sh -c "grep -q 'rank: Total' '$tmp/tags' && grep -q 'thread: Total' '$tmp/tags'"
 fi
 
+# one summed file of several profiles: each profile's samples labelled
+# with its ids, so that one file answers -tags and -tagfocus (its
+# samples carried no labels: every thread under [main thread])
+multi="$TD/ovni/multi/ovni"
+if have_go; then
+	"$PROFCONV" convert -q -o "$tmp/multi.pb.gz" "$multi"
+	"$PROFCONV" convert -q --split -o "$tmp/msplit.pb.gz" "$multi"
+	HOME="$tmp" go tool pprof -symbolize=none -tags "$tmp/multi.pb.gz" >"$tmp/tags" 2>&1
+	check "one summed file: go tool pprof -tags shows ranks 0, 1, 2, threads 0, 1, nodes 0, 1" \
+		awk '/^ *[a-z]*: Total/ { k = $1 } /%\): [0-9]+$/ { seen[k $NF]++ }
+			END { exit !(seen["rank:0"] && seen["rank:1"] && seen["rank:2"] &&
+				seen["thread:0"] && seen["thread:1"] && seen["node:0"] && seen["node:1"]) }' "$tmp/tags"
+	# -tagfocus=rank=1: rank 1's samples, as --split's file of it
+	# (the third profile) has them, function for function
+	topf() { HOME="$tmp" go tool pprof -symbolize=none -top -nodefraction=0 "$@" 2>/dev/null |
+		sed -n '/flat%/,$p'; }
+	topf -tagfocus=rank=1 "$tmp/multi.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/r1"
+	topf "$tmp/msplit-03.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/r1s"
+	check "one summed file: -tagfocus=rank=1 gives rank 1's flat and cum values, as its --split file ($(($(wc -l <"$tmp/r1") - 1)) functions)" \
+		sh -c "[ \$(wc -l <'$tmp/r1') -gt 2 ] && cmp '$tmp/r1' '$tmp/r1s'"
+	# two threads of rank 0 apart: thread=1 is only rank 0's second
+	topf -tagfocus=thread=1 "$tmp/multi.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/t1"
+	topf "$tmp/msplit-02.pb.gz" | awk '{ print $1, $4, $NF }' >"$tmp/t1s"
+	check "one summed file: -tagfocus=thread=1 gives that thread's values, as its --split file" \
+		sh -c "[ \$(wc -l <'$tmp/t1') -gt 2 ] && cmp '$tmp/t1' '$tmp/t1s'"
+	# one profile: no labels (its file as before)
+	"$PROFCONV" convert -q -o "$tmp/one.pb.gz" "$CG/small.main.out"
+	check "one profile: its samples carry no labels (go tool pprof -tags empty)" \
+		sh -c "HOME='$tmp' go tool pprof -tags '$tmp/one.pb.gz' 2>&1 | awk 'NF { n++ } END { exit n > 0 }'"
+else
+	skip "pprof labels of profiles: needs go (Debian: golang-go)"
+fi
+
+# where the tree was cut, said by every output (only the note on stderr
+# said it): the SVG's subtitle, a pprof comment, a '#' line of the
+# Callgrind file, the v4 database's description; a whole tree: none
+cut="call tree cut to its size bound: [0-9.]*% of the cost is summed per function below the contexts kept"
+"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.svg" "$CG/prog.default.out"
+check "a cut tree: the SVG's subtitle says where it was cut; well-formed XML" \
+	sh -c "grep -q '<text x=\"610\" y=\"38\" text-anchor=\"middle\">$cut' '$tmp/cut.svg' &&
+		{ ! command -v xmllint >/dev/null || xmllint --noout '$tmp/cut.svg'; }"
+"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.callgrind" "$CG/prog.default.out"
+check "a cut tree: the Callgrind file's second line is a '#' line saying so" \
+	sh -c "sed -n 2p '$tmp/cut.callgrind' | grep -q '^# $cut'"
+if command -v callgrind_annotate >/dev/null; then
+	check "a cut tree: callgrind_annotate reads the file with that line (527,325 Ir)" \
+		sh -c "callgrind_annotate '$tmp/cut.callgrind' | grep -q '^527,325 (100.0%)  PROGRAM TOTALS'"
+fi
+"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.d" "$CG/prog.default.out"
+check "a cut tree: the v4 database's description says so" \
+	sh -c "'$PROFCONV' info --json '$tmp/cut.d' | grep -q '^  \"description\":\"Converted by profconv [^ ]*\\. The $cut'"
+if have_go; then
+	"$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.pb.gz" "$CG/prog.default.out"
+	check "a cut tree: go tool pprof prints a comment saying so" \
+		sh -c "HOME='$tmp' go tool pprof -top '$tmp/cut.pb.gz' 2>/dev/null | sed -n 3p | grep -q '^$cut'"
+fi
+"$PROFCONV" convert -q --max-contexts=1000000 -o "$tmp/whole.svg" "$CG/prog.default.out"
+"$PROFCONV" convert -q --max-contexts=1000000 -o "$tmp/whole.callgrind" "$CG/prog.default.out"
+check "a whole tree: no such subtitle or line" \
+	sh -c "! grep -q 'call tree cut' '$tmp/whole.svg' '$tmp/whole.callgrind'"
+
 # -j: the same bytes from writer threads
 for o in folded pb.gz json; do
 	"$PROFCONV" convert -q -j1 -o "$tmp/j1.$o" "$TD/ovni/multi/ovni"
@@ -289,13 +350,24 @@ if have_chromium speedscope playwright-core; then
 		SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/pp.json" "$tmp/pp.png" >"$tmp/ss" 2>&1
 		check "speedscope opens the Chrome trace: two threads named by rank" \
 			grep -q '^profiles 2$' "$tmp/ss"
-		check "speedscope: thread 1 is RANK 1's THREAD 0, its span 125,994 us" \
-			grep -q '^profile 0 name="NODE 0 RANK 1 (pid 1), THREAD 0 (tid 1)" start=0 end=125994 ' "$tmp/ss"
+		# ranks in order, whatever the database's order (RANK 1's
+		# profile comes first in it: it was drawn first)
+		check "speedscope: the first thread is RANK 0's (span 125,900 us), the second RANK 1's (125,994 us)" \
+			sh -c "grep -q '^profile 0 name=\"NODE 0 RANK 0 (pid 1), THREAD 0 (tid 1)\" start=0 end=125900 ' '$tmp/ss' &&
+				grep -q '^profile 1 name=\"NODE 0 RANK 1 (pid 2), THREAD 0 (tid 2)\" start=0 end=125994 ' '$tmp/ss'"
+		# an ovni trace's real PID and TIDs in the names
+		"$PROFCONV" convert -q -o "$tmp/nosv.json" "$SHARED/ovni-data/v3-nosv-2t"
+		SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/nosv.json" "$tmp/nosv.png" >"$tmp/ss" 2>&1
+		check "speedscope: an ovni trace's threads named by its real PID 32631 and TIDs 32632, 32633" \
+			sh -c "grep -q '^profile 0 name=\"NODE 0 RANK 0 PID 32631 (pid 1), THREAD 0 TID 32632 (tid 1)\"' '$tmp/ss' &&
+				grep -q '^profile 1 name=\"NODE 0 RANK 0 PID 32631 (pid 1), THREAD 1 TID 32633 (tid 2)\"' '$tmp/ss'"
 		check "speedscope: no import warning (events nest)" sh -c "! grep -q '^warning\\|^error' '$tmp/ss'"
 	fi
 	"$PROFCONV" convert -q -o "$tmp/ov.json" "$TD/ovni/multi/ovni"
 	SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/ov.json" "$tmp/ov.png" >"$tmp/ss" 2>&1
 	check "speedscope opens an ovni trace: four threads" grep -q '^profiles 4$' "$tmp/ss"
+	check "speedscope: the ovni fixture's four threads in (rank, thread) order, with their PIDs and TIDs" \
+		sh -c "grep '^profile [0-9]' '$tmp/ss' | sed 's/ start=.*//' | tr '\n' ';' | grep -qx 'profile 0 name=\"NODE 0 RANK 0 PID 100 (pid 1), THREAD 0 TID 11 (tid 1)\";profile 1 name=\"NODE 0 RANK 0 PID 100 (pid 1), THREAD 1 TID 12 (tid 2)\";profile 2 name=\"NODE 0 RANK 1 PID 101 (pid 2), THREAD 0 TID 13 (tid 3)\";profile 3 name=\"NODE 1 RANK 2 PID 200 (pid 3), THREAD 0 TID 21 (tid 4)\";'"
 	SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/$l.folded" "$tmp/f.png" >"$tmp/ss" 2>&1
 	total=$(awk '{ s += $NF } END { print s }' "$tmp/$l.folded")
 	check "speedscope imports the folded stacks: their total weight $total" \
