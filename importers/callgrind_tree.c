@@ -629,7 +629,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	if (x.ncut) {
 		char cut[320];
 		snprintf(cut, sizeof cut, "call tree cut to its size bound: "
-			 "%s%% of the cost is in '[summed: N functions]' "
+			 "%s%% of the cost is in [summed: N functions] "
 			 "frames below the contexts whose callees were cut "
 			 "(totals and self costs exact; --max-contexts=N keeps "
 			 "more)", pc_pct((char[32]){ 0 }, 32, 100 * cut_share));
@@ -641,9 +641,8 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	if (x.ncut && (cut_share >= 0.01 ||
 		       (db->diag && db->diag->verbose)))
 		pc_note(db->diag, "%s%% of the cost is shown without its "
-			"full call paths: flame graphs and hpcviewer show it in "
-			"'[summed: N functions]' frames below the contexts whose "
-			"callees were cut (totals stay exact); %s%zu%s",
+			"full call paths, in [summed: N functions] frames where "
+			"the tree was cut (totals stay exact); %s%zu%s",
 			pc_pct((char[32]){ 0 }, 32, 100 * cut_share),
 			x.viewer ? "the tree's " : "--max-contexts=N, a few "
 				   "times the ", cg_used(&x),

@@ -111,8 +111,8 @@ loss() {
 }
 if ! [ -x /usr/bin/python3 ] || ! [ -f "$SHARED/tools/func_cum.py" ]; then
 	skip "per-function shares: needs /usr/bin/python3 and ../shared/tools/func_cum.py"
-elif ! command -v go >/dev/null; then
-	skip "per-function shares: needs go (Debian: golang-go)"
+elif ! have_go; then
+	skip "per-function shares: $go_why"
 else
 	for f in recur.out.gz interp.out.gz cache.out.gz sort-threads.out.gz \
 		py-json.out.gz perl.out.gz prog.default.out recinl.out.gz; do

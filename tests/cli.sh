@@ -209,25 +209,27 @@ check "after a round trip through v4, info keeps the Calls unit and description"
 # the cut of a call tree: one short note from convert, in one plain
 # sentence saying what the viewers show and what to do, none from info,
 # the details with --verbose
-"$PROFCONV" convert -o "$tmp/pyn.d" "$CG/py-json.out.gz" 2>"$tmp/note"
-"$PROFCONV" info "$CG/py-json.out.gz" 2>"$tmp/inote" >/dev/null
-"$PROFCONV" info --verbose "$CG/py-json.out.gz" 2>"$tmp/vnote" >/dev/null
+# (py-json's tree fits whole at the default bound: cut at 20,000)
+"$PROFCONV" convert --max-contexts=20000 -o "$tmp/pyn.d" "$CG/py-json.out.gz" 2>"$tmp/note"
+"$PROFCONV" info --max-contexts=20000 "$CG/py-json.out.gz" 2>"$tmp/inote" >/dev/null
+"$PROFCONV" info --max-contexts=20000 --verbose "$CG/py-json.out.gz" 2>"$tmp/vnote" >/dev/null
 if [ "$(grep -c 'note:' "$tmp/note")" -eq 1 ] && ! grep -q 'warning' "$tmp/note" &&
 	[ "$(grep 'note:' "$tmp/note" | wc -c)" -lt 260 ] &&
-	grep -q "note: [0-9.]*% of the cost is shown without its full call paths: flame graphs and hpcviewer put it per function right below the heaviest calling contexts kept (totals stay exact); --max-contexts=N, a few times the [0-9]* contexts kept, keeps more paths$" "$tmp/note" &&
+	grep -q "note: [0-9.]*% of the cost is shown without its full call paths, in \[summed: N functions\] frames where the tree was cut (totals stay exact); --max-contexts=N, a few times the [0-9]* contexts kept, keeps more paths$" "$tmp/note" &&
 	[ ! -s "$tmp/inote" ] && grep -q 'note: call tree cut at [0-9]* contexts' "$tmp/vnote"; then
 	ok "a cut call tree: one short note from convert, nothing from info, details with --verbose"
 else
 	not_ok "cut note"; sed 's/^/# /' "$tmp/note" "$tmp/inote" "$tmp/vnote"
 fi
 # the note only when it changes what the viewers show: 1% of the cost or
-# more (small.main.out: 0.75%, none; with --verbose, both notes)
-"$PROFCONV" convert -o "$tmp/smn.d" "$CG/small.main.out" 2>"$tmp/note"
-"$PROFCONV" convert --verbose -o "$tmp/smv.d" "$CG/small.main.out" 2>"$tmp/vnote"
-! grep -q 'note:' "$tmp/note" && grep -q 'note: 0.75% of the cost is shown without' "$tmp/vnote" &&
+# more (small.main.out at 3,000 contexts: 0.37%, none; with --verbose,
+# both notes)
+"$PROFCONV" convert --max-contexts=3000 -o "$tmp/smn.d" "$CG/small.main.out" 2>"$tmp/note"
+"$PROFCONV" convert --max-contexts=3000 --verbose -o "$tmp/smv.d" "$CG/small.main.out" 2>"$tmp/vnote"
+! grep -q 'note:' "$tmp/note" && grep -q 'note: 0.37% of the cost is shown without' "$tmp/vnote" &&
 	grep -q 'note: call tree cut at' "$tmp/vnote" &&
-	ok "a cut of 0.75% of the cost: no note (--verbose: both)" ||
-	{ not_ok "a cut of 0.75%"; sed 's/^/# /' "$tmp/note" "$tmp/vnote"; }
+	ok "a cut of 0.37% of the cost: no note (--verbose: both)" ||
+	{ not_ok "a cut of 0.37%"; sed 's/^/# /' "$tmp/note" "$tmp/vnote"; }
 # formats: the descriptions start in one column
 "$PROFCONV" formats | awk '/^  / { c = index(substr($0, 3), "  ") + 2
 	while (substr($0, c + 1, 1) == " ") c++; print c }' | sort -u >"$tmp/cols"

@@ -292,16 +292,16 @@ if have_go; then
 	check "one profile: its samples carry no labels (go tool pprof -tags empty)" \
 		sh -c "HOME='$tmp' go tool pprof -tags '$tmp/one.pb.gz' 2>&1 | awk 'NF { n++ } END { exit n > 0 }'"
 else
-	skip "pprof labels of profiles: needs go (Debian: golang-go)"
+	skip "pprof labels of profiles: $go_why"
 fi
 
 # where the tree was cut, said by every output (only the note on stderr
 # said it): the SVG's subtitle, a pprof comment, a '#' line of the
 # Callgrind file, the v4 database's description; a whole tree: none
-cut="call tree cut to its size bound: [0-9.]*% of the cost is summed per function below the contexts kept"
+cut="call tree cut to its size bound: [0-9.]*% of the cost is in \\[summed: N functions\\] frames below the contexts whose callees were cut"
 "$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.svg" "$CG/prog.default.out"
 check "a cut tree: the SVG's subtitle says where it was cut; well-formed XML" \
-	sh -c "grep -q '<text x=\"610\" y=\"38\" text-anchor=\"middle\">$cut' '$tmp/cut.svg' &&
+	sh -c "grep -q '<text x=\"610\" y=\"38\" text-anchor=\"middle\" id=\"subtitle\">$cut' '$tmp/cut.svg' &&
 		{ ! command -v xmllint >/dev/null || xmllint --noout '$tmp/cut.svg'; }"
 "$PROFCONV" convert -q --max-contexts=3000 -o "$tmp/cut.callgrind" "$CG/prog.default.out"
 check "a cut tree: the Callgrind file's second line is a '#' line saying so" \
