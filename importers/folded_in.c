@@ -33,35 +33,6 @@ struct fr {
 	size_t capname;
 };
 
-static int value_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct pc_value *a = &((const struct pc_db *)ctx)->values[id];
-	const struct pc_value *b = key;
-	return a->profile == b->profile && a->ctx == b->ctx &&
-	       a->metric == b->metric;
-}
-
-/* Adds v at (ctx, metric) into the value already there (values grow
- * with the tree, not with the lines). */
-static void value_sum(struct fr *r, pc_id ctx, pc_id metric, double v)
-{
-	if (v == 0)
-		return;
-	struct pc_db *db = r->db;
-	struct pc_value k = { r->prof, ctx, metric, v };
-	uint64_t h = pc_hash64(((uint64_t)r->prof << 32 | ctx) ^
-			       pc_hash64(metric));
-	pc_id i = pc_keymap_intern(r->vmap, h, value_eq, db, &k,
-				   (pc_id)db->nvalues);
-	if (i < db->nvalues) {
-		db->values[i].value += v;
-		return;
-	}
-	PC_GROW(db->values, db->nvalues, db->capvalues);
-	db->values[db->nvalues++] = k;
-	db->values_sorted = 0;
-}
-
 /* A count: digits, a fraction allowed (flamegraph.pl takes them). -1 if
  * it is not one. */
 static int parse_count(const char *s, size_t n, double *v, int *whole)
@@ -247,13 +218,13 @@ static int take_line(struct fr *r, char *line, size_t len,
 		s = e + 1;
 	}
 	if (nc == 1) {
-		value_sum(r, c, r->metric[0], v[0]);
+		pc_value_sum(r->db, r->vmap, r->prof, c, r->metric[0], v[0]);
 	} else {
-		value_sum(r, c, r->metric[0], v[0]);
-		value_sum(r, c, r->metric[1], v[1]);
+		pc_value_sum(r->db, r->vmap, r->prof, c, r->metric[0], v[0]);
+		pc_value_sum(r->db, r->vmap, r->prof, c, r->metric[1], v[1]);
 		/* (summed in the order src/diff.c sums: -BASE, then NEW) */
-		value_sum(r, c, r->metric[2], -v[0]);
-		value_sum(r, c, r->metric[2], v[1]);
+		pc_value_sum(r->db, r->vmap, r->prof, c, r->metric[2], -v[0]);
+		pc_value_sum(r->db, r->vmap, r->prof, c, r->metric[2], v[1]);
 	}
 	return 0;
 }

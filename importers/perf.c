@@ -391,37 +391,6 @@ static pc_id event_metric(struct pr *r, const char *ev, size_t n)
 	return r->evmetric[e];
 }
 
-static int value_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct pc_value *a = &((const struct pc_db *)ctx)->values[id];
-	const struct pc_value *b = key;
-	return a->profile == b->profile && a->ctx == b->ctx &&
-	       a->metric == b->metric;
-}
-
-/* Adds v at (profile, ctx, metric): into the value this input has
- * there already, so that values grow with the tree, not the samples. */
-static void value_sum(struct pr *r, pc_id prof, pc_id ctx, pc_id metric,
-		      double v)
-{
-	if (v == 0)
-		return;
-	struct pc_db *db = r->db;
-	struct pc_value k = { prof, ctx, metric, v };
-	uint64_t h = pc_hash64(((uint64_t)prof << 32 | ctx) ^
-			       pc_hash64(metric));
-	pc_id i = pc_keymap_intern(r->vmap, h, value_eq, db, &k,
-				   (pc_id)db->nvalues);
-	if (i < db->nvalues) {
-		db->values[i].value += v;
-		return;
-	}
-	/* (the key was looked up in db->values: appended now) */
-	PC_GROW(db->values, db->nvalues, db->capvalues);
-	db->values[db->nvalues++] = k;
-	db->values_sorted = 0;
-}
-
 static pc_id child(struct pc_db *db, pc_id parent, struct pc_context k)
 {
 	return pc_ctx_child(db, parent, &k);
@@ -542,7 +511,7 @@ static struct scache *scache_slot(struct pr *r, uint64_t h, size_t nnum)
  * trace. */
 static void sample_add(struct pr *r, pc_id prof, pc_id c)
 {
-	value_sum(r, prof, c, r->metric,
+	pc_value_sum(r->db, r->vmap, prof, c, r->metric,
 		  r->has_period ? (double)r->period : 1);
 	if (r->has_time)
 		pc_trace_add(r->db, prof, r->time, c);

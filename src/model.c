@@ -1123,3 +1123,31 @@ void pc_db_cut(struct pc_db *db, double share, const char *note)
 	db->cut_note = pc_intern_cstr(db, note);
 	db->cut_share = share;
 }
+
+static int value_eq(const void *ctx, pc_id id, const void *key)
+{
+	const struct pc_value *a = &((const struct pc_db *)ctx)->values[id];
+	const struct pc_value *b = key;
+	return a->profile == b->profile && a->ctx == b->ctx &&
+	       a->metric == b->metric;
+}
+
+void pc_value_sum(struct pc_db *db, struct pc_keymap *map, pc_id profile,
+		  pc_id ctx, pc_id metric, double v)
+{
+	if (v == 0)
+		return;
+	struct pc_value k = { profile, ctx, metric, v };
+	uint64_t h = pc_hash64(((uint64_t)profile << 32 | ctx) ^
+			       pc_hash64(metric));
+	pc_id i = pc_keymap_intern(map, h, value_eq, db, &k,
+				   (pc_id)db->nvalues);
+	if (i < db->nvalues) {
+		db->values[i].value += v;
+		return;
+	}
+	/* (the key was looked up in db->values: appended now) */
+	PC_GROW(db->values, db->nvalues, db->capvalues);
+	db->values[db->nvalues++] = k;
+	db->values_sorted = 0;
+}

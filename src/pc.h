@@ -616,6 +616,11 @@ static inline void pc_value_add(struct pc_db *db, pc_id profile, pc_id ctx,
 	db->values[db->nvalues++] = (struct pc_value){ profile, ctx, metric, v };
 	db->values_sorted = 0;
 }
+/* Adds v at (profile, ctx, metric) into the value already there, found
+ * through map (the caller's, over db->values; pc_keymap_new): values
+ * that grow with the tree, not with the samples (perf, folded stacks). */
+void pc_value_sum(struct pc_db *db, struct pc_keymap *map, pc_id profile,
+		  pc_id ctx, pc_id metric, double v);
 /* A value of a propagated scope (function, lex_aware, execution) as an
  * input stored it. Once a metric has a stored scope, exporters write that
  * scope from the stored values (0 where none is stored) instead of
