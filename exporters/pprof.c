@@ -119,13 +119,17 @@ struct px {
 	 * context, labelled with the profile's ids (thread=3, rank=1), so
 	 * that one file answers -tags and -tagfocus. The cells above are
 	 * those of profile cur; each profile's before it wait, sorted, in
-	 * the unlinked file spill (a record per profile: its id, its
-	 * number of cells, the cells), so that memory holds one profile's
-	 * sums, not every value of the input */
+	 * the spill (a record per profile: its id, its number of cells,
+	 * the cells): in memory up to SPILL_MEM, past it an unlinked file,
+	 * so that memory holds one profile's sums, not every value of the
+	 * input, and a small output needs no temporary file */
 	pc_id cur;
 	size_t nspilled; /* profiles in the spill */
 	struct pc_out spill;
 	int spill_bad;
+	char *mem; /* the spill while in memory (spill.f writes to it) */
+	size_t memsize;
+	int inmem;
 	int *k;          /* per metric: values written times 10^k */
 	uint8_t *counts; /* per metric: call counts, written whole */
 	int64_t *whole;  /* per cell of such a metric: its whole count */
@@ -609,17 +613,46 @@ static void stats_add(struct px *x)
 	}
 }
 
+#define SPILL_MEM ((uint64_t)64 << 20)
+
+/* The spill from memory to an unlinked file (spool_dir, else TMPDIR). */
+static void spill_to_file(struct px *x)
+{
+	const char *dir = x->db->spool_dir;
+	if (!dir) {
+		dir = getenv("TMPDIR");
+		if (!dir || !*dir)
+			dir = "/tmp";
+	}
+	pc_out_flush(&x->spill);
+	int fd = -1;
+	FILE *f = NULL;
+	if (x->spill.failed || fflush(x->spill.f) ||
+	    (fd = pc_unnamed_file(dir)) < 0 || !(f = fdopen(fd, "w+b")) ||
+	    fwrite(x->mem, 1, x->memsize, f) != x->memsize) {
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		x->spill_bad = 1;
+		return;
+	}
+	fclose(x->spill.f);
+	free(x->mem);
+	x->mem = NULL;
+	x->spill.f = f;
+	x->inmem = 0;
+}
+
 /* The cells of profile cur to the spill (sorted), made at the first. */
 static void spill_cells(struct px *x)
 {
 	if (!x->nspilled && !x->spill_bad) {
-		const char *dir = x->db->spool_dir;
-		if (!dir) {
-			dir = getenv("TMPDIR");
-			if (!dir || !*dir)
-				dir = "/tmp";
-		}
-		if (pc_out_tmp(&x->spill, dir))
+		memset(&x->spill, 0, sizeof x->spill);
+		x->spill.f = open_memstream(&x->mem, &x->memsize);
+		x->spill.buf = pc_xmalloc(PC_OUT_BUF);
+		x->inmem = 1;
+		if (!x->spill.f)
 			x->spill_bad = 1;
 	}
 	if (x->spill_bad)
@@ -631,6 +664,8 @@ static void spill_cells(struct px *x)
 	pc_out_write(&x->spill, &n, sizeof n);
 	if (n)
 		pc_out_write(&x->spill, x->cell, x->ncell * sizeof(*x->cell));
+	if (x->inmem && x->spill.pos > SPILL_MEM)
+		spill_to_file(x);
 }
 
 /* The summed file: profile p's values come; the cells of the profile
@@ -829,6 +864,15 @@ static int write_file(struct px *x, const char *path,
 		spill_cells(x);
 		x->nspilled++;
 		pc_out_flush(&x->spill);
+		/* (in memory: read back where it lies) */
+		if (!x->spill_bad && x->inmem && !x->spill.failed) {
+			x->spill.failed = fclose(x->spill.f) != 0;
+			x->spill.f = x->spill.failed ? NULL :
+				     fmemopen(x->mem, x->memsize, "rb");
+			x->inmem = 0;
+			if (!x->spill.f)
+				x->spill_bad = 1;
+		}
 		if (x->spill_bad || x->spill.failed || fflush(x->spill.f) ||
 		    fseeko(x->spill.f, 0, SEEK_SET))
 			return pc_err_set(err, "pprof: cannot write or read "
@@ -932,6 +976,8 @@ static void px_free(struct px *x)
 	free(x->swhole);
 	if (x->spill.f)
 		pc_out_close(&x->spill);
+	free(x->spill.buf);
+	free(x->mem);
 	free(x->whole);
 	free(x->type);
 	free(x->isbase);

@@ -570,8 +570,10 @@ static void sample_end(struct pr *r)
 		 * and a doubling array is copied again and again) */
 		if (!r->keys)
 			r->keys = pc_xmalloc(SCACHE_BYTES);
-		memcpy(r->keys + r->nkeys, r->buf, r->nbuf);
-		memcpy(r->keys + r->nkeys + r->nbuf, r->num, 8 * nnum);
+		if (r->nbuf) /* (no numbers, no names: NULL arrays) */
+			memcpy(r->keys + r->nkeys, r->buf, r->nbuf);
+		if (nnum)
+			memcpy(r->keys + r->nkeys + r->nbuf, r->num, 8 * nnum);
 		*slot = (struct scache){ h, r->nkeys, len, c };
 		r->nkeys += len;
 		r->nsc++;
