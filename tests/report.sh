@@ -83,6 +83,9 @@ run_phase() {
 	dir=$1 phase=$2
 	shift 2
 	rm -f "$dir/done"
+	# (a reused build's results of the run before are not this run's:
+	# the watcher would print them as they stand)
+	find "$dir/tests" -name '*.trs' -exec rm -f {} + 2>/dev/null
 	watch "$dir" "$dir/done" &
 	wpid=$!
 	(cd "$dir" && make -j"$jobs" check "$@" >check.log 2>&1)
