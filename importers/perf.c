@@ -500,9 +500,10 @@ static struct scache *scache_slot(struct pr *r, uint64_t h, size_t nnum)
 		struct scache *e = &r->sc[i];
 		if (!e->len)
 			return e;
+		/* (no names or no numbers: NULL arrays, nothing to compare) */
 		if (e->h == h && e->len == len &&
-		    !memcmp(r->keys + e->at, r->buf, nb) &&
-		    !memcmp(r->keys + e->at + nb, r->num, 8 * nnum))
+		    (!nb || !memcmp(r->keys + e->at, r->buf, nb)) &&
+		    (!nnum || !memcmp(r->keys + e->at + nb, r->num, 8 * nnum)))
 			return e;
 	}
 }
