@@ -227,15 +227,13 @@ void pc_info_print(json_object *root, FILE *out)
 		put_text(out, gets(o, "path"));
 		fprintf(out, " (%s)\n", gets(o, "format"));
 	}
-	if (gets(root, "title")) {
-		fputs("title: ", out);
-		put_text(out, gets(root, "title"));
-		fputc('\n', out);
-	}
-	if (gets(root, "description")) {
-		fputs("description: ", out);
-		put_text(out, gets(root, "description"));
-		fputc('\n', out);
+	for (int k = 0; k < 2; k++) {
+		const char *key = k ? "description" : "title";
+		if (gets(root, key)) {
+			fprintf(out, "%s: ", key);
+			put_text(out, gets(root, key));
+			fputc('\n', out);
+		}
 	}
 	json_object_object_get_ex(root, "profiles", &a);
 	size_t np = json_object_array_length(a);
