@@ -19,7 +19,12 @@
  * which reverses the stacks); the zoom, the search and its case stay in
  * the page's URL (location.hash), so a view can be shared. The frames
  * are one <g> below the root: Chromium took 2-4 times as long to load
- * the same <g> elements each directly below the root. */
+ * the same <g> elements each directly below the root. A frame has no
+ * attribute of its own (8 on its rect and text, flamegraph.pl's have 9):
+ * its name is in its title, its exact geometry in one <metadata> after
+ * the frames, which the script reads at the first zoom or search; with
+ * six data-* attributes on each frame, Chromium loaded cc1plus's SVG
+ * 15-30% slower than flamegraph.pl's. */
 #include "stacks.h"
 
 #include <math.h>
@@ -109,63 +114,82 @@ static int cmp_kid(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* The script, after "var W=" and the frames' width. Names are read
- * from data-n and written as text only. The page's URL keeps the view:
- * #z=N (the zoomed frame, the N-th of the file), s=PATTERN, ic=1. */
+/* The script, after "var W=" and the frames' width. It does nothing
+ * per frame as the file loads: the frames' geometry (x, w, d of each, in
+ * document order) is read from the metadata at the first zoom or search,
+ * and a frame's name from its title (all but the value part, which holds
+ * as many " (" as the root's title after "all"); names are written as
+ * text only. The page's URL keeps the view: #z=N (the zoomed frame, the
+ * N-th of the file), s=PATTERN, ic=1. */
 static const char SCRIPT[] =
-	",svg=document.documentElement,frames=[],marked=[],zoomed=null,pat='',ic=false;\n"
+	",fs=$('frames'),frames=fs.children,geo=null,k=-1,marked=[],zoomed=-1,pat='',ic=false;\n"
 	"function $(id){return document.getElementById(id);}\n"
-	"function fit(g){var t=g.querySelector('text'),r=g.querySelector('rect');"
-	"var w=+r.getAttribute('width'),n=g.getAttribute('data-n');"
+	"function G(){if(!geo){var a=$('geometry').textContent.trim().split(' ');"
+	"geo=new Float64Array(a.length);for(var i=0;i<a.length;i++)geo[i]=+a[i];}return geo;}\n"
+	"function name(g){var t=g.firstChild.textContent,e=t.length;"
+	"if(k<0)k=frames[0].firstChild.textContent.substring(3).split(' (').length-1;"
+	"for(var j=0;j<k;j++)e=t.lastIndexOf(' (',e-1);return t.substring(0,e);}\n"
+	"function fit(g){var t=g.children[2],r=g.children[1];"
+	"var w=+r.getAttribute('width'),n=name(g);"
 	"var c=Math.floor((w-6)/" "7" ");"
 	"t.textContent=c<3?'':n.length<=c?n:n.substring(0,c-2)+'..';}\n"
-	"function at(e){var g=e.target;while(g&&!(g.classList&&g.classList.contains('f')))g=g.parentNode;return g;}\n"
-	"function init(){var gs=document.querySelectorAll('g.f'),fs=$('frames');"
-	"for(var i=0;i<gs.length;i++){gs[i].pcIndex=i;frames.push(gs[i]);}"
-	"fs.addEventListener('click',function(e){var g=at(e);if(g){zoom(g);save();}});"
-	"fs.addEventListener('mouseover',function(e){var g=at(e);if(g)$('details').textContent=g.querySelector('title').textContent;});"
+	"function at(e){var g=e.target;while(g&&g.parentNode!==fs)g=g.parentNode;return g;}\n"
+	"function init(){"
+	"fs.addEventListener('click',function(e){var g=at(e);if(g){zoom(Array.prototype.indexOf.call(frames,g));save();}});"
+	"fs.addEventListener('mouseover',function(e){var g=at(e);if(g)$('details').textContent=g.firstChild.textContent;});"
 	"fs.addEventListener('mouseout',function(e){$('details').textContent=' ';});"
-	"$('reset').addEventListener('click',function(){zoom(null);save();});"
+	"$('reset').addEventListener('click',function(){zoom(-1);save();});"
 	"$('search').addEventListener('click',ask);"
 	"$('ic').addEventListener('click',toggle);"
 	"window.addEventListener('keydown',function(e){var k=(e.key||'').toLowerCase();"
 	"if(!(e.ctrlKey||e.metaKey)||e.altKey)return;"
 	"if(k==='f'){e.preventDefault();ask();}else if(k==='i'){e.preventDefault();toggle();}});"
 	"load();}\n"
-	"function zoom(z){var x0=z?+z.getAttribute('data-x'):0,w0=z?+z.getAttribute('data-w'):1,d0=z?+z.getAttribute('data-d'):0;"
-	"zoomed=z;$('reset').style.opacity=z?1:0;"
-	"for(var i=0;i<frames.length;i++){var g=frames[i],x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),d=+g.getAttribute('data-d');"
-	"var r=g.querySelector('rect'),t=g.querySelector('text');"
+	"function zoom(z){var a=G(),x0=z>=0?a[3*z]:0,w0=z>=0?a[3*z+1]:1,d0=z>=0?a[3*z+2]:0;"
+	"zoomed=z;$('reset').style.opacity=z>=0?1:0;"
+	"for(var i=0;i<frames.length;i++){var g=frames[i],x=a[3*i],w=a[3*i+1],d=a[3*i+2];"
+	"var r=g.children[1],t=g.children[2];"
 	"var inside=x>=x0-1e-12&&x+w<=x0+w0+1e-12,below=d<d0&&x<=x0+1e-12&&x+w>=x0+w0-1e-12;"
-	"if(!z||inside||below){var nx=inside?(x-x0)/w0*W:0,nw=inside?w/w0*W:W;"
+	"if(z<0||inside||below){var nx=inside?(x-x0)/w0*W:0,nw=inside?w/w0*W:W;"
 	"g.style.display='';r.setAttribute('x',nx+10);r.setAttribute('width',Math.max(nw-0.5,0.1));"
-	"t.setAttribute('x',nx+13);g.style.opacity=below&&z?0.6:1;fit(g);}"
+	"t.setAttribute('x',nx+13);g.style.opacity=below&&z>=0?0.6:1;fit(g);}"
 	"else g.style.display='none';}}\n"
 	"function ask(){var p=prompt('Search for (a regular expression'+(ic?', any case':'')+'):',pat);"
 	"if(p===null)return;pat=p;mark();save();}\n"
 	"function toggle(){ic=!ic;mark();save();}\n"
 	"function mark(){$('ic').style.opacity=ic?1:0.35;var re=null;"
 	"if(pat){try{re=new RegExp(pat,ic?'i':'');}catch(e){$('matched').textContent='Bad pattern: '+e.message;return;}}"
-	"for(var i=0;i<marked.length;i++){var r=marked[i];r.setAttribute('fill',r.getAttribute('data-fill'));}"
-	"var sum=0,spans=[];marked=[];"
+	"for(var i=0;i<marked.length;i++){var r=marked[i];r.setAttribute('fill',r.pcFill);}"
+	"var sum=0,spans=[],a=re?G():null;marked=[];"
 	"for(var i=0;re&&i<frames.length;i++){var g=frames[i];"
-	"if(re.test(g.getAttribute('data-n'))){var r=g.querySelector('rect');r.setAttribute('fill','rgb(230,0,230)');marked.push(r);"
-	"var x=+g.getAttribute('data-x'),w=+g.getAttribute('data-w'),inner=false;"
+	"if(re.test(name(g))){var r=g.children[1];r.pcFill=r.getAttribute('fill');r.setAttribute('fill','rgb(230,0,230)');marked.push(r);"
+	"var x=a[3*i],w=a[3*i+1],inner=false;"
 	"for(var j=0;j<spans.length;j++)if(x>=spans[j][0]-1e-12&&x+w<=spans[j][1]+1e-12)inner=true;"
 	"if(!inner){spans.push([x,x+w]);sum+=w;}}}"
 	"$('matched').textContent=re?'Matched: '+(100*sum).toFixed(2)+'%':' ';}\n"
-	"function load(){var h=location.hash.substring(1).split('&'),z=null;"
+	"function load(){var h=location.hash.substring(1).split('&'),z=-1;"
 	"for(var i=0;i<h.length;i++){var k=h[i].indexOf('=');if(k<0)continue;"
 	"var n=h[i].substring(0,k),v;try{v=decodeURIComponent(h[i].substring(k+1));}catch(e){continue;}"
-	"if(n==='z'&&/^[0-9]+$/.test(v)&&+v<frames.length)z=frames[+v];"
+	"if(n==='z'&&/^[0-9]+$/.test(v)&&+v<frames.length)z=+v;"
 	"else if(n==='s')pat=v;else if(n==='ic')ic=v==='1';}"
-	"if(z)zoom(z);if(pat||ic)mark();}\n"
-	"function save(){var p=[];if(zoomed)p.push('z='+zoomed.pcIndex);"
+	"if(z>=0)zoom(z);if(pat||ic)mark();}\n"
+	"function save(){var p=[];if(zoomed>=0)p.push('z='+zoomed);"
 	"if(pat)p.push('s='+encodeURIComponent(pat));if(ic)p.push('ic=1');"
 	"var h=p.length?'#'+p.join('&'):location.pathname+location.search;"
 	"try{history.replaceState(null,'',h);}catch(e){location.hash=p.join('&');}}\n"
 	"init();\n"
 	"]]></script>\n";
+
+/* v in the fewest significant digits that read back as v (15 to 17) */
+static void put_num(FILE *f, double v)
+{
+	char b[32];
+	int p = 15;
+	do
+		snprintf(b, sizeof b, "%.*g", p, v);
+	while (p++ < 17 && strtod(b, NULL) != v);
+	fputs(b, f);
+}
 
 /* Of two runs compared: a frame's colour by the change of its self
  * value (as flamegraph.pl colours a differential graph): red where it
@@ -259,7 +283,7 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<style>text{font-family:Verdana,sans-serif;font-size:12px;"
-		"fill:#000}g.f:hover rect{stroke:#000;stroke-width:0.5}"
+		"fill:#000}#frames>g:hover>rect{stroke:#000;stroke-width:0.5}"
 		"#reset,#search,#ic{cursor:pointer}</style>\n",
 		WW + 20, height, WW + 20, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
@@ -294,10 +318,12 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		"<text x=\"10\" y=\"%.0f\" id=\"details\"> </text>\n"
 		"<g id=\"frames\">\n",
 		WW + 10, bar, WW - 45, bar, WW + 10, height - 8, height - 8);
-	/* the frames, depth first from the outermost: x within [0, 1) */
+	/* the frames, depth first from the outermost: x within [0, 1);
+	 * those drawn in order[] (for the geometry after them) */
 	double *x = pc_xcalloc(len + 1, sizeof(double));
 	uint32_t *stack = pc_xmalloc((len + 1) * sizeof(uint32_t));
-	size_t sp = 0;
+	uint32_t *order = pc_xmalloc((len + 1) * sizeof(uint32_t));
+	size_t sp = 0, no = 0;
 	stack[sp++] = 0;
 	while (sp) {
 		uint32_t i = stack[--sp];
@@ -313,20 +339,16 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 			double y = o->inverted ? top + (double)d[i] * row :
 				height - PAD_BOTTOM - (double)(d[i] + 1) * row;
 			double v = incl[i] * scale;
-			fprintf(f, "<g class=\"f\" data-x=\"%.17g\" "
-				"data-w=\"%.17g\" data-d=\"%u\" data-n=\"",
-				x[i], w, d[i]);
-			put_xml(f, nm, 4096);
-			fputs("\"><title>", f);
+			order[no++] = i;
+			fputs("<g><title>", f);
 			put_xml(f, nm, 4096);
 			fputs(" (", f);
 			put_value(f, v, inclb[i] * scale, unit, diff);
 			fprintf(f, ", %.2f%%)</title>", 100 * w);
 			fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
-				"height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
-				"data-fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
+				"height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
 				10 + x[i] * WW, y, px > 0.6 ? px - 0.5 : px,
-				row - 1, r, g, b, r, g, b);
+				row - 1, r, g, b);
 			fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">",
 				13 + x[i] * WW, y + row - 4);
 			double c = floor((px - 6) / CHAR_W);
@@ -343,10 +365,21 @@ int pc_svg_write(FILE *f, const struct pc_fnode *n, size_t len,
 		for (uint32_t k = start[i + 1]; k-- > start[i];)
 			stack[sp++] = kids[k];
 	}
-	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n"
+	/* each drawn frame's x, width (shares of the total) and depth */
+	fputs("</g>\n<metadata id=\"geometry\">", f);
+	for (size_t k = 0; k < no; k++) {
+		uint32_t i = order[k];
+		put_num(f, x[i]);
+		fputc(' ', f);
+		put_num(f, total > 0 ? incl[i] / total : 0);
+		fprintf(f, " %u%s", d[i], k + 1 < no ? " " : "");
+	}
+	fputs("</metadata>\n", f);
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n"
 		"'use strict';\nvar W=%.0f", WW);
 	fputs(SCRIPT, f);
 	fputs("</svg>\n", f);
+	free(order);
 	free(stack);
 	free(x);
 	free(d);

@@ -55,7 +55,8 @@ static void name(struct rd *r, char *buf)
 static int foreign(xmlNodePtr n, int *scripts)
 {
 	static const char *const mine[] = { "svg", "style", "rect", "text",
-					    "g", "title", "script" };
+					    "g", "title", "script",
+					    "metadata" };
 	int bad = 0;
 	for (; n; n = n->next) {
 		if (n->type != XML_ELEMENT_NODE)

@@ -8,7 +8,9 @@
 #   frame's), deepest_y Y, rect_height H, title T, subtitle T,
 #   unit U (of the root's title), fills N (distinct frame colours),
 #   palette NAME (hot, mem, io or other: what every frame's colour fits),
-#   name_colours consistent|inconsistent
+#   name_colours consistent|inconsistent, groups_below_root N,
+#   attributes_per_frame N (the most of a frame's <g>, <title>, <rect>
+#   and <text> together; flamegraph.pl's have 9)
 #
 #   python3 svg_frames.py FILE.svg FOLDED [reverse]
 import re
@@ -35,21 +37,35 @@ def main(svg, folded, reverse=False):
                 p = tuple(names[:k])
                 want[p] = want.get(p, 0) + int(v)
     root = ET.parse(svg).getroot()
-    frames = [g for g in root.iter(S + 'g') if g.get('class') == 'f']
+    fs = next(g for g in root.iter(S + 'g') if g.get('id') == 'frames')
+    frames = list(fs)
+    # a frame's name: its title without the value part, which holds as
+    # many ' (' as the root's title after 'all'; its depth from its y
+    k = frames[0].find(S + 'title').text[3:].count(' (')
+    row = float(frames[0].find(S + 'rect').get('height')) + 1
     got, path = {}, []
     facts = {'rooty': None, 'ys': [], 'fills': {}, 'unit': None}
     pal = set()
     for g in frames:
-        d = int(g.get('data-d'))
-        name = g.get('data-n')
         title = g.find(S + 'title').text
         m = re.match(r'.* \((\d+) (.*), [0-9.]+%\)$', title, re.S)
         if not m:
             fail('title %r' % title)
+        e = len(title)
+        for _ in range(k):
+            e = title.rindex(' (', 0, e)
+        name = title[:e]
         r = g.find(S + 'rect')
         y = float(r.get('y'))
-        if d == 0:
+        if facts['rooty'] is None:
             facts['rooty'] = y
+        d = abs(y - facts['rooty']) / row
+        if d != int(d):
+            fail('frame %r at y %g, not a row from the root' % (name, y))
+        d = int(d)
+        attrs = [len(g.attrib)] + [len(c.attrib) for c in g]
+        facts['attrs'] = max(facts.get('attrs', 0), sum(attrs))
+        if d == 0:
             facts['unit'] = m.group(2)
             facts['rh'] = r.get('height')
             continue
@@ -94,6 +110,7 @@ def main(svg, folded, reverse=False):
     print('name_colours %s' % ('consistent' if all(len(c) == 1 for c in facts['fills'].values())
                                else 'inconsistent'))
     print('groups_below_root %d' % sum(1 for e in root if e.tag == S + 'g'))
+    print('attributes_per_frame %d' % facts['attrs'])
 
 
 if __name__ == '__main__':

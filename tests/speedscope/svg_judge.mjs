@@ -2,7 +2,7 @@
 // Chromium (playwright-core, as speedscope.mjs does) and prints what a
 // user would see and do, one fact per line:
 //   errors N            console errors and page errors while it loads and runs
-//   frames N            frames drawn (g.f)
+//   frames N            frames drawn (the <g> in <g id="frames">)
 //   top NAME SHARE WIDTH  the widest frame at depth 1..3 (the name, its share
 //                       from its title, its drawn width over the full width)
 //   zoom NAME WIDTH     a click on the second frame of depth 3 or more: its
@@ -21,6 +21,23 @@ import {createRequire} from 'node:module'
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(path.join(HERE, 'package.json'))
 const {chromium} = require('playwright-core')
+// a frame (a <g> in <g id="frames">): its name is its title without the
+// value part, which holds as many ' (' as the root's title after 'all';
+// its depth is its row from the root's (rect y)
+const FRAMES = `(() => {
+  const fs = [...document.getElementById('frames').children]
+  const k = fs[0].firstChild.textContent.substring(3).split(' (').length - 1
+  const y0 = +fs[0].children[1].getAttribute('y'), row = +fs[0].children[1].getAttribute('height') + 1
+  const full = +fs[0].children[1].getAttribute('width')
+  return fs.map(g => {
+    const t = g.firstChild.textContent
+    let e = t.length
+    for (let j = 0; j < k; j++) e = t.lastIndexOf(' (', e - 1)
+    const r = g.children[1]
+    return {g, name: t.substring(0, e), depth: Math.abs(+r.getAttribute('y') - y0) / row,
+      w: (+r.getAttribute('width') + 0.5) / (full + 0.5)}
+  })
+})()`
 
 const [file, pattern, png] = process.argv.slice(2)
 if (!file || pattern === undefined || !png) {
@@ -41,30 +58,30 @@ try {
   await page.goto('file://' + path.resolve(file))
   const pwned = await page.evaluate(() => document.documentElement.hasAttribute('pwned'))
   process.stdout.write(`injected ${dialogs + (pwned ? 1 : 0)}\n`)
-  const facts = await page.evaluate(() => {
-    const gs = [...document.querySelectorAll('g.f')]
+  const facts = await page.evaluate(F => {
+    const fs = eval(F)
+    const gs = fs.map(f => f.g)
     const full = +gs[0].querySelector('rect').getAttribute('width')
-    const info = g => ({
-      name: g.getAttribute('data-n'),
-      depth: +g.getAttribute('data-d'),
-      share: +(/([0-9.]+)%\)$/.exec(g.querySelector('title').textContent) || [0, 0])[1],
-      width: +g.querySelector('rect').getAttribute('width') / full,
+    const info = f => ({
+      name: f.name,
+      depth: f.depth,
+      share: +(/([0-9.]+)%\)$/.exec(f.g.querySelector('title').textContent) || [0, 0])[1],
+      width: +f.g.querySelector('rect').getAttribute('width') / full,
     })
-    const all = gs.map(info)
+    const all = fs.map(info)
     const top = all.filter(f => f.depth >= 1 && f.depth <= 3)
       .sort((a, b) => b.share - a.share)[0]
     return {n: gs.length, full, top}
-  })
+  }, FRAMES)
   process.stdout.write(`frames ${facts.n}\n`)
   process.stdout.write(`top ${facts.top.name} ${facts.top.share.toFixed(2)} ${(100 * facts.top.width).toFixed(2)}\n`)
   // zoom: the second frame at depth 3 or more (narrower than the full width)
-  const name = await page.evaluate(() => {
-    const g = [...document.querySelectorAll('g.f')]
-      .filter(g => +g.getAttribute('data-d') >= 3 && +g.getAttribute('data-w') < 0.9)[1]
-    if (!g) return ''
-    g.setAttribute('id', 'zoomme')
-    return g.getAttribute('data-n')
-  })
+  const name = await page.evaluate(F => {
+    const f = eval(F).filter(f => f.depth >= 3 && f.w < 0.9)[1]
+    if (!f) return ''
+    f.g.setAttribute('id', 'zoomme')
+    return f.name
+  }, FRAMES)
   if (name) {
     await page.click('#zoomme rect', {force: true})
     const w = await page.evaluate(() =>

@@ -1,7 +1,7 @@
 // Headless judge of the SVG flame graph's keys and shared views, in
 // Debian Chromium (playwright-core, as svg_judge.mjs): prints one fact
 // per line.
-//   frames N            frames drawn (g.f)
+//   frames N            frames drawn (the <g> in <g id="frames">)
 //   hover title|none    the pointer over the root frame: its title shown
 //                       in the details line
 //   ctrlf DIALOGS       prompts opened by Ctrl-F (the search; answered
@@ -26,6 +26,23 @@ import {createRequire} from 'node:module'
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(path.join(HERE, 'package.json'))
 const {chromium} = require('playwright-core')
+// a frame (a <g> in <g id="frames">): its name is its title without the
+// value part, which holds as many ' (' as the root's title after 'all';
+// its depth is its row from the root's (rect y)
+const FRAMES = `(() => {
+  const fs = [...document.getElementById('frames').children]
+  const k = fs[0].firstChild.textContent.substring(3).split(' (').length - 1
+  const y0 = +fs[0].children[1].getAttribute('y'), row = +fs[0].children[1].getAttribute('height') + 1
+  const full = +fs[0].children[1].getAttribute('width')
+  return fs.map(g => {
+    const t = g.firstChild.textContent
+    let e = t.length
+    for (let j = 0; j < k; j++) e = t.lastIndexOf(' (', e - 1)
+    const r = g.children[1]
+    return {g, name: t.substring(0, e), depth: Math.abs(+r.getAttribute('y') - y0) / row,
+      w: (+r.getAttribute('width') + 0.5) / (full + 0.5)}
+  })
+})()`
 
 const [file, pattern] = process.argv.slice(2)
 if (!file || pattern === undefined) {
@@ -50,10 +67,10 @@ try {
   page.on('pageerror', () => errors++)
   page.on('dialog', d => { dialogs++; d.accept(pattern) })
   await page.goto(url)
-  out(`frames ${await page.evaluate(() => document.querySelectorAll('g.f').length)}`)
-  await page.hover('g.f rect', {force: true})
+  out(`frames ${await page.evaluate(() => document.getElementById('frames').children.length)}`)
+  await page.hover('#frames > g rect', {force: true})
   out(`hover ${await page.evaluate(() =>
-    document.getElementById('details').textContent === document.querySelector('g.f title').textContent ? 'title' : 'none')}`)
+    document.getElementById('details').textContent === document.querySelector('#frames > g title').textContent ? 'title' : 'none')}`)
   await page.keyboard.press('Control+f')
   out(`ctrlf ${dialogs}`)
   out(`matched ${await matched(page)}`)
@@ -62,20 +79,18 @@ try {
   await page.keyboard.press('Control+i')
   out(`ctrli_matched ${await matched(page)}`)
   await page.keyboard.press('Control+i')
-  const name = await page.evaluate(() => {
-    const g = [...document.querySelectorAll('g.f')]
-      .filter(g => +g.getAttribute('data-d') >= 2 && +g.getAttribute('data-w') < 0.9)[1]
-    if (!g) return ''
-    g.setAttribute('id', 'zoomme')
-    return g.getAttribute('data-n')
-  })
-  const width = p => p.evaluate(() => {
-    const full = +document.querySelector('g.f rect').getAttribute('width')
-    const z = [...document.querySelectorAll('g.f')].find(g =>
-      g.getAttribute('data-n') === window.zoomName && g.style.display !== 'none' &&
-      g.style.opacity !== '0.6')
-    return z ? (100 * +z.querySelector('rect').getAttribute('width') / full).toFixed(2) : 'none'
-  })
+  const name = await page.evaluate(F => {
+    const f = eval(F).filter(f => f.depth >= 2 && f.w < 0.9)[1]
+    if (!f) return ''
+    f.g.setAttribute('id', 'zoomme')
+    return f.name
+  }, FRAMES)
+  const width = p => p.evaluate(F => {
+    const full = +document.querySelector('#frames > g rect').getAttribute('width')
+    const z = eval(F).find(f => f.name === window.zoomName && f.g.style.display !== 'none' &&
+      f.g.style.opacity !== '0.6')
+    return z ? (100 * +z.g.querySelector('rect').getAttribute('width') / full).toFixed(2) : 'none'
+  }, FRAMES)
   if (name) {
     await page.click('#zoomme rect', {force: true})
     await page.evaluate(n => { window.zoomName = n }, name)
