@@ -36,6 +36,7 @@ extern char **environ;
 struct frame {
 	uint64_t ip, off;
 	size_t sym, dso, file; /* offsets into buf, SIZE_MAX: none */
+	size_t b0, b1;         /* its strings: buf[b0, b1) */
 	uint32_t line;
 	uint8_t has_off, inlined;
 };
@@ -78,14 +79,41 @@ struct pr {
 	const char **evname;
 	pc_id *evmetric;
 	size_t nevents, capevents;
+	/* the event of the sample before (its text, as given) */
+	char lastev[256];
+	size_t nlastev;
+	int lastev_period; /* (has_period then: 0, 1; -1: none yet) */
+	pc_id lastevm;
 	uint64_t samples;
-	/* stacks seen (struct scache): a sample whose stack is one of
-	 * them takes its innermost context without a walk down the tree */
+	/* the lines of the sample's stack after its first frame (its
+	 * callers, with their source lines), as the text gives them, each
+	 * ended by a newline: parsed only where they are new */
+	char *raw;
+	size_t nraw, capraw;
+	char *line; /* one of them, NUL-ended */
+	size_t capline;
+	uint64_t *num; /* the callers' key as walk sees them */
+	size_t capnum;
+	uint64_t rawline; /* the line of the first */
+	/* callers seen and first frames seen (struct scache): a sample
+	 * whose callers' lines are one of them (below the same entry)
+	 * takes the context of its first frame's caller without parsing
+	 * them or a walk down the tree; its first frame, whose address
+	 * changes from sample to sample, is parsed, and its context is
+	 * that of the same frame (function, entry, dso, line) seen below
+	 * that caller */
 	struct scache {
 		uint64_t h;
-		size_t at, len; /* its key: bytes [at, at + len) of keys */
-		pc_id leaf;
+		uint32_t at, len; /* its key: bytes [at, at + len) of keys
+				   * (SCACHE_BYTES fit 32 bits) */
+		pc_id ctx;      /* the callers' innermost context, or the
+				 * first frame's */
+		pc_id module;   /* the module after them (walk's) */
+		uint64_t ip;    /* the address of the first caller */
+		uint8_t kind;   /* 0: callers' lines, 1: a frame below a
+				 * context, 2: callers as walk sees them */
 	} *sc;
+	size_t leafbuf; /* the first frame's strings: buf[0, leafbuf) */
 	size_t nsc, capsc; /* capsc a power of two */
 	pc_id entry[2]; /* main thread, application thread (PC_NONE: not
 			 * yet looked up) */
@@ -93,15 +121,21 @@ struct pr {
 	pc_id lastprof;         /* its profile (PC_NONE: none) */
 	unsigned char *keys; /* SCACHE_BYTES */
 	size_t nkeys;
-	uint64_t *num; /* the numeric part of the sample's key */
-	size_t capnum;
+	/* the header before, of a sample with a time and a call chain:
+	 * a header that differs from it only in its time token [hts,
+	 * hte) is that sample's but for the time */
+	char *hprev;
+	size_t nhprev, caphprev, hts, hte;
+	int hvalid;
 };
 
 
-/* The stack cache's bound: its keys and slots are dropped when it has
+/* The callers cache's bound: its keys and slots are dropped when it has
  * this many bytes of keys (one sample's stack of 40 frames is some
- * 2 kB), so that memory does not grow with the samples. */
+ * 2 kB of text), so that memory does not grow with the samples. */
 #define SCACHE_BYTES ((size_t)32 << 20)
+/* and its slots (40 bytes each: 20 MiB) */
+#define SCACHE_SLOTS ((size_t)1 << 19)
 
 /* ---- small parsers ---- */
 
@@ -132,7 +166,9 @@ static int dec64(const char *s, size_t n, uint64_t *v)
 	uint64_t x = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = (unsigned)(s[i] - '0');
-		if (x > (UINT64_MAX - d) / 10)
+		/* (19 digits always fit: no division a digit) */
+		if (i >= 19 && (x > UINT64_MAX / 10 ||
+				(x == UINT64_MAX / 10 && d > UINT64_MAX % 10)))
 			return -1;
 		x = x * 10 + d;
 	}
@@ -160,11 +196,15 @@ static int parse_time(const char *s, size_t n, uint64_t *ns)
 {
 	if (n < 4 || s[n - 1] != ':')
 		return -1;
-	const char *dot = memchr(s, '.', n);
-	if (!dot || dot == s)
+	/* digits, a dot, 1 to 9 digits */
+	size_t ni = 0;
+	while (ni < n && s[ni] >= '0' && s[ni] <= '9')
+		ni++;
+	if (!ni || ni + 2 >= n || s[ni] != '.')
 		return -1;
-	size_t ni = (size_t)(dot - s), nf = n - 2 - ni;
-	if (!is_digits(s, ni) || !is_digits(dot + 1, nf) || nf > 9)
+	const char *dot = s + ni;
+	size_t nf = n - 2 - ni;
+	if (nf > 9 || !is_digits(dot + 1, nf))
 		return -1;
 	uint64_t sec, frac;
 	if (dec64(s, ni, &sec) || dec64(dot + 1, nf, &frac) ||
@@ -202,7 +242,7 @@ static int parse_frame(struct pr *r, char *s, struct pc_err *err)
 	while (hexval(*e) >= 0)
 		e++;
 	struct frame f = { .sym = SIZE_MAX, .dso = SIZE_MAX,
-			   .file = SIZE_MAX };
+			   .file = SIZE_MAX, .b0 = r->nbuf };
 	if (hex64(s, (size_t)(e - s), &f.ip) || (*e && *e != ' '))
 		return pc_err_at_line(err, r->path, r->in.lineno,
 				      "a stack frame that does not start with "
@@ -216,12 +256,17 @@ static int parse_frame(struct pr *r, char *s, struct pc_err *err)
 	 * parentheses itself ("/tmp/x (deleted)") */
 	while (n && e[n - 1] == ')') {
 		size_t depth = 0, i = n;
-		while (i--) {
-			if (e[i] == ')')
-				depth++;
-			else if (e[i] == '(' && !--depth)
-				break;
-		}
+		/* (most often no parenthesis inside: the last '(' it is) */
+		const char *o = n > 1 ? memrchr(e, '(', n - 1) : NULL;
+		if (o && !memchr(o + 1, ')', (size_t)(e + n - 1 - (o + 1))))
+			i = (size_t)(o - e);
+		else
+			while (i--) {
+				if (e[i] == ')')
+					depth++;
+				else if (e[i] == '(' && !--depth)
+					break;
+			}
 		if (i == (size_t)-1 || (i && e[i - 1] != ' '))
 			break; /* a symbol's own parentheses: "f(int)" */
 		if (n - i - 2 == 7 && !memcmp(e + i + 1, "inlined", 7))
@@ -247,6 +292,7 @@ static int parse_frame(struct pr *r, char *s, struct pc_err *err)
 		if (!(n == 9 && !memcmp(e, "[unknown]", 9)))
 			f.sym = keep(r, e, n);
 	}
+	f.b1 = r->nbuf;
 	PC_GROW(r->fr, r->nfr, r->capfr);
 	r->fr[r->nfr++] = f;
 	return 0;
@@ -279,6 +325,7 @@ static void parse_srcline(struct pr *r, char *s)
 		return;
 	f->file = keep(r, s, c - 1);
 	f->line = (uint32_t)line;
+	f->b1 = r->nbuf;
 }
 
 /* ---- the model side ---- */
@@ -351,8 +398,27 @@ static int event_eq(const void *ctx, pc_id id, const void *key)
 	return !strcmp(((const struct pr *)ctx)->evname[id], key);
 }
 
+static pc_id event_metric_get(struct pr *r, const char *ev, size_t n);
+
 /* The metric of an event (NULL: the text names none). */
 static pc_id event_metric(struct pr *r, const char *ev, size_t n)
+{
+	/* (the event of the sample before, most often) */
+	if (ev && n < sizeof r->lastev && r->lastev_period == r->has_period &&
+	    n == r->nlastev && !memcmp(ev, r->lastev, n))
+		return r->lastevm;
+	if (ev && n < sizeof r->lastev) {
+		memcpy(r->lastev, ev, n);
+		r->nlastev = n;
+		r->lastev_period = r->has_period;
+		r->lastevm = event_metric_get(r, ev, n);
+		return r->lastevm;
+	}
+	return event_metric_get(r, ev, n);
+}
+
+/* The metric of an event (NULL: the text names none), looked up. */
+static pc_id event_metric_get(struct pr *r, const char *ev, size_t n)
 {
 	char name[256];
 	if (!ev) {
@@ -432,14 +498,15 @@ static pc_id frame_ctx(struct pr *r, size_t i, pc_id c, int inl,
 	return c;
 }
 
-/* The innermost context of the sample's stack, walked down from c (its
- * contexts made where new). (A cache of frames seen below a context,
- * tried in place of the model's lookups, took as long: one miss of the
- * processor's cache a frame either way.) */
-static pc_id walk(struct pr *r, pc_id c)
+/* The context of frame `last` of the sample's stack, walked down from c
+ * (its contexts made where new) through the frames after it (its
+ * callers); *module: walk's module there (PC_NONE to start). (A cache
+ * of frames seen below a context, tried in place of the model's
+ * lookups, took as long: one miss of the processor's cache a frame
+ * either way.) */
+static pc_id walk(struct pr *r, pc_id c, size_t last, pc_id *module)
 {
-	pc_id module = PC_NONE;
-	for (size_t i = r->nfr; i--;) {
+	for (size_t i = r->nfr; i-- > last;) {
 		const struct frame *f = &r->fr[i];
 		/* an inlined frame has no dso of its own: it is in the code
 		 * of the frame printed after it at the same address. Where
@@ -449,38 +516,9 @@ static pc_id walk(struct pr *r, pc_id c)
 		 * called, its module unknown. */
 		int inl = f->inlined && i + 1 < r->nfr &&
 			  r->fr[i + 1].ip == f->ip;
-		c = frame_ctx(r, i, c, inl, &module);
+		c = frame_ctx(r, i, c, inl, module);
 	}
 	return c;
-}
-
-/* The sample's key: what of its frames decides its contexts (their
- * strings in buf, and per frame the address or entry that counts, the
- * line and which fields are there), in r->num. Its length in words. */
-static size_t stack_key(struct pr *r, pc_id entry)
-{
-	size_t n = 2 * r->nfr + 1;
-	if (r->capnum < n) {
-		r->capnum = 2 * n;
-		r->num = pc_xrealloc(r->num, r->capnum, sizeof(uint64_t));
-	}
-	int instr = r->opts && r->opts->instructions;
-	uint64_t *w = r->num;
-	*w++ = entry;
-	for (size_t i = 0; i < r->nfr; i++) {
-		const struct frame *f = &r->fr[i];
-		int inl = f->inlined && i + 1 < r->nfr &&
-			  r->fr[i + 1].ip == f->ip;
-		*w++ = f->sym == SIZE_MAX || instr ? f->ip :
-		       f->has_off && !f->inlined && f->ip >= f->off ?
-						 f->ip - f->off : 0;
-		*w++ = f->line | (uint64_t)inl << 32 |
-		       (uint64_t)f->inlined << 33 |
-		       (uint64_t)(f->sym != SIZE_MAX) << 34 |
-		       (uint64_t)(f->dso != SIZE_MAX) << 35 |
-		       (uint64_t)(f->file != SIZE_MAX) << 36;
-	}
-	return n;
 }
 
 static void scache_clear(struct pr *r)
@@ -491,55 +529,18 @@ static void scache_clear(struct pr *r)
 	r->nkeys = 0;
 }
 
-/* The slot of key (buf, num) of hash h: its own, or the empty one it
- * would take. */
-static struct scache *scache_slot(struct pr *r, uint64_t h, size_t nnum)
+/* The slot of key (kind; bytes a[0, na) then b[0, nb)) of hash h: its
+ * own, or the empty one it would take (NULL: a key too long to keep).
+ * The table grows, or is emptied at its bound, first. */
+static struct scache *scache_slot(struct pr *r, int kind, uint64_t h,
+				  const void *a, size_t na, const void *b,
+				  size_t nb)
 {
-	size_t mask = r->capsc - 1, nb = r->nbuf, len = nb + 8 * nnum;
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		struct scache *e = &r->sc[i];
-		if (!e->len)
-			return e;
-		/* (no names or no numbers: NULL arrays, nothing to compare) */
-		if (e->h == h && e->len == len &&
-		    (!nb || !memcmp(r->keys + e->at, r->buf, nb)) &&
-		    (!nnum || !memcmp(r->keys + e->at + nb, r->num, 8 * nnum)))
-			return e;
-	}
-}
-
-/* The sample's period at its innermost context c, its time in the
- * trace. */
-static void sample_add(struct pr *r, pc_id prof, pc_id c)
-{
-	pc_value_sum(r->db, r->vmap, prof, c, r->metric,
-		  r->has_period ? (double)r->period : 1);
-	if (r->has_time)
-		pc_trace_add(r->db, prof, r->time, c);
-	r->samples++;
-	r->nfr = 0;
-	r->nbuf = 0;
-}
-
-/* The sample read: its stack into the tree (once per distinct stack,
- * while the cache holds it), its period into the value of the innermost
- * context, its time into the thread's trace. */
-static void sample_end(struct pr *r)
-{
-	struct pc_db *db = r->db;
-	r->open = 0;
-	pc_id prof = thread_profile(r);
-	int app = r->has_pid && r->pid != r->tid;
-	if (r->entry[app] == PC_NONE)
-		r->entry[app] = pc_ctx_entry(db, app ? PC_ENTRY_APP_THREAD :
-						       PC_ENTRY_MAIN);
-	pc_id e = r->entry[app];
-	size_t nnum = stack_key(r, e);
-	size_t len = r->nbuf + 8 * nnum;
-	uint64_t h = pc_hash_bytes(r->buf, r->nbuf) ^
-		     pc_hash64(pc_hash_bytes(r->num, 8 * nnum));
+	size_t len = na + nb;
+	if (len > SCACHE_BYTES / 4) /* (a stack of 100,000 frames) */
+		return NULL;
 	if (r->nkeys + len > SCACHE_BYTES || 2 * (r->nsc + 1) > r->capsc) {
-		if (r->capsc < ((size_t)1 << 20)) {
+		if (r->capsc < SCACHE_SLOTS) {
 			/* grown: every key hashed again into the new slots */
 			struct scache *old = r->sc;
 			size_t nold = r->capsc;
@@ -559,30 +560,237 @@ static void sample_end(struct pr *r)
 		    2 * (r->nsc + 1) > r->capsc)
 			scache_clear(r);
 	}
-	if (len > SCACHE_BYTES / 4) /* (a stack of 100,000 frames) */
-		return sample_add(r, prof, walk(r, e));
-	struct scache *slot = scache_slot(r, h, nnum);
-	pc_id c;
-	if (slot->len) {
-		c = slot->leaf;
-	} else {
-		c = walk(r, e);
-		/* (the whole bound at once: pages untouched cost nothing,
-		 * and a doubling array is copied again and again) */
-		if (!r->keys)
-			r->keys = pc_xmalloc(SCACHE_BYTES);
-		if (r->nbuf) /* (no numbers, no names: NULL arrays) */
-			memcpy(r->keys + r->nkeys, r->buf, r->nbuf);
-		if (nnum)
-			memcpy(r->keys + r->nkeys + r->nbuf, r->num, 8 * nnum);
-		*slot = (struct scache){ h, r->nkeys, len, c };
-		r->nkeys += len;
-		r->nsc++;
+	size_t mask = r->capsc - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct scache *e = &r->sc[i];
+		if (!e->len)
+			return e;
+		/* (nb 0: b may be NULL, nothing to compare) */
+		if (e->h == h && e->len == len && e->kind == kind &&
+		    !memcmp(r->keys + e->at, a, na) &&
+		    (!nb || !memcmp(r->keys + e->at + na, b, nb)))
+			return e;
 	}
+}
+
+/* The key (a, b) kept for slot e, whose context is c. */
+static void scache_put(struct pr *r, struct scache *e, int kind,
+		       uint64_t h, const void *a, size_t na, const void *b,
+		       size_t nb, pc_id c, pc_id module, uint64_t ip)
+{
+	/* (the whole bound at once: pages untouched cost nothing, and a
+	 * doubling array is copied again and again) */
+	if (!r->keys)
+		r->keys = pc_xmalloc(SCACHE_BYTES);
+	memcpy(r->keys + r->nkeys, a, na);
+	if (nb)
+		memcpy(r->keys + r->nkeys + na, b, nb);
+	*e = (struct scache){ h, (uint32_t)r->nkeys, (uint32_t)(na + nb), c,
+			      module, ip, (uint8_t)kind };
+	r->nkeys += na + nb;
+	r->nsc++;
+}
+
+/* The callers' lines kept (a frame, or a source line after one) */
+static void raw_keep(struct pr *r, const char *line, size_t len)
+{
+	if (!r->nraw)
+		r->rawline = r->in.lineno;
+	if (r->capraw - r->nraw < len + 1) {
+		while (r->capraw - r->nraw < len + 1)
+			r->capraw = r->capraw ? 2 * r->capraw : 4096;
+		r->raw = pc_xrealloc(r->raw, r->capraw, 1);
+	}
+	memcpy(r->raw + r->nraw, line, len);
+	r->raw[r->nraw + len] = '\n';
+	r->nraw += len + 1;
+}
+
+/* The callers' lines parsed into frames after the first, as if read
+ * one by one (an error names the line); the text kept is consumed. 0,
+ * or -1 with err set. */
+static int raw_parse(struct pr *r, struct pc_err *err)
+{
+	uint64_t at = r->in.lineno;
+	const char *l = r->raw, *end = r->raw + r->nraw;
+	int rc = 0;
+	for (uint64_t k = 0; !rc && l < end; k++) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = (size_t)(nl - l);
+		/* (a copy, NUL-ended: the kept text stays the cache's key) */
+		if (r->capline < n + 1) {
+			r->capline = 2 * n + 64;
+			r->line = pc_xrealloc(r->line, r->capline, 1);
+		}
+		memcpy(r->line, l, n);
+		r->line[n] = 0;
+		r->in.lineno = r->rawline + k;
+		if (r->line[0] == '\t')
+			rc = parse_frame(r, r->line, err);
+		else
+			parse_srcline(r, r->line);
+		l = nl + 1;
+	}
+	r->in.lineno = at;
+	return rc;
+}
+
+/* The sample's period at its innermost context c, its time in the
+ * trace. */
+static void sample_add(struct pr *r, pc_id prof, pc_id c)
+{
+	pc_value_sum(r->db, r->vmap, prof, c, r->metric,
+		  r->has_period ? (double)r->period : 1);
+	if (r->has_time)
+		pc_trace_add(r->db, prof, r->time, c);
+	r->samples++;
+	r->nfr = 0;
+	r->nbuf = 0;
+	r->nraw = 0;
+}
+
+/* frame_ctx of frame i below c, or the context of the same frame seen
+ * below c (with the same module before it): the key is what decides
+ * its context (the address or entry that counts, the line, which fields
+ * are there, its strings). */
+static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
+			  pc_id *module)
+{
+	const struct frame *f = &r->fr[i];
+	int instr = r->opts && r->opts->instructions;
+	uint64_t k[3];
+	k[0] = (uint64_t)c << 32 | *module;
+	k[1] = f->sym == SIZE_MAX || instr ? f->ip :
+	       f->has_off && !f->inlined && f->ip >= f->off ? f->ip - f->off :
+							      0;
+	k[2] = f->line | (uint64_t)inl << 32 | (uint64_t)f->inlined << 33 |
+	       (uint64_t)(f->sym != SIZE_MAX) << 34 |
+	       (uint64_t)(f->dso != SIZE_MAX) << 35 |
+	       (uint64_t)(f->file != SIZE_MAX) << 36;
+	const char *b = r->buf + f->b0;
+	size_t nb = f->b1 - f->b0;
+	uint64_t h = pc_hash64(pc_hash_bytes(k, sizeof k) ^
+			       pc_hash_bytes(b, nb));
+	struct scache *slot = scache_slot(r, 1, h, k, sizeof k, b, nb);
+	if (slot && slot->len) {
+		*module = slot->module;
+		return slot->ctx;
+	}
+	c = frame_ctx(r, i, c, inl, module);
+	if (slot)
+		scache_put(r, slot, 1, h, k, sizeof k, b, nb, c, *module, 0);
+	return c;
+}
+
+/* The context of the callers (frames 1 on, parsed), walked from entry
+ * e, or that of callers seen with the same key: what of their frames
+ * decides their contexts (per frame the address or entry that counts,
+ * the line and which fields are there; their strings in buf); *module:
+ * walk's there. */
+static pc_id callers_ctx(struct pr *r, pc_id e, pc_id *module)
+{
+	size_t nw = 2 * r->nfr;
+	if (r->capnum < nw) {
+		r->capnum = 2 * nw;
+		r->num = pc_xrealloc(r->num, r->capnum, sizeof(uint64_t));
+	}
+	int instr = r->opts && r->opts->instructions;
+	uint64_t *w = r->num;
+	*w++ = e;
+	for (size_t i = 1; i < r->nfr; i++) {
+		const struct frame *f = &r->fr[i];
+		int inl = f->inlined && i + 1 < r->nfr &&
+			  r->fr[i + 1].ip == f->ip;
+		*w++ = f->sym == SIZE_MAX || instr ? f->ip :
+		       f->has_off && !f->inlined && f->ip >= f->off ?
+						 f->ip - f->off : 0;
+		*w++ = f->line | (uint64_t)inl << 32 |
+		       (uint64_t)f->inlined << 33 |
+		       (uint64_t)(f->sym != SIZE_MAX) << 34 |
+		       (uint64_t)(f->dso != SIZE_MAX) << 35 |
+		       (uint64_t)(f->file != SIZE_MAX) << 36;
+	}
+	nw = (size_t)(w - r->num);
+	const char *b = r->buf + r->leafbuf;
+	size_t nb = r->nbuf - r->leafbuf;
+	uint64_t h = pc_hash64(pc_hash_bytes(r->num, 8 * nw) ^
+			       pc_hash_bytes(b, nb));
+	struct scache *slot = scache_slot(r, 2, h, r->num, 8 * nw, b, nb);
+	if (slot && slot->len) {
+		*module = slot->module;
+		return slot->ctx;
+	}
+	pc_id c = walk(r, e, 1, module);
+	/* (walk's frames may have changed the table: the slot again) */
+	slot = scache_slot(r, 2, h, r->num, 8 * nw, b, nb);
+	if (slot)
+		scache_put(r, slot, 2, h, r->num, 8 * nw, b, nb, c, *module,
+			   0);
+	return c;
+}
+
+/* The sample read: its stack into the tree (its callers' lines parsed
+ * and walked once while the cache holds them, its first frame every
+ * time), its period into the value of the innermost context, its time
+ * into the thread's trace. 0, or -1 with err set (a caller's line). */
+static int sample_end(struct pr *r, struct pc_err *err)
+{
+	struct pc_db *db = r->db;
+	r->open = 0;
+	pc_id prof = thread_profile(r);
+	int app = r->has_pid && r->pid != r->tid;
+	if (r->entry[app] == PC_NONE)
+		r->entry[app] = pc_ctx_entry(db, app ? PC_ENTRY_APP_THREAD :
+						       PC_ENTRY_MAIN);
+	pc_id e = r->entry[app];
+	if (!r->nfr) {
+		sample_add(r, prof, e);
+		return 0;
+	}
+	pc_id c = e, module = PC_NONE;
+	uint64_t ip = 0;
+	int callers = r->nraw > 0;
+	r->leafbuf = r->nbuf;
+	if (callers) {
+		uint64_t h = pc_hash64(pc_hash_bytes(r->raw, r->nraw) ^ e);
+		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
+						  r->raw, r->nraw);
+		if (slot && slot->len) {
+			c = slot->ctx;
+			module = slot->module;
+			ip = slot->ip;
+		} else {
+			if (raw_parse(r, err))
+				return -1;
+			ip = r->fr[1].ip;
+			c = callers_ctx(r, e, &module);
+			/* (the table may have changed: the slot again) */
+			slot = scache_slot(r, 0, h, &e, sizeof e, r->raw,
+					   r->nraw);
+			if (slot)
+				scache_put(r, slot, 0, h, &e, sizeof e, r->raw,
+					   r->nraw, c, module, ip);
+		}
+	}
+	/* the first frame: inlined in its caller's code where it is at the
+	 * same address (walk's rule) */
+	const struct frame *f = &r->fr[0];
+	int inl = f->inlined && callers && ip == f->ip;
+	c = frame_cached(r, 0, c, inl, &module);
 	sample_add(r, prof, c);
+	return 0;
 }
 
 /* ---- the header of a sample ---- */
+
+/* s[0, n) all hex digits */
+static int hex_token(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (hexval(s[i]) < 0)
+			return 0;
+	return 1;
+}
 
 struct tok {
 	char *s;
@@ -620,7 +828,42 @@ static int take_ids(struct pr *r, const struct tok *t)
  * first number after the first word is the thread. 1: a sample, 0: a
  * line of another record perf script prints (PERF_RECORD_*), -1 with
  * err set. */
-static int parse_header(struct pr *r, char *line, struct pc_err *err)
+static int parse_header_full(struct pr *r, char *line, size_t len,
+			     struct pc_err *err);
+
+/* The sample of the header before but for its time, where line differs
+ * from it only in the time token (the tokens before it are the same:
+ * not times; those after it the same): 1, else 0. */
+static int header_again(struct pr *r, char *line, size_t len)
+{
+	size_t ts = r->hts, te = ts;
+	if (!r->hvalid || len < ts || memcmp(line, r->hprev, ts))
+		return 0;
+	while (te < len && line[te] && line[te] != ' ' && line[te] != '\t')
+		te++;
+	if (len - te != r->nhprev - r->hte ||
+	    memcmp(line + te, r->hprev + r->hte, len - te) ||
+	    parse_time(line + ts, te - ts, &r->time))
+		return 0;
+	r->open = 1;
+	r->hline = r->in.lineno;
+	r->nfr = 0;
+	r->nbuf = 0;
+	r->nraw = 0;
+	return 1;
+}
+
+static int parse_header(struct pr *r, char *line, size_t len,
+			struct pc_err *err)
+{
+	if (header_again(r, line, len))
+		return 1;
+	r->hvalid = 0;
+	return parse_header_full(r, line, len, err);
+}
+
+static int parse_header_full(struct pr *r, char *line, size_t len,
+			     struct pc_err *err)
 {
 	struct tok t[24];
 	size_t nt = 0;
@@ -691,9 +934,23 @@ static int parse_header(struct pr *r, char *line, struct pc_err *err)
 	r->hline = r->in.lineno;
 	r->nfr = 0;
 	r->nbuf = 0;
+	r->nraw = 0;
 	/* the stack on the header's line (a sample without a call chain):
 	 * an address then a symbol */
 	r->chain = 1;
+	if (r->has_time && (k >= nt || !(t[k].n <= 16 &&
+					  hex_token(t[k].s, t[k].n)))) {
+		/* (kept for header_again: a chain follows) */
+		if (r->caphprev < len + 1) {
+			r->caphprev = 2 * len + 64;
+			r->hprev = pc_xrealloc(r->hprev, r->caphprev, 1);
+		}
+		memcpy(r->hprev, line, len);
+		r->nhprev = len;
+		r->hts = (size_t)(t[tt].s - line);
+		r->hte = r->hts + t[tt].n;
+		r->hvalid = 1;
+	}
 	if (k < nt) {
 		char *e = t[k].s;
 		size_t i = 0;
@@ -714,11 +971,8 @@ static int parse_header(struct pr *r, char *line, struct pc_err *err)
 static int take_line(struct pr *r, char *line, size_t len,
 		     struct pc_err *err)
 {
-	if (!len) {
-		if (r->open)
-			sample_end(r);
-		return 0;
-	}
+	if (!len)
+		return r->open ? sample_end(r, err) : 0;
 	if (line[0] == '#' && !r->open)
 		return 0;
 	if (line[0] == '\t') {
@@ -727,28 +981,40 @@ static int take_line(struct pr *r, char *line, size_t len,
 					      "a stack frame outside of a "
 					      "sample (no sample line before "
 					      "it)");
+		/* the first frame parsed now, its callers at the end */
+		if (r->nfr && r->chain) {
+			raw_keep(r, line, len);
+			return 0;
+		}
 		return parse_frame(r, line, err);
 	}
 	/* a source line (-F +srcline): two blanks, after a frame */
 	if (r->open && r->nfr && line[0] == ' ' && line[1] == ' ' &&
 	    line[2] != ' ' && line[2] != '\t' &&
 	    (r->chain || !strstr(line, ": "))) {
-		parse_srcline(r, line);
+		if (r->nraw)
+			raw_keep(r, line, len);
+		else
+			parse_srcline(r, line);
 		return 0;
 	}
 	/* a new sample: the last one ends here when it had no chain
 	 * (its frame on its line, or none: a tracepoint's sample without
 	 * -g) */
 	if (r->open) {
+		/* (an error in a caller's line comes first, as it came) */
+		if (r->chain && r->nfr && r->nraw && raw_parse(r, err))
+			return -1;
 		if (r->chain && r->nfr)
 			return pc_err_at_line(err, r->path, r->in.lineno,
 					      "a sample line inside the stack "
 					      "of the sample of line %llu (no "
 					      "blank line after it)",
 					      (unsigned long long)r->hline);
-		sample_end(r);
+		if (sample_end(r, err))
+			return -1;
 	}
-	return parse_header(r, line, err) < 0 ? -1 : 0;
+	return parse_header(r, line, len, err) < 0 ? -1 : 0;
 }
 
 static void pr_free(struct pr *r)
@@ -766,8 +1032,10 @@ static void pr_free(struct pr *r)
 	free(r->fr);
 	free(r->sc);
 	free(r->keys);
-
+	free(r->raw);
+	free(r->line);
 	free(r->num);
+	free(r->hprev);
 }
 
 /* Reads perf script text from the open r->in. */
@@ -780,6 +1048,7 @@ static int read_text(struct pr *r, struct pc_err *err)
 			    db->profiles[p].ids[i].logical >= r->rank0)
 				r->rank0 = db->profiles[p].ids[i].logical + 1;
 	r->entry[0] = r->entry[1] = r->lastprof = PC_NONE;
+	r->lastev_period = -1;
 	r->threads = pc_keymap_new();
 	r->vmap = pc_keymap_new();
 	r->events = pc_keymap_new();
@@ -790,10 +1059,16 @@ static int read_text(struct pr *r, struct pc_err *err)
 	while ((got = pc_lines_next(&r->in, &line, &len, err)) > 0)
 		if ((rc = take_line(r, line, len, err)))
 			break;
-	if (got < 0)
+	if (got < 0) {
+		/* (an error in a caller's line before it comes first, as it
+		 * came) */
+		struct pc_err e2 = { 0 };
+		if (r->open && r->nraw && raw_parse(r, &e2))
+			*err = e2;
 		rc = -1;
+	}
 	if (!rc && r->open)
-		sample_end(r);
+		rc = sample_end(r, err);
 	if (!rc && !r->samples)
 		rc = pc_err_set(err, "%s: no samples", r->path);
 	if (!rc && !db->title) {

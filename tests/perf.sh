@@ -223,12 +223,22 @@ printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\tzz1 bar (/bin/x)\n\n
 printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\n\tnot in a sample\n' >"$tmp/bad/orphan.txt"
 printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\nthr x 1.6: 10 cpu-clock: \n' >"$tmp/bad/no-tid.txt"
 printf 'thr 1 1.5: 99999999999999999999 cpu-clock: \n\t401000 foo (/bin/x)\n\n' >"$tmp/bad/period.txt"
+# (a sample's callers are parsed at its end, once while they are new:
+# still the first bad line of the text is named; 2^64 does not fit)
+printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\t402000 bar (/bin/x)\n\tzz1 baz (/bin/x)\n\tyy2 q (/bin/x)\n\n' >"$tmp/bad/bad-callers.txt"
+printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\tzz1 bar (/bin/x)\nthr 1 1.6: 10 cpu-clock: \n' >"$tmp/bad/bad-caller-no-blank.txt"
+printf 'thr 1 1.5: 10 cpu-clock: \n\t401000 foo (/bin/x)\n\t402000 bar (/bin/x)\n\nthr 1 1.6: 10 cpu-clock: \n\t401001 foo (/bin/x)\n\t402000 bar (/bin/x)\n\tzz1 baz (/bin/x)\n' >"$tmp/bad/bad-caller-end.txt"
+printf 'thr 1 1.5: 18446744073709551616 cpu-clock: \n\t401000 foo (/bin/x)\n\n' >"$tmp/bad/period64.txt"
 bad_inputs "$tmp/bad" <<'LIST'
 chain-no-blank.txt chain-no-blank.txt:4: a sample line inside the stack of the sample of line 1 (no blank
 bad-ip.txt bad-ip.txt:3: a stack frame that does not start with an address
 orphan.txt orphan.txt:4: a stack frame outside of a sample
 no-tid.txt no-tid.txt:4: not a perf script sample: no process or thread id before the time
 period.txt period.txt:1: period 99999999999999999999 does not fit 64 bits
+bad-callers.txt bad-callers.txt:4: a stack frame that does not start with an address
+bad-caller-no-blank.txt bad-caller-no-blank.txt:3: a stack frame that does not start with an address
+bad-caller-end.txt bad-caller-end.txt:8: a stack frame that does not start with an address
+period64.txt period64.txt:1: period 18446744073709551616 does not fit 64 bits
 LIST
 
 # 6. memory bounded in the samples: 1x and 10x the samples of one
