@@ -8,12 +8,11 @@
  * takes the call's value; a line whose value is below the call's, or
  * within a float's rounding of it, gets none; else the difference. A
  * line holding both its own cost and calls is shown so with its own
- * cost only where every value is at least 0 and no sum rounds away:
- * the [new-base] metrics of a comparison are below 0 at every line
- * that lost cost, so their line values (and the flat view's, summed
- * from them) would be other than [new] - [base] (the line that loses
- * its only instruction shows no change, the call site it calls from
- * 2 too many, ...).
+ * cost only where every value is at least 0 and no sum rounds away.
+ * The [new-base] metrics of a comparison go below 0: a line that lost
+ * its own cost while its call grew showed no change, an unchanged line
+ * calling two functions that both shrank showed one's change, and the
+ * flat view summed those rows.
  *
  * So a line context keeps its own values and children but the calls
  * (function contexts) below it, and each such call goes below a line
@@ -21,13 +20,14 @@
  * execution value is the call's, to the bit, which hpcviewer reduces
  * to nothing and drops, drawing the call where it did. A line whose
  * only child is one call and which has no value of its own keeps it
- * (hpcviewer reduces it to nothing already). Every other reader sums
- * the two contexts of a line as one: each function's exclusive and
- * inclusive values are unchanged. */
+ * (hpcviewer reduces it to nothing already). Other readers (hatchet,
+ * profconv's) see two contexts of one line, as hpcprof's twins: each
+ * function's values are the same sums (those of fractions in another
+ * order, to their last bits). The copy costs the model's contexts and
+ * point values once more. */
 #include "hpctoolkit_writer.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static int cmp_value(const void *a, const void *b)
 {
