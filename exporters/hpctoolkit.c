@@ -977,6 +977,10 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 		   struct pc_err *err)
 {
 	struct writer *w = (struct writer *)s;
+	/* (a model streamed has its profiles written already) */
+	struct pc_db *split = !w->begun ? hpcw_split_lines(db) : NULL;
+	if (split)
+		db = split;
 	w->err = err;
 	w->db = db;
 	w->nsteps = 5;
@@ -1012,6 +1016,7 @@ static int hpc_end(struct pc_sink *s, const struct pc_db *db,
 	else
 		rc = pc_dest_commit(&w->dest, db->diag, err);
 	hpcw_free(w);
+	hpcw_split_free(split);
 	return rc;
 }
 

@@ -143,5 +143,12 @@ int hpcw_profile(struct pc_sink *sk, const struct pc_db *db, pc_id p,
 /* lex_fix's differences summed in (a part keeps them). */
 void hpcw_lex_commit(struct writer *w, const struct hpc_lexd *d, size_t n);
 void hpcw_free(struct writer *w);
+/* For a comparison of two runs (db->diff) whose tree has calls below
+ * lines that hpcviewer would show wrong (hpctoolkit_lines.c): a copy of
+ * db with each such call below a line context of its own, to write
+ * instead; it shares db's tables but contexts, values and stored
+ * values. NULL: db is written as it is. */
+struct pc_db *hpcw_split_lines(const struct pc_db *db);
+void hpcw_split_free(struct pc_db *s);
 
 #endif

@@ -56,9 +56,8 @@ s=$(awk '/^[^ \t#]/ && $NF ~ /:$/ { s += $(NF - 1) } END { print s }' "$TD/perf/
 check "perf script: hpcviewer's aggregate is the samples' periods ($s)" \
 	grep -q "^Experiment Aggregate Metrics	$s	$s$" "$tmp/view"
 # profconv diff: the three columns of each metric, [new-base] = [new] -
-# [base] in the thread view of every context (whose values are the
-# database's: the top-down view shows a line that makes a call with its
-# own cost, a negative one there as empty)
+# [base] in the thread view of every context (tests/diff_v4.sh checks
+# every view)
 hv_diff() { # NAME BASE NEW: the columns and every thread row
 	rm -rf "$tmp/d.d"
 	"$PROFCONV" diff -q -o "$tmp/d.d" "$2" "$3" 2>"$tmp/err" &&
