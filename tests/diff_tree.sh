@@ -95,6 +95,25 @@ fi
 check "SVG: every frame +0 ($(grep -c '<title>' "$tmp/ab.svg") frames)" \
 	sh -c "[ \$(grep -c '<title>' '$tmp/ab.svg') -gt 50 ] && ! grep '<title>' '$tmp/ab.svg' | grep -v ': +0, +0.00%, '"
 
+# parts: a file of three threads (valgrind's three thread files, one
+# after another) against itself, and against its first two: parts pair
+# by number, a part of one run is laid out alone
+cat "$CG/threads.out-01" "$CG/threads.out-02" "$CG/threads.out-03" >"$tmp/t3.out"
+cat "$CG/threads.out-01" "$CG/threads.out-02" >"$tmp/t2.out"
+"$PROFCONV" diff -q "$tmp/t3.out" "$tmp/t3.out" -o "$tmp/t33.d"
+"$PROFCONV" diff -q "$tmp/t3.out" "$tmp/t2.out" -o "$tmp/t32.d"
+"$PROFCONV" convert -q "$tmp/t3.out" -o "$tmp/t3.d"
+"$PROFCONV" info "$tmp/t33.d" >"$tmp/t33.info"
+"$PROFCONV" check --values "$tmp/t32.d" >"$tmp/t32.vals"
+"$PROFCONV" check --values "$tmp/t3.d" >"$tmp/t3.vals"
+check "three parts against themselves: three profiles, no change" \
+	sh -c "grep -q '^3 profiles:' '$tmp/t33.info' && ! '$PROFCONV' check --values '$tmp/t33.d' | grep -q 'new-base'"
+tb=$(awk -F'\t' '$1 == "total" && $2 == "Ir" { print $3 }' "$tmp/t3.vals")
+tn=$(awk '/^totals:/ { s += $2 } END { print s }' "$tmp/t2.out")
+check "three parts against two: BASE's total convert's ($tb), NEW's the first two threads' ($tn)" \
+	sh -c "grep -q '^total	Ir \[base\]	$tb\$' '$tmp/t32.vals' &&
+		grep -q '^total	Ir \[new\]	$tn\$' '$tmp/t32.vals' && [ $tn -eq 257353 ]"
+
 # runs that differ (prog at fib(18) and fib(22)), on one tree cut to 300
 # contexts: [new-base] = [new] - [base] at every context and scope, the
 # totals each run's
