@@ -422,8 +422,7 @@ static void finish_part(struct parser *p)
 	pc_cg_graph_reset(&p->g);
 	pc_ctx_map_drop(p->db);
 	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC), PC_NONE,
-		    order,
-		    norder, p->opts ? p->opts->jobs : 1);
+		    order, norder, p->opts ? p->opts->jobs : 1);
 	free(order);
 	for (size_t i = v0; i < p->db->nvalues && p->ndiv; i++) {
 		struct pc_value *v = &p->db->values[i];
