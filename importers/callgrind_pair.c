@@ -157,6 +157,112 @@ static void merge(struct cg_graph *g, struct cg_graph *a, struct cg_graph *b,
 	pc_cg_graph_reset(b);
 }
 
+/* A path's last component, interned (its address is the key). */
+static const char *last_of(struct pc_db *db, const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return pc_intern_cstr(db, s && s[1] ? s + 1 : path);
+}
+
+/* Paths (modules, files: kind 0, 1) of NEW that BASE has not are
+ * BASE's of the same last component where that name is unique among
+ * the paths each run uses (as src/diff.c matches two runs' paths: the
+ * same program built elsewhere, ./src/x.c and /home/u/src/x.c): NEW's
+ * graphs' records, edges and functions are moved to BASE's paths
+ * (functions to BASE's of the same name on them) before they are laid
+ * out. *ent (NEW's entries, per model function) follow them. */
+static void match_paths(struct pc_db *db, struct held *h,
+			struct cg_parsed *ent)
+{
+	size_t n[2] = { db->nmodules, db->nfiles };
+	uint8_t *use[2];
+	for (int k = 0; k < 2; k++)
+		use[k] = pc_xcalloc(n[k] + 1, 1);
+	for (int r = 0; r < 2; r++) /* (bit 1 << r: run r uses it) */
+		for (size_t i = 0; i < h[r].n; i++) {
+			const struct cg_graph *g = &h[r].p[i].g;
+			uint8_t bit = (uint8_t)(1u << r);
+			for (size_t f = 0; f < g->nfns; f++) {
+				const struct pc_function *fn =
+					&db->functions[g->fns[f].func];
+				if (fn->module != PC_NONE)
+					use[0][fn->module] |= bit;
+				if (fn->file != PC_NONE)
+					use[1][fn->file] |= bit;
+			}
+			for (size_t j = 0; j < g->nrecs; j++) {
+				if (g->recs[j].module != PC_NONE)
+					use[0][g->recs[j].module] |= bit;
+				if (g->recs[j].file != PC_NONE)
+					use[1][g->recs[j].file] |= bit;
+			}
+		}
+	pc_id *to[2];
+	int any = 0;
+	for (int k = 0; k < 2; k++) {
+		const struct pc_path *p = k ? db->files : db->modules;
+		const char **last = pc_xmalloc((n[k] + 1) * sizeof(char *));
+		to[k] = pc_xmalloc((n[k] + 1) * sizeof(pc_id));
+		for (size_t i = 0; i < n[k]; i++) {
+			last[i] = use[k][i] ? last_of(db, p[i].path) : NULL;
+			to[k][i] = (pc_id)i;
+		}
+		/* (quadratic in the paths one run alone uses: few) */
+		for (size_t i = 0; i < n[k]; i++) {
+			if (use[k][i] != 2)
+				continue;
+			size_t nb = 0, nn = 0, b = 0;
+			for (size_t j = 0; j < n[k]; j++) {
+				if (last[j] != last[i])
+					continue;
+				if (use[k][j] & 1) {
+					nb++;
+					b = j;
+				}
+				nn += (use[k][j] & 2) != 0;
+			}
+			if (nb == 1 && nn == 1 && use[k][b] == 1) {
+				to[k][i] = (pc_id)b;
+				any = 1;
+			}
+		}
+		free(last);
+	}
+	for (size_t i = 0; any && i < h[1].n; i++) {
+		struct cg_graph *g = &h[1].p[i].g;
+#define TO(k, id) ((id) == PC_NONE ? PC_NONE : to[k][id])
+		for (size_t j = 0; j < g->nrecs; j++) {
+			g->recs[j].module = TO(0, g->recs[j].module);
+			g->recs[j].file = TO(1, g->recs[j].file);
+		}
+		for (size_t j = 0; j < g->nedges; j++) {
+			g->edges[j].module = TO(0, g->edges[j].module);
+			g->edges[j].file = TO(1, g->edges[j].file);
+		}
+		for (size_t f = 0; f < g->nfns; f++) {
+			pc_id fo = g->fns[f].func;
+			const struct pc_function fn = db->functions[fo];
+			if (TO(0, fn.module) == fn.module &&
+			    TO(1, fn.file) == fn.file)
+				continue;
+			pc_id nf = pc_function_get(db, fn.name,
+						   TO(0, fn.module), 0,
+						   TO(1, fn.file), 0);
+			g->fns[f].func = nf;
+			if (fo < ent->nent && nf < ent->nent &&
+			    !ent->ent_off[nf] && !ent->ent_line[nf]) {
+				ent->ent_off[nf] = ent->ent_off[fo];
+				ent->ent_line[nf] = ent->ent_line[fo];
+			}
+		}
+#undef TO
+	}
+	for (int k = 0; k < 2; k++) {
+		free(use[k]);
+		free(to[k]);
+	}
+}
+
 /* Lays out BASE's part pa and NEW's pb (either NULL) as the profile
  * (rank r, thread t), the parsers' scales divided back afterwards. */
 static void lay_part(struct pc_db *db, struct cg_part *pa, struct cg_part *pb,
@@ -225,6 +331,7 @@ int pc_cg_read_pair(struct pc_db *db, const char *const path[2],
 	}
 	db->title = title[0];
 	if (!rc) {
+		match_paths(db, h, &pd[1]);
 		/* the functions' entries, BASE's first (a function of NEW
 		 * was found as BASE's: neither had its entry yet) */
 		for (int k = 0; k < 2; k++)

@@ -95,6 +95,15 @@ fi
 check "SVG: every frame +0 ($(grep -c '<title>' "$tmp/ab.svg") frames)" \
 	sh -c "[ \$(grep -c '<title>' '$tmp/ab.svg') -gt 50 ] && ! grep '<title>' '$tmp/ab.svg' | grep -v ': +0, +0.00%, '"
 
+# the same program built elsewhere (its paths moved): functions one by
+# a path's last component unique in both runs, as diff matches them
+# apart (444 functions changed on one tree without it)
+sed 's|/tmp/profconv-fixtures/|/home/u/src/|g' "$CG/prog.default.out" >"$tmp/moved.out"
+"$PROFCONV" diff -q "$CG/prog.default.out" "$tmp/moved.out" -o "$tmp/mv.d"
+"$PROFCONV" check --values "$tmp/mv.d" >"$tmp/mv.vals"
+check "a run built elsewhere (paths moved): no function changes ($(grep -c '^function	Ir \[base\]' "$tmp/mv.vals") functions)" \
+	sh -c "grep -q '^function	Ir \[base\]	main	' '$tmp/mv.vals' && ! grep -q 'new-base' '$tmp/mv.vals'"
+
 # parts: a file of three threads (valgrind's three thread files, one
 # after another) against itself, and against its first two: parts pair
 # by number, a part of one run is laid out alone
