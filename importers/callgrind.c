@@ -77,6 +77,12 @@ struct parser {
 	struct cg_graph g;
 	int part_has_data;
 	uint64_t *line_costs; /* scratch, nev */
+
+	/* two runs on one tree (callgrind_pair.c): each part's graph goes
+	 * to held, not laid out; events named with suffix (NULL: none) */
+	void (*held)(void *ctx, struct cg_part *part);
+	void *hctx;
+	const char *suffix;
 };
 
 /* ---- small helpers ---- */
@@ -388,6 +394,15 @@ static void finish_part(struct parser *p)
 
 	costless_callees(p);
 	signed_costs(p);
+	if (p->held) {
+		struct cg_part part = { p->g, p->pid, p->thread, p->part };
+		memset(&p->g, 0, sizeof p->g);
+		p->held(p->hctx, &part);
+		pc_cg_graph_reset(&part.g);
+		p->part_has_data = 0;
+		start_graph(p);
+		return;
+	}
 
 	/* id tuple: the process (pid) and the thread; parts of one thread
 	 * (--dump-before) get consecutive logical thread ids */
@@ -406,8 +421,8 @@ static void finish_part(struct parser *p)
 	 * table (no context is added until the next part) */
 	pc_cg_graph_reset(&p->g);
 	pc_ctx_map_drop(p->db);
-	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC), order,
-		    norder, p->opts ? p->opts->jobs : 1);
+	pc_cg_round(p->db, v0, pc_metric_find(p->db, PC_CALLS_METRIC), PC_NONE,
+		    order, norder, p->opts ? p->opts->jobs : 1);
 	free(order);
 	for (size_t i = v0; i < p->db->nvalues && p->ndiv; i++) {
 		struct pc_value *v = &p->db->values[i];
@@ -458,14 +473,25 @@ static void maybe_new_part(struct parser *p)
 static const char *event_name(struct parser *p, const char *s, size_t n)
 {
 	const char *name = pc_intern(p->db, s, n);
-	if (strcmp(name, PC_CALLS_METRIC))
-		return name;
-	if (!p->warned_calls++)
-		pc_warn(p->db->diag, "%s:%llu: an event named '%s' is read as "
-			"'%s_event': '%s' holds the calls= counts", p->path,
-			(unsigned long long)p->in.lineno, PC_CALLS_METRIC,
-			PC_CALLS_METRIC, PC_CALLS_METRIC);
-	return pc_intern_cstr(p->db, PC_CALLS_METRIC "_event");
+	if (!strcmp(name, PC_CALLS_METRIC)) {
+		if (!p->warned_calls++)
+			pc_warn(p->db->diag, "%s:%llu: an event named '%s' is "
+				"read as '%s_event': '%s' holds the calls= "
+				"counts", p->path,
+				(unsigned long long)p->in.lineno,
+				PC_CALLS_METRIC, PC_CALLS_METRIC,
+				PC_CALLS_METRIC);
+		name = pc_intern_cstr(p->db, PC_CALLS_METRIC "_event");
+	}
+	if (p->suffix) { /* (NEW's of a pair) */
+		size_t k = strlen(name);
+		char *b = pc_xmalloc(k + strlen(p->suffix) + 1);
+		memcpy(b, name, k);
+		strcpy(b + k, p->suffix);
+		name = pc_intern_cstr(p->db, b);
+		free(b);
+	}
+	return name;
 }
 
 static int parse_counts(struct parser *p, const char *s, uint64_t *out,
@@ -1078,8 +1104,10 @@ static int parse_line(struct parser *p, char *s, size_t len)
 	return fail(p, "unrecognized line '%.40s'", s);
 }
 
-static int cg_read(struct pc_db *db, const char *path,
-		   const struct pc_import_opts *opts, struct pc_err *err)
+int pc_cg_parse(struct pc_db *db, const char *path,
+		const struct pc_import_opts *opts, struct pc_err *err,
+		void (*held)(void *ctx, struct cg_part *part), void *ctx,
+		const char *suffix, struct cg_parsed *out)
 {
 	struct parser p;
 	memset(&p, 0, sizeof p);
@@ -1087,6 +1115,9 @@ static int cg_read(struct pc_db *db, const char *path,
 	p.path = path;
 	p.opts = opts;
 	p.err = err;
+	p.held = held;
+	p.hctx = ctx;
+	p.suffix = suffix;
 	p.cur_ob = p.cur_fl = p.cur_file = PC_NONE;
 	p.thread = 1;
 	reset_part_header(&p);
@@ -1120,7 +1151,7 @@ static int cg_read(struct pc_db *db, const char *path,
 			pc_warn(db->diag, "%s: empty file, nothing read", path);
 		if (rc == 0)
 			finish_part(&p);
-		if (rc == 0)
+		if (rc == 0 && !out)
 			pc_functions_set_entries(db, p.ent_off, p.ent_line,
 						 p.nent);
 		if (rc == 0 && p.undef_n)
@@ -1142,12 +1173,23 @@ static int cg_read(struct pc_db *db, const char *path,
 	free(p.selfsum);
 	free(p.negev);
 	free(p.line_costs);
-	free(p.ent_off);
-	free(p.div);
-	free(p.ent_line);
+	if (out) {
+		*out = (struct cg_parsed){ p.div, p.ndiv, p.ent_off,
+					   p.ent_line, p.nent };
+	} else {
+		free(p.ent_off);
+		free(p.div);
+		free(p.ent_line);
+	}
 	if (rc)
 		pc_err_context(err, "reading a Callgrind profile");
 	return rc;
+}
+
+static int cg_read(struct pc_db *db, const char *path,
+		   const struct pc_import_opts *opts, struct pc_err *err)
+{
+	return pc_cg_parse(db, path, opts, err, NULL, NULL, NULL, NULL);
 }
 
 /* Does a line of the probe buffer start with s? */
@@ -1210,4 +1252,5 @@ const struct pc_importer pc_import_callgrind = {
 	.no_traces = 1,
 	.files_apart = 1,
 	.renumber = cg_renumber,
+	.read_pair = pc_cg_read_pair,
 };

@@ -61,6 +61,17 @@ struct cg_graph {
 	int merge;
 	size_t ncost;
 	double nonzero, cost_bytes;
+
+	/* two runs on one tree (profconv diff; callgrind_pair.c): pair
+	 * set, the calls' metrics are cmetric (not PC_CALLS_METRIC's);
+	 * with both runs' parts (count2 set), events [0, split) are
+	 * BASE's, [split, nev) NEW's, an edge's count BASE's calls= count
+	 * and count2[edge] NEW's; a part of one run alone has its own
+	 * events and counts, its calls' metric cmetric[0] */
+	int pair;
+	size_t split;
+	uint64_t *count2;
+	pc_id cmetric[2];
 };
 
 /* Building the graph (callgrind_graph.c): the graph's function of a
@@ -116,10 +127,10 @@ static inline int cg_instr_ctx(const struct cg_graph *g,
 /* Makes the values from v0 on (one part's, from pc_cg_expand) whole
  * numbers: each position's shares add up to its cost, each context's
  * inclusive value is its real one rounded (callgrind_round.c); all
- * metrics but skip (the call counts), on up to jobs threads at once.
+ * metrics but skip and skip2 (the call counts), on up to jobs threads at once.
  * Returns the number of metrics left as they were (sums not whole
  * numbers). */
-size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
+size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip, pc_id skip2,
 		   const pc_id *order, size_t norder, unsigned jobs);
 /* ... and returns the contexts it laid out (*norder), in the order it
  * first did (the caller frees them): pc_cg_round's order, the one they
@@ -127,5 +138,35 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		    pc_id entry, const struct pc_import_opts *opts,
 		    size_t *norder);
+
+/* Two Callgrind inputs read onto one tree (profconv diff): into db,
+ * BASE's events under their names and NEW's under theirs with
+ * PC_PAIR_SUFFIX (callgrind_pair.c). */
+int pc_cg_read_pair(struct pc_db *db, const char *const path[2],
+		    const char *title[2], const struct pc_import_opts *opts,
+		    struct pc_err *err);
+
+/* The parser (callgrind.c) with each part's graph handed to `held`
+ * (which takes it over: a graph emptied is left) instead of laid out;
+ * events named with suffix (NULL: none). What the parser would apply
+ * after its parts is handed in *out, the caller's to apply and free:
+ * per model metric the divisor of an event a writer scaled (1: none),
+ * per model function its entry (pc_functions_set_entries: set after
+ * both runs are read, a function stays one). */
+struct cg_part {
+	struct cg_graph g;
+	uint64_t pid, thread, part;
+};
+struct cg_parsed {
+	double *div;
+	size_t ndiv;
+	uint64_t *ent_off;
+	uint32_t *ent_line;
+	size_t nent;
+};
+int pc_cg_parse(struct pc_db *db, const char *path,
+		const struct pc_import_opts *opts, struct pc_err *err,
+		void (*held)(void *ctx, struct cg_part *part), void *ctx,
+		const char *suffix, struct cg_parsed *out);
 
 #endif

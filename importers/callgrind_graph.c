@@ -89,6 +89,7 @@ void pc_cg_graph_reset(struct cg_graph *g)
 	free(g->sgn);
 	free(g->edges);
 	free(g->ecost);
+	free(g->count2);
 	free(g->metric);
 	memset(g, 0, sizeof(*g));
 }
@@ -884,7 +885,7 @@ static void scc_costs(struct expand *x)
 	x->total = pc_xcalloc(ns * nev, sizeof(double));
 	x->root = pc_xcalloc(ns * nev, sizeof(double));
 	x->efrac = pc_xcalloc(g->nedges * nev + 1, sizeof(double));
-	x->fold = pc_xcalloc(g->nfns + 1, sizeof(double));
+	x->fold = pc_xcalloc(2 * (size_t)g->nfns + 1, sizeof(double));
 	x->pos = pc_xcalloc(g->nfns + 1, sizeof(uint32_t));
 	x->sdag = pc_xcalloc(ns + 1, sizeof(uint32_t));
 	/* the groups' DAGs: a node per member and entry at most, within
@@ -930,8 +931,12 @@ static void scc_costs(struct expand *x)
 		int cost = 0; /* as the layout: an edge without cost is not there */
 		for (size_t m = 0; m < nev && !cost; m++)
 			cost = g->ecost[e * nev + m] != 0;
-		if (a == b && cost)
-			x->fold[fb] += (double)g->edges[e].count;
+		if (a == b && cost) {
+			x->fold[2 * (size_t)fb] += (double)g->edges[e].count;
+			if (g->count2)
+				x->fold[2 * (size_t)fb + 1] +=
+					(double)g->count2[e];
+		}
 		if (groups) {
 			double sc = CG_EPS;
 			for (size_t m = 0; m < nev; m++)

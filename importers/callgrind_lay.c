@@ -93,10 +93,15 @@ double cg_share_of(const struct expand *x, const double *w,
 
 /* An instance's share of SCC s's calls: its weight in the first metric
  * the SCC has activity in (the weights of each metric sum to 1 over the
- * instances, so the counts stay whole); 0 without activity. */
-static double calls_weight(const struct expand *x, uint32_t s, const double *w)
+ * instances, so the counts stay whole); 0 without activity. Of a pair,
+ * run k's calls in the first of its own metrics (identical runs: the
+ * same weights). */
+static double calls_weight(const struct expand *x, uint32_t s, const double *w,
+			   int k)
 {
-	for (size_t m = 0; m < x->nev; m++)
+	size_t split = x->g->split;
+	size_t lo = k ? split : 0, hi = k || !x->g->count2 ? x->nev : split;
+	for (size_t m = lo; m < hi; m++)
 		if (x->incl[(size_t)s * x->nev + m] > 0)
 			return w[m];
 	return 0;
@@ -105,12 +110,15 @@ static double calls_weight(const struct expand *x, uint32_t s, const double *w)
 /* The calls into member f of SCC s from the other members of one
  * instance with weights w (each of the instance's calls inside s goes
  * to its callee's node: as edge_calls, summed). */
-double cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
-		     uint32_t f)
+cg_calls cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
+		       uint32_t f)
 {
-	if (x->calls == PC_NONE || !x->fold[f])
-		return 0;
-	return x->fold[f] * calls_weight(x, s, w);
+	cg_calls c = { { 0, 0 } };
+	for (int k = 0; k < 2; k++)
+		if (x->calls[k] != PC_NONE && x->fold[2 * (size_t)f + k])
+			c.n[k] = x->fold[2 * (size_t)f + k] *
+				 calls_weight(x, s, w, k);
+	return c;
 }
 
 size_t cg_used(const struct expand *x)
@@ -119,24 +127,32 @@ size_t cg_used(const struct expand *x)
 }
 
 /* The calls an instance of SCC s with weights w makes along edge e:
- * the edge's count times the instance's calls_weight. */
-double cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
-		     uint32_t e)
+ * the edge's count times the instance's calls_weight (per run). */
+cg_calls cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
+		       uint32_t e)
 {
-	if (x->calls == PC_NONE || !x->g->edges[e].count)
-		return 0;
+	cg_calls c = { { 0, 0 } };
+	const struct cg_graph *g = x->g;
+	uint64_t n[2] = { g->edges[e].count, g->count2 ? g->count2[e] : 0 };
+	if (!cg_has_calls(x) || (!n[0] && !n[1]))
+		return c;
 	int cost = 0; /* as the layout: an edge without cost is not there */
 	for (size_t m = 0; m < x->nev && !cost; m++)
-		cost = x->g->ecost[(size_t)e * x->nev + m] != 0;
+		cost = g->ecost[(size_t)e * x->nev + m] != 0;
 	if (!cost)
-		return 0;
-	return (double)x->g->edges[e].count * calls_weight(x, s, w);
+		return c;
+	for (int k = 0; k < 2; k++)
+		if (x->calls[k] != PC_NONE && n[k])
+			c.n[k] = (double)n[k] * calls_weight(x, s, w, k);
+	return c;
 }
 
-void cg_add_calls(struct expand *x, pc_id ctx, double calls)
+void cg_add_calls(struct expand *x, pc_id ctx, cg_calls calls)
 {
-	if (calls != 0)
-		pc_value_add(x->db, x->profile, ctx, x->calls, calls);
+	for (int k = 0; k < 2; k++)
+		if (calls.n[k] != 0)
+			pc_value_add(x->db, x->profile, ctx, x->calls[k],
+				     calls.n[k]);
 }
 
 /* The costs in events with negative counts of the functions that have
@@ -154,9 +170,12 @@ void cg_lay_signed_flat(struct expand *x, pc_id entry)
 	for (uint32_t f = 0; f < g->nfns; f++) {
 		int any = 0;
 		for (uint32_t j = x->rec_start[f];
-		     x->ref[f] == nev && j < x->rec_start[f + 1] && !any; j++)
-			for (size_t m = 0; m < nev && !any; m++)
-				any = g->scost[(size_t)x->rec_idx[j] * nev + m] != 0;
+		     j < x->rec_start[f + 1] && !any; j++)
+			for (size_t m = 0; m < nev && !any; m++) {
+				size_t r = x->rec_idx[j];
+				any = cg_ref(x, f, m) == nev &&
+				      g->scost[r * nev + m] != 0;
+			}
 		if (!any)
 			continue;
 		cg_lay_records(x, f, cg_call_ctx(x, entry, g->fns[f].func),
@@ -201,7 +220,7 @@ void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 		prev = rec;
 		for (size_t m = 0; m < nev; m++) {
 			if (g->sgn && g->sgn[m]) { /* as its reference */
-				uint32_t k = x->ref[f];
+				uint32_t k = cg_ref(x, f, m);
 				double v = (double)g->scost[r * nev + m];
 				x->acc[m] += k == nev ? (x->signed_flat ? v : 0) :
 					     sh ? v * sh[k] * w[k] : v * w[k];

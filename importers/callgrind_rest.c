@@ -187,7 +187,7 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 		       const double *sh, const double *w, struct cutdraw *d,
 		       int insc)
 {
-	if (x->calls == PC_NONE)
+	if (!cg_has_calls(x))
 		return;
 	const struct cg_graph *g = x->g;
 	for (size_t m = 0; m < x->nev; m++)
@@ -196,8 +196,8 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 		uint32_t e = x->edge_idx[j];
 		if (!insc && x->scc_of[g->edges[e].to] == u)
 			continue;
-		double n = cg_edge_calls(x, u, x->uw, e);
-		if (n != 0)
+		cg_calls n = cg_edge_calls(x, u, x->uw, e);
+		if (cg_calls_any(n))
 			cg_add_calls(x, cut_ctx(x, d, g->edges[e].to), n);
 	}
 	/* a group member's calls from its group come at it, as in the
@@ -270,7 +270,7 @@ int cg_cut_member(struct expand *x, const struct work *it,
  * the calls into it, the functions touched, the SCC shares. */
 struct restwalk {
 	double *wf;   /* nfns x nev */
-	double *cin;  /* nfns */
+	cg_calls *cin; /* nfns */
 	uint32_t *list;
 	size_t n;
 	double *sh;   /* nsccs x nev, zeroed */
@@ -330,7 +330,7 @@ static void walk_rest(struct expand *x, struct anchor *an,
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)
 				rw->wf[(size_t)f * nev + m] += sf[m];
-			if (x->calls == PC_NONE)
+			if (!cg_has_calls(x))
 				continue;
 			/* its calls: all of one function's; a group
 			 * member's out of the group, and those into it
@@ -341,14 +341,17 @@ static void walk_rest(struct expand *x, struct anchor *an,
 				uint32_t t = g->edges[e].to;
 				if (!one && x->scc_of[t] == u)
 					continue;
-				double c = cg_edge_calls(x, (uint32_t)u, sf, e);
-				if (c != 0) {
+				cg_calls c = cg_edge_calls(x, (uint32_t)u, sf,
+							   e);
+				if (cg_calls_any(c)) {
 					touch(x, rw, t);
-					rw->cin[t] += c;
+					rw->cin[t] = cg_calls_sum(rw->cin[t], c);
 				}
 			}
 			if (!one)
-				rw->cin[f] += cg_fold_calls(x, (uint32_t)u, sf, f);
+				rw->cin[f] = cg_calls_sum(
+					rw->cin[f],
+					cg_fold_calls(x, (uint32_t)u, sf, f));
 		}
 		scc_clear(x, u, rest, NULL, fsh, n);
 	}
@@ -357,7 +360,9 @@ static void walk_rest(struct expand *x, struct anchor *an,
 		if (x->rents[i].kind == CG_REST_CALLS) {
 			uint32_t f = x->rents[i].idx;
 			touch(x, rw, f);
-			rw->cin[f] += x->rval[(size_t)i * nev];
+			rw->cin[f].n[0] += x->rval[(size_t)i * nev];
+			if (g->count2)
+				rw->cin[f].n[1] += x->rval[(size_t)i * nev + 1];
 		}
 	an->rhead = UINT32_MAX;
 }
@@ -378,14 +383,14 @@ static unsigned bucket_of(double share)
 /* Function f's self cost with weights w laid out below ctx, with the
  * calls into it. */
 static void lay_settled(struct expand *x, uint32_t f, const double *w,
-			double calls, pc_id ctx)
+			cg_calls calls, pc_id ctx)
 {
 	pc_id fctx = PC_NONE;
 	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev)) {
 		fctx = cg_call_ctx(x, ctx, x->g->fns[f].func);
 		cg_lay_records(x, f, fctx, NULL, w);
 	}
-	if (calls != 0)
+	if (cg_calls_any(calls))
 		cg_add_calls(x, fctx != PC_NONE ? fctx :
 			  cg_call_ctx(x, ctx, x->g->fns[f].func), calls);
 }
@@ -402,19 +407,20 @@ static int has_cost(const struct expand *x, uint32_t f, const double *w)
  * above all the rests they came from. */
 struct carry {
 	uint32_t *f, *src;
-	double *w, *c;
+	double *w;
+	cg_calls *c;
 	size_t n, cap;
 };
 
 static void carry_add(struct carry *cr, size_t nev, uint32_t f,
-		      const double *w, double calls, uint32_t src)
+		      const double *w, cg_calls calls, uint32_t src)
 {
 	if (cr->n == cr->cap) {
 		cr->cap = cr->cap ? 2 * cr->cap : 64;
 		cr->f = pc_xrealloc(cr->f, cr->cap, sizeof(uint32_t));
 		cr->src = pc_xrealloc(cr->src, cr->cap, sizeof(uint32_t));
 		cr->w = pc_xrealloc(cr->w, cr->cap * nev, sizeof(double));
-		cr->c = pc_xrealloc(cr->c, cr->cap, sizeof(double));
+		cr->c = pc_xrealloc(cr->c, cr->cap, sizeof(cg_calls));
 	}
 	cr->f[cr->n] = f;
 	cr->src[cr->n] = src;
@@ -457,7 +463,8 @@ static void gather(struct expand *x, uint32_t a, struct carry *cr,
 		free(an->ww);
 		free(an->wc);
 		an->wf = NULL;
-		an->ww = an->wc = NULL;
+		an->ww = NULL;
+		an->wc = NULL;
 		an->walked = 0;
 	} else if (rest && an->rhead != UINT32_MAX) {
 		walk_rest(x, an, rw);
@@ -475,7 +482,7 @@ static void gather(struct expand *x, uint32_t a, struct carry *cr,
 		src[f] = rw->n > n ? c->src[i] : anchor_lca(x, src[f], c->src[i]);
 		for (size_t m = 0; m < nev; m++)
 			rw->wf[(size_t)f * nev + m] += c->w[i * nev + m];
-		rw->cin[f] += c->c[i];
+		rw->cin[f] = cg_calls_sum(rw->cin[f], c->c[i]);
 	}
 	free(c->f);
 	free(c->src);
@@ -487,11 +494,11 @@ static void gather(struct expand *x, uint32_t a, struct carry *cr,
 /* Contexts laying out function f with weights w (and calls) takes at
  * most. */
 static size_t settled_size(const struct expand *x, uint32_t f,
-			   const double *w, double calls)
+			   const double *w, cg_calls calls)
 {
 	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev))
 		return 1 + x->npos[f];
-	return calls != 0;
+	return cg_calls_any(calls);
 }
 
 struct ranked {
@@ -533,7 +540,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	size_t nev = x->nev, nf = g->nfns, na = x->nanchors;
 	struct restwalk rw = {
 		.wf = pc_xcalloc(nf * nev + 1, sizeof(double)),
-		.cin = pc_xcalloc(nf + 1, sizeof(double)),
+		.cin = pc_xcalloc(nf + 1, sizeof(cg_calls)),
 		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
 		.nsh = pc_xcalloc(cg_nsh_size(x), sizeof(double)),
@@ -560,7 +567,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		an->wn = rw.n;
 		an->wf = pc_xmalloc((rw.n + 1) * sizeof(uint32_t));
 		an->ww = pc_xmalloc((rw.n * nev + 1) * sizeof(double));
-		an->wc = pc_xmalloc((rw.n + 1) * sizeof(double));
+		an->wc = pc_xmalloc((rw.n + 1) * sizeof(cg_calls));
 		for (size_t i = 0; i < rw.n; i++) {
 			uint32_t f = rw.list[i];
 			double *w = rw.wf + (size_t)f * nev;
@@ -571,7 +578,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			memcpy(an->ww + i * nev, w, nev * sizeof(double));
 			an->wc[i] = rw.cin[f];
 			memset(w, 0, nev * sizeof(double));
-			rw.cin[f] = 0;
+			rw.cin[f] = (cg_calls){ { 0, 0 } };
 		}
 	}
 	unsigned last = 0; /* buckets [0, last) fit */
@@ -583,7 +590,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	uint32_t *src = pc_xmalloc((nf + 1) * sizeof(uint32_t));
 	/* the roots' own cuts: the entry point's, aside (w0, c0) */
 	double *w0 = pc_xcalloc(nf * nev + 1, sizeof(double));
-	double *c0 = pc_xcalloc(nf + 1, sizeof(double));
+	cg_calls *c0 = pc_xcalloc(nf + 1, sizeof(cg_calls));
 	uint8_t *in0 = pc_xcalloc(nf + 1, 1);
 	size_t size0 = 0;
 	gather(x, 0, cr, 1, &rw, src);
@@ -595,7 +602,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		memcpy(w0 + (size_t)f * nev, w, nev * sizeof(double));
 		c0[f] = rw.cin[f];
 		memset(w, 0, nev * sizeof(double));
-		rw.cin[f] = 0;
+		rw.cin[f] = (cg_calls){ { 0, 0 } };
 	}
 	if (x->rootroom)
 		end += size0;
@@ -622,7 +629,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			carry_add(&cr[x->anchors[a].up], nev, f, w, rw.cin[f],
 				  src[f]);
 			memset(w, 0, nev * sizeof(double));
-			rw.cin[f] = 0;
+			rw.cin[f] = (cg_calls){ { 0, 0 } };
 		}
 		pc_id sctx = np ? cg_summed_ctx(x, x->anchors[a].ctx,
 						nc ? nc : np) : PC_NONE;
@@ -631,7 +638,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			double *w = rw.wf + (size_t)f * nev;
 			lay_settled(x, f, w, rw.cin[f], sctx);
 			memset(w, 0, nev * sizeof(double));
-			rw.cin[f] = 0;
+			rw.cin[f] = (cg_calls){ { 0, 0 } };
 		}
 	}
 	/* what reached the entry point: each function below the lowest
@@ -680,7 +687,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		} else if (reached) {
 			for (size_t m = 0; m < nev; m++)
 				v[m] += w[m];
-			c0[f] += rw.cin[f];
+			c0[f] = cg_calls_sum(c0[f], rw.cin[f]);
 		}
 		cnt[0] += has_cost(x, f, v);
 	}
@@ -699,7 +706,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		}
 		for (size_t m = 0; m < nev; m++)
 			flat[m] += v[m] * sf[m];
-		if (has_cost(x, f, v) || c0[f] != 0) {
+		if (has_cost(x, f, v) || cg_calls_any(c0[f])) {
 			if (sctx[0] == PC_NONE)
 				sctx[0] = cg_summed_ctx(x, entry,
 							cnt[0] ? cnt[0] : 1);
@@ -839,7 +846,7 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 	 * (measured); as many as a cost line has on average, and calls */
 	const struct cg_graph *g = x->g;
 	double metrics = g->nonzero / (double)(g->ncost ? g->ncost : 1) +
-			 (x->calls != PC_NONE);
+			 cg_has_calls(x);
 	double ctxbytes = 62.0 + 137.0 * metrics;
 	double per = 11.0 * (double)(g->ncost + g->nedges) / ctxbytes;
 	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
@@ -870,8 +877,8 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		 * 425 -> 512 MB for 1.33 -> 1.57 million contexts) */
 		double calls = inb <= 1048576.0 ? 45.0 : 137.0;
 		double close = 62.0 + 137.0 * (metrics -
-					       (x->calls != PC_NONE)) +
-			       calls * (x->calls != PC_NONE);
+					       cg_has_calls(x)) +
+			       calls * cg_has_calls(x);
 		double tight = 28.0 * inb / close;
 		if (tight > (double)*limit)
 			tight = (double)*limit;
@@ -886,8 +893,8 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 	 * the tight bound (calls at 45 bytes). A small input's tree that
 	 * fits it is laid out whole (no cut, no note); a larger input whose
 	 * bound passes it already keeps its own */
-	double one = 62.0 + 137.0 * (metrics - (x->calls != PC_NONE)) +
-		     45.0 * (x->calls != PC_NONE);
+	double one = 62.0 + 137.0 * (metrics - cg_has_calls(x)) +
+		     45.0 * cg_has_calls(x);
 	double small = (double)CG_SMALL_DB / one;
 	if ((double)*limit < small) {
 		/* of it, a fifth for the summed frames of what is cut (the

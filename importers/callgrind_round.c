@@ -621,7 +621,7 @@ static size_t move_down(struct pc_value *v, const struct seg *s, size_t out,
  * part alone, so a part rounds the same whatever was read before it
  * (Callgrind thread files, one process or profconv-mpi's ranks). Each
  * metric is rounded on its own, and its values move down. */
-size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
+size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip, pc_id skip2,
 		   const pc_id *order, size_t norder, unsigned jobs)
 {
 	size_t end = db->nvalues;
@@ -661,7 +661,7 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 	struct seg *seg = pc_xcalloc(db->nmetrics + 1, sizeof(*seg));
 	size_t nseg = 0, ntodo = 0, out = v0, in = v0, nround = 0, most = 0;
 	for (pc_id m = 0; m < db->nmetrics; m++)
-		if (count[m] && m != skip) {
+		if (count[m] && m != skip && m != skip2) {
 			nround++;
 			most = count[m] > most ? count[m] : most;
 		}
@@ -725,7 +725,7 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 		pc_release(v + k, (in - k) * sizeof(*v));
 		struct seg *sg = &seg[nseg];
 		*sg = (struct seg){ out, k, m, ng, 0 };
-		if (m != skip)
+		if (m != skip && m != skip2)
 			r.todo[ntodo++] = nseg;
 		nseg++;
 		if (jobs > 1) {
@@ -733,7 +733,7 @@ size_t pc_cg_round(struct pc_db *db, size_t v0, pc_id skip,
 		} else {
 			/* one thread: the metric is rounded now, and its
 			 * zeros leave room for the next */
-			if (m != skip)
+			if (m != skip && m != skip2)
 				round_one(&r, sg, 0);
 			out = move_down(v, sg, sg->lo, prof);
 		}

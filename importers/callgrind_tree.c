@@ -172,10 +172,13 @@ static void to_rest(struct expand *x, const struct work *it, const double *w)
 	}
 	for (size_t m = 0; m < nev; m++)
 		x->rval[e * nev + m] += w[m];
-	if (it->calls != 0) {
-		/* (the entry first: it may move rval) */
+	if (cg_calls_any(it->calls)) {
+		/* (the entry first: it may move rval; a pair's NEW's
+		 * calls in the second of its nev >= 2 values) */
 		e = rest_entry(x, it->anchor, CG_REST_CALLS, fn, 0);
-		x->rval[e * nev] += it->calls;
+		x->rval[e * nev] += it->calls.n[0];
+		if (x->g->count2)
+			x->rval[e * nev + 1] += it->calls.n[1];
 	}
 }
 
@@ -212,7 +215,7 @@ static void pool_put(struct workheap *h, const double *w, size_t nev)
 
 static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 		      uint32_t entry, pc_id parent, const double *w,
-		      double calls)
+		      cg_calls calls)
 {
 	size_t nev = x->nev;
 	struct work it = { scc, entry, parent, h->npool,
@@ -294,11 +297,12 @@ static void expand_instance(struct expand *x, struct workheap *ws,
 {
 	uint32_t f = it->entry;
 	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild);
-	double calls = it->calls;
+	cg_calls calls = it->calls;
 	for (uint32_t j = x->edge_start[f + 1]; j-- > x->edge_start[f];) {
 		uint32_t e = x->edge_idx[j];
 		if (x->scc_of[x->g->edges[e].to] == it->scc)
-			calls += cg_edge_calls(x, it->scc, w, e);
+			calls = cg_calls_sum(calls,
+					     cg_edge_calls(x, it->scc, w, e));
 	}
 	cg_add_calls(x, fctx, calls);
 }
@@ -314,7 +318,8 @@ static void expand_member(struct expand *x, struct workheap *ws,
 	const struct onode *nd = x->nodes + x->dags[it->inst].base;
 	uint32_t f = nd[it->node].fn;
 	pc_id fctx = lay_member(x, ws, it->scc, f, it->parent, w, wchild);
-	cg_add_calls(x, fctx, it->calls + cg_fold_calls(x, it->scc, w, f));
+	cg_add_calls(x, fctx, cg_calls_sum(it->calls,
+					   cg_fold_calls(x, it->scc, w, f)));
 	for (size_t d = nd[it->node].e0; d < nd[it->node].e1; d++) {
 		uint32_t t = x->dedges[d].to;
 		const double *fr = x->dfrac + d * nev;
@@ -329,7 +334,7 @@ static void expand_member(struct expand *x, struct workheap *ws,
 			it->scc, it->entry, c, ws->npool,
 			cg_share_of(x, wchild,
 				    x->sub + (x->dags[it->inst].base + t) * nev),
-			0, it->inst, t, x->cur
+			{ { 0, 0 } }, it->inst, t, x->cur
 		};
 		if (hopeless(x, cw.share, member_size(x, nd[t].fn))) {
 			cut_to_rest(x, &cw, wchild);
@@ -396,15 +401,18 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			x.grand[m] += c;
 			x.fself[(size_t)g->recs[r].fn * x.nev + m] += c;
 		}
-	if (g->sgn) {
-		x.ref = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
-		for (uint32_t f = 0; f < g->nfns; f++) {
-			size_t k = 0;
-			while (k < x.nev && (g->sgn[k] ||
-					     !(x.fself[(size_t)f * x.nev + k] > 0)))
-				k++;
-			x.ref[f] = (uint32_t)k;
-		}
+	if (g->sgn) { /* (a pair: each run's own event) */
+		x.ref = pc_xmalloc((2 * (size_t)g->nfns + 1) * sizeof(uint32_t));
+		for (uint32_t f = 0; f < g->nfns; f++)
+			for (int r = 0; r < 2; r++) {
+				size_t k = r ? g->split : 0;
+				size_t hi = r || !g->count2 ? x.nev : g->split;
+				const double *fs = x.fself + (size_t)f * x.nev;
+				while (k < hi && (g->sgn[k] || !(fs[k] > 0)))
+					k++;
+				x.ref[2 * (size_t)f + r] =
+					(uint32_t)(k < hi ? k : x.nev);
+			}
 	}
 	x.ones = pc_xmalloc((x.nev + 1) * sizeof(double));
 	for (size_t m = 0; m < x.nev; m++)
@@ -435,14 +443,18 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.fsh = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
 	x.nsh = pc_xcalloc(cg_nsh_size(&x), sizeof(double));
 	x.flist = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
-	x.calls = PC_NONE;
-	for (size_t e = 0; e < g->nedges && x.calls == PC_NONE; e++)
+	x.calls[0] = x.calls[1] = PC_NONE;
+	for (size_t e = 0; e < g->nedges && x.calls[0] == PC_NONE; e++)
 		if (g->edges[e].count)
-			x.calls = pc_metric_get(
+			x.calls[0] = g->pair ? g->cmetric[0] : pc_metric_get(
 				db, PC_CALLS_METRIC,
 				"Calls of the function from its call site "
 				"(Callgrind calls= counts); inclusive: the "
 				"calls made in the subtree", "calls");
+	for (size_t e = 0; g->count2 && e < g->nedges &&
+			   x.calls[1] == PC_NONE; e++)
+		if (g->count2[e])
+			x.calls[1] = g->cmetric[1];
 	x.mw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.uw = pc_xmalloc((x.nev + 1) * sizeof(double));
 	x.rw = pc_xmalloc((x.nev + 1) * sizeof(double));
@@ -488,14 +500,16 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				if (cg_any_positive(x.froot + (size_t)m * x.nev,
 						    x.nev))
 					push_work(&x, &ws, s, m, entry,
-						  x.froot + (size_t)m * x.nev, 0);
+						  x.froot + (size_t)m * x.nev,
+						  (cg_calls){ { 0, 0 } });
 			}
 			continue;
 		}
 		if (cg_any_positive(x.root + (size_t)s * x.nev, x.nev) &&
 		    cg_any_positive(x.total + (size_t)s * x.nev, x.nev))
 			push_work(&x, &ws, s, f, entry,
-				  x.root + (size_t)s * x.nev, 0);
+				  x.root + (size_t)s * x.nev,
+				  (cg_calls){ { 0, 0 } });
 	}
 	/* best first, while the room lasts */
 	size_t ncut = 0;

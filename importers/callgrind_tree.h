@@ -32,6 +32,22 @@ enum { CG_REST_SCC, CG_REST_NODE, CG_REST_CALLS };
 /* room for the warning's account of where the rests went */
 #define CG_WHERE 512
 
+/* calls= counts carried along: [0] the run's (a pair's BASE's), [1]
+ * a pair's NEW's (g->split; else 0) */
+typedef struct {
+	double n[2];
+} cg_calls;
+static inline int cg_calls_any(cg_calls c)
+{
+	return c.n[0] != 0 || c.n[1] != 0;
+}
+static inline cg_calls cg_calls_sum(cg_calls a, cg_calls b)
+{
+	a.n[0] += b.n[0];
+	a.n[1] += b.n[1];
+	return a;
+}
+
 struct scc {
 	uint32_t first, n; /* members in scc_members[first..first+n) */
 };
@@ -94,14 +110,15 @@ struct expand {
 	/* events with negative counts (g->sgn): per function, the event
 	 * whose layout its costs in them follow (nev: none, and they lie
 	 * flat: cg_lay_signed_flat, which sets signed_flat) */
-	uint32_t *ref;
+	uint32_t *ref;  /* (x 2: per run of a pair, cg_ref) */
 	int signed_flat;
 
 	uint32_t *visit; /* per function: stamp of the last instance */
 	uint32_t stamp;
 
-	/* calls= counts: the metric (PC_NONE without counts) */
-	pc_id calls;
+	/* calls= counts: the metric (PC_NONE without counts), and a
+	 * pair's NEW's (cg_calls.n[1]) */
+	pc_id calls[2];
 	/* cuts: their count and largest share, and the largest share of a
 	 * metric's total laid out flat below the entry point */
 	size_t ncut;
@@ -125,7 +142,8 @@ struct expand {
 		 * entries consumed): the functions it reaches, in the
 		 * walk's order, with their weights (nev each) and calls in */
 		uint32_t *wf;
-		double *ww, *wc;
+		double *ww;
+		cg_calls *wc;
 		size_t wn;
 		int walked;
 	} *anchors;
@@ -185,8 +203,8 @@ struct expand {
 	size_t capsub;
 	double *froot;  /* per function x nev: a group member's share of
 			 * its activity that no caller accounts for */
-	double *fold;  /* per function: calls= counts of the costed calls into
-			* it from its own SCC */
+	double *fold;  /* per function x 2: calls= counts of the costed calls
+			* into it from its own SCC (BASE's, NEW's) */
 	double *fsh;   /* scratch: per function x nev, zero between uses */
 	double *nsh;   /* scratch: per DAG node x nev, zero between uses */
 	uint32_t *flist; /* scratch: per function */
@@ -198,11 +216,18 @@ struct work {
 	pc_id parent;
 	size_t w;      /* offset of the weights in the pool */
 	double share;  /* largest share of a metric's total it carries */
-	double calls;  /* calls into the entry it stands for */
+	cg_calls calls; /* calls into the entry it stands for */
 	uint32_t inst; /* a whole instance (UINT32_MAX), or a member node of */
 	uint32_t node; /* DAG inst: its node (0: the entry) */
 	uint32_t anchor; /* where it goes if it becomes a rest */
 };
+
+/* The event function f's costs in event m (of negative counts) follow
+ * (x->ref): of m's run, where a pair's runs share the graph. */
+static inline uint32_t cg_ref(const struct expand *x, uint32_t f, size_t m)
+{
+	return x->ref[2 * (size_t)f + (x->g->count2 && m >= x->g->split)];
+}
 
 /* callgrind_lay.c: contexts, shares and calls */
 void cg_first_laid(struct expand *x, pc_id c);
@@ -211,12 +236,16 @@ pc_id cg_site_ctx(struct expand *x, pc_id fctx, pc_id file, uint32_t line,
 pc_id cg_call_ctx(struct expand *x, pc_id parent, pc_id func);
 double cg_share_of(const struct expand *x, const double *w,
 		   const double *c);
-double cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
-		     uint32_t f);
+cg_calls cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
+		       uint32_t f);
 size_t cg_used(const struct expand *x);
-double cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
-		     uint32_t e);
-void cg_add_calls(struct expand *x, pc_id ctx, double calls);
+cg_calls cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
+		       uint32_t e);
+void cg_add_calls(struct expand *x, pc_id ctx, cg_calls calls);
+static inline int cg_has_calls(const struct expand *x)
+{
+	return x->calls[0] != PC_NONE || x->calls[1] != PC_NONE;
+}
 void cg_lay_signed_flat(struct expand *x, pc_id entry);
 void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 		    const double *sh, const double *w);

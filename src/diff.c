@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A side's model, and what its tables are in the comparison's. */
 struct side {
@@ -24,6 +25,7 @@ struct side {
 	/* per point value: as taken (scaled, rounded); NULL: as read */
 	double *val;
 	double sign;           /* in the delta: -1 (BASE), 1 (NEW) */
+	int one_tree;          /* both runs laid out on one tree (pair) */
 };
 
 /* Functions are one by name, module, file, line and twin, not by
@@ -541,7 +543,11 @@ static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
 	}
 	/* where either run's tree was cut, said by every output */
 	const char *cb = b->db->cut_note, *cn = n->db->cut_note;
-	if (cb || cn) {
+	if (b->one_tree && cb) {
+		char note[1024];
+		snprintf(note, sizeof note, "one tree for both runs: %s", cb);
+		pc_db_cut(c, b->db->cut_share, note);
+	} else if (cb || cn) {
 		size_t len = (cb ? strlen(cb) : 0) + (cn ? strlen(cn) : 0) + 32;
 		char *note = pc_xmalloc(len);
 		snprintf(note, len, "%s%s%s%s", cb ? "BASE's " : "", cb ? cb : "",
@@ -554,6 +560,145 @@ static struct pc_db *compare(struct opts *o, struct side *b, struct side *n,
 	side_free(b);
 	side_free(n);
 	return c;
+}
+
+/* Run k of a pair read onto one tree (pc_importer.read_pair) from its
+ * model c: c's tables in order (the same ids: each is unique there),
+ * the metrics of run k (NEW's named with PC_PAIR_SUFFIX, which is taken
+ * off) and their values. */
+static struct pc_db *part_run(struct opts *o, const struct pc_db *c, int k,
+			      const char *title)
+{
+	struct pc_db *d = pc_db_new(&o->diag);
+	d->no_traces = 1;
+	for (size_t i = 0; i < c->nmodules; i++)
+		pc_module_get(d, c->modules[i].path);
+	for (size_t i = 0; i < c->nfiles; i++)
+		pc_file_get(d, c->files[i].path);
+	for (size_t i = 0; i < c->nfunctions; i++) {
+		const struct pc_function *f = &c->functions[i];
+		pc_function_get_dup(d, f->name, f->module, f->offset, f->file,
+				    f->line, f->dup);
+	}
+	pc_ctx_reserve(d, c->ncontexts);
+	for (size_t i = 1; i < c->ncontexts; i++)
+		pc_ctx_child(d, c->contexts[i].parent, &c->contexts[i]);
+	for (size_t i = 0; i < c->nprofiles; i++)
+		pc_profile_add(d, c->profiles[i].ids, c->profiles[i].nids);
+	if (d->nmodules != c->nmodules || d->nfiles != c->nfiles ||
+	    d->nfunctions != c->nfunctions || d->ncontexts != c->ncontexts ||
+	    d->nprofiles != c->nprofiles)
+		pc_die("diff: a run's tables differ from the pair's model");
+	size_t sl = strlen(PC_PAIR_SUFFIX);
+	pc_id *map = pc_xmalloc((c->nmetrics + 1) * sizeof(pc_id));
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct pc_metric *x = &c->metrics[m];
+		size_t len = strlen(x->name);
+		int nw = len > sl && !strcmp(x->name + len - sl, PC_PAIR_SUFFIX);
+		map[m] = PC_NONE;
+		if (nw != k)
+			continue;
+		const char *name = pc_intern(d, x->name, nw ? len - sl : len);
+		map[m] = (x->whole ? pc_metric_get_whole : pc_metric_get)(
+			d, name, x->description, x->unit);
+	}
+	for (size_t i = 0; i < c->nvalues; i++) {
+		const struct pc_value *v = &c->values[i];
+		if (map[v->metric] != PC_NONE)
+			pc_value_add(d, v->profile, v->ctx, map[v->metric],
+				     v->value);
+	}
+	pc_values_finish(d);
+	/* its program (pc_main_module, which would find the other run's
+	 * "main" in the tables both share): the module of the first
+	 * "main" it has costs below, else of the modules it has costs in
+	 * the one its command names */
+	uint8_t *hot = pc_xcalloc(c->ncontexts + 1, 1);
+	uint8_t *mod = pc_xcalloc(c->nmodules + 1, 1);
+	for (size_t i = 0; i < c->nvalues; i++)
+		if (map[c->values[i].metric] != PC_NONE)
+			hot[c->values[i].ctx] = 1;
+	pc_id mainf = PC_NONE;
+	for (size_t i = c->ncontexts; i-- > 1;) {
+		const struct pc_context *x = &c->contexts[i];
+		if (!hot[i])
+			continue;
+		hot[x->parent] = 1;
+		if (x->kind != PC_CTX_FUNCTION ||
+		    c->functions[x->function].module == PC_NONE)
+			continue;
+		mod[c->functions[x->function].module] = 1;
+		if (x->function < mainf &&
+		    !strcmp(c->functions[x->function].name, "main"))
+			mainf = x->function;
+	}
+	if (mainf != PC_NONE)
+		d->program = c->functions[mainf].module;
+	for (size_t m = 0; mainf == PC_NONE && title && m < c->nmodules; m++) {
+		const char *b = title, *p = c->modules[m].path;
+		size_t n = strcspn(title, " ");
+		for (size_t i = 0; i < n; i++)
+			if (title[i] == '/')
+				b = title + i + 1;
+		n -= (size_t)(b - title);
+		p = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		if (mod[m] && n && !strncmp(p, b, n)) {
+			d->program = (pc_id)m;
+			break;
+		}
+	}
+	free(mod);
+	free(hot);
+	free(map);
+	if (title)
+		d->title = pc_intern_cstr(d, title);
+	if (c->cut_note)
+		pc_db_cut(d, c->cut_share, c->cut_note);
+	return d;
+}
+
+/* BASE and NEW, one input each of a format that reads two runs onto
+ * one tree (pc_importer.read_pair: Callgrind), read so into *b and *n:
+ * 1; 0 where they are not such a pair (read apart, as several inputs
+ * per run or a mix of formats are); -1 on an error (err set). */
+static int load_pair(struct opts *o, char *bin, char *nin, struct pc_db **b,
+		     struct pc_db **n, struct pc_err *err)
+{
+	struct stat sb, sn;
+	if (o->apart || o->mpi_size > 1 || !strcmp(bin, "-") ||
+	    !strcmp(nin, "-") ||
+	    stat(bin, &sb) || stat(nin, &sn) || !S_ISREG(sb.st_mode) ||
+	    !S_ISREG(sn.st_mode) || !sb.st_size || !sn.st_size)
+		return 0;
+	struct pc_err e = { 0 };
+	const struct pc_importer *ib = detect(bin, o->from, &e);
+	const struct pc_importer *in = ib ? detect(nin, o->from, &e) : NULL;
+	if (!ib || ib != in || !ib->read_pair)
+		return 0; /* (load says what is wrong) */
+	struct pc_db *c = pc_db_new(&o->diag);
+	c->no_traces = 1;
+	const char *path[2] = { bin, nin }, *title[2] = { NULL, NULL };
+	if (ib->read_pair(c, path, title, &o->imp, err)) {
+		pc_db_free(c);
+		return -1;
+	}
+	pc_values_finish(c);
+	*b = part_run(o, c, 0, title[0]);
+	*n = part_run(o, c, 1, title[1]);
+	pc_db_free(c);
+	*b = load_end(o, *b, &bin, 1, 0, err);
+	if (*b)
+		*n = load_end(o, *n, &nin, 1, 0, err);
+	else
+		pc_db_free(*n);
+	if (!*b || !*n) {
+		pc_db_free(*b);
+		return -1;
+	}
+	pc_note(&o->diag, "BASE and NEW laid out on one calling-context "
+		"tree (%s inputs): a context's change is the runs' own, not "
+		"two estimates'", ib->name);
+	return 1;
 }
 
 /* "a" or "a (and 3 more)" */
@@ -611,13 +756,22 @@ int cmd_diff(struct opts *o, char **inputs, int n)
 	o->imp.no_traces = 1; /* counted for a note, left out */
 	o->imp.jobs = o->exp.jobs = o->jobs;
 	struct side b = { .sign = -1 }, nw = { .sign = 1 };
-	b.db = load(o, bin, nb, NULL, NULL, &err);
+	int pair = nb == 1 && nn == 1 ?
+			   load_pair(o, bin[0], nin[0], &b.db, &nw.db, &err) : 0;
+	if (pair < 0) {
+		report(&err);
+		return 1;
+	}
+	b.one_tree = nw.one_tree = pair;
+	if (!pair)
+		b.db = load(o, bin, nb, NULL, NULL, &err);
 	if (!b.db) {
 		pc_err_context(&err, "reading BASE");
 		report(&err);
 		return 1;
 	}
-	nw.db = load(o, nin, nn, NULL, NULL, &err);
+	if (!pair)
+		nw.db = load(o, nin, nn, NULL, NULL, &err);
 	if (!nw.db) {
 		pc_err_context(&err, "reading NEW");
 		report(&err);

@@ -179,6 +179,9 @@ static const char *const command_help[][2] = {
 	  "      --normalize       scale NEW to BASE's total, per metric "
 	  "(runs of\n"
 	  "                        different length)\n"
+	  "      --apart           build each Callgrind run's call tree alone, "
+	  "as\n"
+	  "                        convert does (default: both on one tree)\n"
 	  "  -j, --jobs=N, --force, --stats, --point, --no-compress, "
 	  "--callers=N,\n"
 	  "  --metric=NAME, --min-width=P, --title=TEXT, --subtitle=TEXT,\n"
@@ -728,6 +731,7 @@ static const struct {
 	{ 1002, " convert diff " }, { 1003, " convert diff " },
 	{ 1004, " convert diff " }, { 1005, " convert diff " },
 	{ 1006, " convert diff " }, { 1007, " convert diff " },
+	{ 1008, " diff " },
 };
 static char applies_cmd[32]; /* " convert " */
 
@@ -819,6 +823,7 @@ int main(int argc, char **argv)
 		{ "reverse", no_argument, NULL, 1005 },
 		{ "colors", required_argument, NULL, 1006 },
 		{ "count-name", required_argument, NULL, 1007 },
+		{ "apart", no_argument, NULL, 1008 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -870,6 +875,7 @@ int main(int argc, char **argv)
 		case 'R': o.strict = 1; break;
 		case 'J': o.json = 1; break;
 		case 'Z': o.normalize = 1; break;
+		case 1008: o.apart = 1; break;
 		case 's': o.exp.split = 1; break;
 		case 'N': o.exp.no_compress = 1; break;
 		case 'E': o.exp.metric = optarg; break;

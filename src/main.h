@@ -32,6 +32,7 @@ struct opts {
 	const struct pc_parts *mpi_parts;
 	double mpi_read, mpi_recv; /* rank 0's phases (--verbose) */
 	int normalize; /* diff: NEW scaled to BASE's total per metric */
+	int apart;     /* diff: each run's tree built alone (no read_pair) */
 };
 
 /* Where a conversion's profiles go while its input is read: the

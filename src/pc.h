@@ -250,6 +250,10 @@ extern const char *const pc_scope_names[PC_NSCOPES];
  * values at the function context of each call, written back as calls=
  * counts by the Callgrind exporter (found by this name). */
 #define PC_CALLS_METRIC "Calls"
+/* profconv diff of two runs an importer reads onto one tree
+ * (pc_importer.read_pair): NEW's metrics in the one model are named
+ * with this after their names (src/diff.c parts them again). */
+#define PC_PAIR_SUFFIX " [NEW run]"
 
 struct pc_metric {
 	const char *name;
@@ -927,6 +931,15 @@ struct pc_importer {
 	/* Reads one input into db (which may already hold other inputs). */
 	int (*read)(struct pc_db *db, const char *path,
 		    const struct pc_import_opts *opts, struct pc_err *err);
+	/* profconv diff (NULL: none): two runs, one input each (path[0]
+	 * BASE's, path[1] NEW's), read into db onto one calling-context
+	 * tree, BASE's metrics under their names, NEW's with
+	 * PC_PAIR_SUFFIX; title[k]: run k's title (in db; NULL: none).
+	 * See doc/design.md, "Two runs on one tree". */
+	int (*read_pair)(struct pc_db *db, const char *const path[2],
+			 const char *title[2],
+			 const struct pc_import_opts *opts,
+			 struct pc_err *err);
 };
 
 struct pc_export_opts {

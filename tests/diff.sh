@@ -47,17 +47,18 @@ delta_ok() {
 }
 check "v4 database: [new-base] = [new] - [base] at every context, every scope" \
 	delta_ok "$tmp/ab.dump" 10000
-# BASE's and NEW's columns are what convert gives each run alone
+# BASE's and NEW's columns are what convert gives each run alone, with
+# --apart (each run's call tree built alone); on one tree (the default)
+# every function's exclusive value and total are
 "$PROFCONV" convert -q "$A" -o "$tmp/a.d"
 "$PROFCONV" convert -q "$B" -o "$tmp/b.d"
+"$PROFCONV" diff -q --apart "$A" "$B" -o "$tmp/apart.d"
 side_values() { # DB SIDE: check --values of one side, its names plain
 	"$PROFCONV" check --values "$1" | awk -F'\t' -v s=" [$2]" '
 		{ i = index($2, s); if (i && i + length(s) - 1 == length($2)) { $2 = substr($2, 1, i - 1); print } }' OFS='\t' | sort
 }
 "$PROFCONV" check --values "$tmp/a.d" | sort >"$tmp/a.vals"
 "$PROFCONV" check --values "$tmp/b.d" | sort >"$tmp/b.vals"
-side_values "$tmp/ab.d" base >"$tmp/ab.base"
-side_values "$tmp/ab.d" new >"$tmp/ab.new"
 # (whole numbers exactly; the calls apportioned to contexts, fractions,
 # within 1e-12: the database of a comparison gives a call its own line
 # context, for hpcviewer, so a function sums them in another order)
@@ -70,9 +71,18 @@ same_vals() {
 		  if (bad && !said) { print "differ:", $0, "against", w; said = 1 } }
 		END { exit !(n == m && !bad) }' "$1" "$2"
 }
-check "BASE's columns: every function's exclusive and inclusive value as convert writes A ($(wc -l <"$tmp/a.vals") lines)" \
+side_values "$tmp/apart.d" base >"$tmp/ab.base"
+side_values "$tmp/apart.d" new >"$tmp/ab.new"
+check "--apart: BASE's columns: every function's exclusive and inclusive value as convert writes A ($(wc -l <"$tmp/a.vals") lines)" \
 	same_vals "$tmp/a.vals" "$tmp/ab.base"
-check "NEW's columns: as convert writes B" same_vals "$tmp/b.vals" "$tmp/ab.new"
+check "--apart: NEW's columns: as convert writes B" same_vals "$tmp/b.vals" "$tmp/ab.new"
+side_values "$tmp/ab.d" base | grep -v '^inclusive' >"$tmp/ab.base"
+side_values "$tmp/ab.d" new | grep -v '^inclusive' >"$tmp/ab.new"
+grep -v '^inclusive' "$tmp/a.vals" >"$tmp/a.xvals"
+grep -v '^inclusive' "$tmp/b.vals" >"$tmp/b.xvals"
+check "one tree: BASE's total and exclusive values as convert writes A ($(wc -l <"$tmp/ab.base") lines)" \
+	same_vals "$tmp/a.xvals" "$tmp/ab.base"
+check "one tree: NEW's as convert writes B" same_vals "$tmp/b.xvals" "$tmp/ab.new"
 # a database (stored scopes) against a call graph (point values only):
 # the scopes the database stored are derived for the call graph's side
 "$PROFCONV" diff -q "$tmp/a.d" "$B" -o "$tmp/mix.d"
@@ -146,9 +156,10 @@ check "--normalize, totals 150 and -20: one warning, NEW's signs kept (main -225
 check "folded: two columns, BASE's summing to 527,325, NEW's to 1,238,014" \
 	awk '{ b += $(NF - 1); n += $NF } END { exit !(b == 527325 && n == 1238014) }' "$tmp/ab.folded"
 "$PROFCONV" convert -q --min-width=0 "$A" -o "$tmp/a.folded"
-awk '$(NF - 1) > 0 { $NF = ""; print }' "$tmp/ab.folded" | sed 's/ $//' | sort >"$tmp/ab.base"
+"$PROFCONV" diff -q --apart --min-width=0 "$A" "$B" -o "$tmp/apart.folded"
+awk '$(NF - 1) > 0 { $NF = ""; print }' "$tmp/apart.folded" | sed 's/ $//' | sort >"$tmp/ab.base"
 sort "$tmp/a.folded" >"$tmp/a.sorted"
-check "folded: BASE's column is convert's folded A, stack by stack" \
+check "folded, --apart: BASE's column is convert's folded A, stack by stack" \
 	cmp "$tmp/ab.base" "$tmp/a.sorted"
 
 # Callgrind: both runs as events, calls= of NEW
@@ -179,15 +190,16 @@ fi
 
 # pprof: what go tool pprof -diff_base builds, node for node
 "$PROFCONV" diff -q "$A" "$B" -o "$tmp/ab.pb.gz"
+"$PROFCONV" diff -q --apart "$A" "$B" -o "$tmp/apart.pb.gz"
 if have_go; then
 	"$PROFCONV" convert -q "$A" -o "$tmp/a.pb.gz"
 	"$PROFCONV" convert -q "$B" -o "$tmp/b.pb.gz"
 	for ty in Ir Calls; do
 		top() { HOME="$tmp" go tool pprof -top -nodefraction=0 -nodecount=1000000 \
 			-sample_index=$ty "$@" 2>/dev/null | sed -n '/flat%/,$p' | sort; }
-		top "$tmp/ab.pb.gz" >"$tmp/top1"
+		top "$tmp/apart.pb.gz" >"$tmp/top1"
 		top -diff_base "$tmp/a.pb.gz" "$tmp/b.pb.gz" >"$tmp/top2"
-		check "pprof -top of the comparison = go tool pprof -top -diff_base A B ($ty, $(wc -l <"$tmp/top1") lines)" \
+		check "pprof -top of the comparison (--apart) = go tool pprof -top -diff_base A B ($ty, $(wc -l <"$tmp/top1") lines)" \
 			sh -c "[ \$(wc -l <'$tmp/top1') -gt 10 ] && cmp '$tmp/top1' '$tmp/top2'"
 	done
 	HOME="$tmp" go tool pprof -top "$tmp/ab.pb.gz" >"$tmp/top" 2>/dev/null

@@ -71,9 +71,15 @@ $vg --tool=callgrind --callgrind-out-file=perl.out /usr/bin/perl fib.pl >/dev/nu
 cp "$here"/src/recinl.c "$here"/src/helpers.h .
 gcc -O2 -g -o recinl recinl.c
 $vg --tool=callgrind --callgrind-out-file=recinl.out ./recinl >/dev/null
-for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out perl.out; do gzip -9 -n -c $f > $f.gz; done
+# profconv diff on one tree (tests/diff_tree.sh): the same binary with
+# and without the cache simulation, the same Ir per function (call edges
+# on exit's path 2 Ir apart), more events in the second
+$vg --tool=callgrind --callgrind-out-file=recinl.pair.out ./recinl >/dev/null
+$vg --tool=callgrind --cache-sim=yes --callgrind-out-file=recinl.pair-cachesim.out ./recinl >/dev/null 2>&1
+for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out recinl.pair.out recinl.pair-cachesim.out perl.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
 cd "$here"
 cp "$w"/*.out* .
-rm -f recur.out interp.out cache.out sort-threads.out recinl.out perl.out
+rm -f recur.out interp.out cache.out sort-threads.out recinl.out recinl.pair.out \
+	recinl.pair-cachesim.out perl.out
 rm -rf "$w"
