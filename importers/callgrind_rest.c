@@ -648,11 +648,14 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		for (size_t i = 0; i < rw.n; i++) {
 			uint32_t f = rw.list[i];
 			double *w = rw.wf + (size_t)f * nev;
-			double sh = cg_share_of(x, w, self + (size_t)f * nev);
 			size_t sz = settled_size(x, f, w, rw.cin[f]);
-			if (sh > 0 && bucket_of(sh) < last &&
-			    !in_group(x, (uint32_t)a, f) &&
-			    used + sz + keep <= end) {
+			double sh;
+			/* (the room first: its test is the cheapest, and
+			 * most fail it once the anchors' room is used) */
+			if (used + sz + keep <= end &&
+			    (sh = cg_share_of(x, w, self + (size_t)f * nev)) > 0 &&
+			    bucket_of(sh) < last &&
+			    !in_group(x, (uint32_t)a, f)) {
 				pick[np++] = f;
 				used += sz;
 				nc += has_cost(x, f, w);

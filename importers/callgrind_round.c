@@ -552,16 +552,28 @@ static uint32_t pos_group(struct posset *ps, pc_id c)
  * order: order[0..norder), then lo..hi by id (contexts the part shares
  * with earlier ones); PC_NONE after the last. *j: where it goes on. */
 static pc_id next_marked(const pc_id *order, size_t norder, pc_id lo,
-			 pc_id hi, uint8_t *has, size_t *j)
+			 pc_id hi, uint8_t *has, size_t *pj)
 {
-	for (; *j < norder + (size_t)hi + 1 - lo; (*j)++) {
-		pc_id c = *j < norder ? order[*j] : lo + (pc_id)(*j - norder);
+	/* (j in a local: has's stores may alias *pj, which kept it in
+	 * memory; the two stretches in loops of their own) */
+	size_t j = *pj, end = norder + (size_t)hi + 1 - lo;
+	for (; j < norder && j < end; j++) {
+		pc_id c = order[j];
 		if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
 			continue;
 		has[c / 8] &= (uint8_t)~(1u << (c % 8));
-		(*j)++;
+		*pj = j + 1;
 		return c;
 	}
+	for (; j < end; j++) {
+		pc_id c = lo + (pc_id)(j - norder);
+		if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
+			continue;
+		has[c / 8] &= (uint8_t)~(1u << (c % 8));
+		*pj = j + 1;
+		return c;
+	}
+	*pj = j;
 	return PC_NONE;
 }
 
