@@ -162,15 +162,11 @@ struct merge {
 	uint16_t *ids; /* the ids of the context, distinct */
 };
 
-/* Writes context c's values m->g[0..ng) (profiles ascending) as its
- * cct.db block, metric-major, and their statistics to the summary
- * (the range's own: see struct range). */
-static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
-			struct range *r, unsigned char *ci)
+/* m->g[0..n) in m->out by metric id (stable: profiles ascending within
+ * a metric), its distinct ids counted in *nids */
+static void sort_metric(struct merge *m, size_t n, size_t *pnids)
 {
-	const struct hpc_layout *l = in->l;
-	struct pc_out *co = &r->co;
-	size_t n = m->ng, nids = 0;
+	size_t nids = 0;
 	/* a stable counting sort by metric id */
 	for (size_t i = 0; i < n; i++)
 		if (!m->cnt[m->g[i].metric]++)
@@ -202,8 +198,31 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		m->out[m->cnt[m->g[i].metric]++] = m->g[i];
 	for (size_t d = 0; d < nids; d++)
 		m->cnt[m->ids[d]] = 0;
-	const struct gv *v = m->out;
+	*pnids = nids;
+}
 
+/* Writes context c's values m->g[0..ng) (profiles ascending) as its
+ * cct.db block, metric-major, and their statistics to the summary
+ * (the range's own: see struct range). */
+static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
+			struct range *r, unsigned char *ci)
+{
+	const struct hpc_layout *l = in->l;
+	struct pc_out *co = &r->co;
+	size_t n = m->ng, nids = 0;
+	/* one profile's values come in metric order: the sort's order
+	 * already (the ids are those of the runs) */
+	size_t i0 = 1;
+	while (i0 < n && m->g[i0].metric >= m->g[i0 - 1].metric)
+		i0++;
+	const struct gv *v = m->g;
+	if (i0 >= n) {
+		for (size_t i = 0; i < n; i++)
+			nids += !i || m->g[i].metric != m->g[i - 1].metric;
+	} else {
+		sort_metric(m, n, &nids);
+		v = m->out;
+	}
 	pc_out_align(co, 8);
 	uint64_t pv = co->pos;
 	for (size_t i = 0; i < n; i++) {
@@ -214,6 +233,12 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	pc_out_align(co, 2);
 	uint64_t pm = co->pos;
 	m->nsum = 0;
+	/* at most npartials statistics a metric id */
+	if (m->capsum < nids * l->npartials) {
+		m->capsum = nids * l->npartials > 2 * m->capsum ?
+				    nids * l->npartials : 2 * m->capsum;
+		m->sum = pc_xrealloc(m->sum, m->capsum, sizeof(*m->sum));
+	}
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		double s = 0, sq = 0, mn = v[i].v, mx = mn;
@@ -236,7 +261,6 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		for (unsigned k = 0; k < l->npartials; k++) {
 			if (stat[k] == 0)
 				continue;
-			PC_GROW(m->sum, m->nsum, m->capsum);
 			m->sum[m->nsum++] = (struct gv){
 				0, hpc_stat_id(l, met, k, scope), stat[k] };
 		}

@@ -167,6 +167,9 @@ static const char *parse_u64(const char *s, uint64_t *out, int *overflow)
 		}
 	} else {
 		start = s;
+		/* 19 digits never pass 64 bits: no test for them */
+		for (; *s >= '0' && *s <= '9' && s - start < 19; s++)
+			v = v * 10 + (unsigned)(*s - '0');
 		for (; *s >= '0' && *s <= '9'; s++) {
 			unsigned d = (unsigned)(*s - '0');
 			if (v > (UINT64_MAX - d) / 10)

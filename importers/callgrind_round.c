@@ -348,7 +348,10 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			return -1;
 		}
 	}
-	/* the shares to decide, and the tree nodes above them */
+	/* the shares to decide (FRAC: share_frac > 0, found once), and
+	 * the tree nodes above them */
+	enum { UP = 1, FRAC = 2 };
+	uint8_t *y = pc_xcalloc(n + 1, 1);
 	pc_id *nodes = NULL;
 	size_t nn = 0, capn = 0;
 	for (uint32_t g = 0; g < ngroups; g++)
@@ -359,6 +362,8 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			c[i].value = nearbyint(c[i].value);
 			continue;
 		}
+		if (x > 0)
+			y[i] = FRAC;
 		gsum[c[i].profile] += x;
 		for (pc_id u = c[i].ctx;; u = db->contexts[u].parent) {
 			if (node_of[u] >= 0)
@@ -375,11 +380,9 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		/* subtree sums of the fractions, children before parents
 		 * (a context's id is above its parent's) */
 		double *F = pc_xcalloc(nn, sizeof(double));
-		for (size_t i = 0; i < n; i++) {
-			double x = share_frac(c[i].value);
-			if (x > 0)
-				F[node_of[c[i].ctx]] += x;
-		}
+		for (size_t i = 0; i < n; i++)
+			if (y[i] & FRAC)
+				F[node_of[c[i].ctx]] += share_frac(c[i].value);
 		for (pc_id u = (pc_id)db->ncontexts; u-- > 1;)
 			if (node_of[u] >= 0)
 				F[node_of[db->contexts[u].parent]] += F[node_of[u]];
@@ -387,21 +390,21 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 		 * their running sum stays rounded (the position's sum is
 		 * then exact); the flow only mends the subtrees it leaves
 		 * outside their bounds */
-		uint8_t *y = pc_xcalloc(n, 1);
 		double *run = pc_xcalloc(ngroups, sizeof(double));
 		for (size_t i = 0; i < n; i++) {
-			double x = share_frac(c[i].value);
-			if (!(x > 0))
+			if (!(y[i] & FRAC))
 				continue;
+			double x = share_frac(c[i].value);
 			double before = nearbyint(run[c[i].profile]);
 			run[c[i].profile] += x;
-			y[i] = nearbyint(run[c[i].profile]) > before;
+			if (nearbyint(run[c[i].profile]) > before)
+				y[i] |= UP;
 		}
 		free(run);
 		int32_t *Y = pc_xcalloc(nn, sizeof(int32_t));
 		for (size_t i = 0; i < n; i++)
-			if (share_frac(c[i].value) > 0)
-				Y[node_of[c[i].ctx]] += y[i];
+			if (y[i] & FRAC)
+				Y[node_of[c[i].ctx]] += y[i] & UP;
 		for (pc_id u = (pc_id)db->ncontexts; u-- > 1;)
 			if (node_of[u] >= 0)
 				Y[node_of[db->contexts[u].parent]] += Y[node_of[u]];
@@ -452,13 +455,13 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			/* the shares' edges, in their order: a position's
 			 * node has no others */
 			for (size_t i = 0; i < n; i++) {
-				if (!(share_frac(c[i].value) > 0))
+				if (!(y[i] & FRAC))
 					continue;
+				int up = y[i] & UP;
 				uint32_t to = N0 + (uint32_t)node_of[c[i].ctx];
-				flow_edge(f, G0 + c[i].profile, to, 1 - y[i],
-					  y[i]);
+				flow_edge(f, G0 + c[i].profile, to, 1 - up, up);
 				if (!pass)
-					ex[to] += y[i];
+					ex[to] += up;
 			}
 			for (size_t k = 0; k < nn; k++)
 				if (edge[k] & ROOM)
@@ -500,12 +503,12 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 						 (f->e[--f->it[G0 + c[i].profile]].cap == 0 ? 1 : 0);
 		}
 	done:
-		free(y);
 		free(Y);
 		free(F);
 		for (size_t k = 0; k < nn; k++)
 			node_of[nodes[k]] = -1;
 	}
+	free(y);
 	free(gsum);
 	free(nodes);
 	return rc;
@@ -549,16 +552,28 @@ static uint32_t pos_group(struct posset *ps, pc_id c)
  * order: order[0..norder), then lo..hi by id (contexts the part shares
  * with earlier ones); PC_NONE after the last. *j: where it goes on. */
 static pc_id next_marked(const pc_id *order, size_t norder, pc_id lo,
-			 pc_id hi, uint8_t *has, size_t *j)
+			 pc_id hi, uint8_t *has, size_t *pj)
 {
-	for (; *j < norder + (size_t)hi + 1 - lo; (*j)++) {
-		pc_id c = *j < norder ? order[*j] : lo + (pc_id)(*j - norder);
+	/* (j in a local: has's stores may alias *pj, which kept it in
+	 * memory; the two stretches in loops of their own) */
+	size_t j = *pj, end = norder + (size_t)hi + 1 - lo;
+	for (; j < norder && j < end; j++) {
+		pc_id c = order[j];
 		if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
 			continue;
 		has[c / 8] &= (uint8_t)~(1u << (c % 8));
-		(*j)++;
+		*pj = j + 1;
 		return c;
 	}
+	for (; j < end; j++) {
+		pc_id c = lo + (pc_id)(j - norder);
+		if (c < lo || c > hi || !(has[c / 8] & (1u << (c % 8))))
+			continue;
+		has[c / 8] &= (uint8_t)~(1u << (c % 8));
+		*pj = j + 1;
+		return c;
+	}
+	*pj = j;
 	return PC_NONE;
 }
 

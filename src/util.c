@@ -289,7 +289,8 @@ pc_id pc_keymap_find(const struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
 pc_id pc_keymap_intern(struct pc_keymap *m, uint64_t h, pc_keymap_eq eq,
 		       const void *ctx, const void *key, pc_id next)
 {
-	pc_keymap_reserve(m, m->n + 1);
+	if ((m->n + 1) * 4 > m->cap * 3) /* (the call only to grow) */
+		pc_keymap_reserve(m, m->n + 1);
 	struct slot *s = probe(m, h, eq, ctx, key);
 	if (s->id == PC_NONE) {
 		s->tag = (uint32_t)h;
