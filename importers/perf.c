@@ -114,6 +114,7 @@ struct pr {
 				 * context, 2: callers as walk sees them */
 	} *sc;
 	size_t leafbuf; /* the first frame's strings: buf[0, leafbuf) */
+	uint64_t rawhit, rawmiss; /* callers found by their text, not */
 	size_t nsc, capsc; /* capsc a power of two */
 	pc_id entry[2]; /* main thread, application thread (PC_NONE: not
 			 * yet looked up) */
@@ -751,7 +752,16 @@ static int sample_end(struct pr *r, struct pc_err *err)
 	uint64_t ip = 0;
 	int callers = r->nraw > 0;
 	r->leafbuf = r->nbuf;
-	if (callers) {
+	/* (where callers' text is found less than twice as often as it is
+	 * new, as in generated text whose addresses change in the middle of
+	 * stacks, its keys cost more than they save: callers as the walk
+	 * sees them only) */
+	if (callers && r->rawmiss > 1000 && r->rawmiss * 2 > r->rawhit) {
+		if (raw_parse(r, err))
+			return -1;
+		ip = r->fr[1].ip;
+		c = callers_ctx(r, e, &module);
+	} else if (callers) {
 		uint64_t h = pc_hash64(pc_hash_bytes(r->raw, r->nraw) ^ e);
 		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
 						  r->raw, r->nraw);
@@ -759,7 +769,9 @@ static int sample_end(struct pr *r, struct pc_err *err)
 			c = slot->ctx;
 			module = slot->module;
 			ip = slot->ip;
+			r->rawhit++;
 		} else {
+			r->rawmiss++;
 			if (raw_parse(r, err))
 				return -1;
 			ip = r->fr[1].ip;
