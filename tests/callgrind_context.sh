@@ -40,12 +40,12 @@ edges recur.out.gz 0 1
 edges interp.out.gz 0 1
 edges cache.out.gz 0 1
 edges sort-threads.out.gz 0 1
-edges cc1plus.out.gz 0 40
+heavy "cc1plus's call edges (2 MB)" && edges cc1plus.out.gz 0 40
 # CPython's interpreter loop: 39 edges over and 2028% invented before
 # the groups' DAGs; 1 (PyObject_Vectorcall -> _PyObject_MakeTpCall, 2.6
 # points over: its other callers, reached on paths without it, had none
 # of it) before the DAGs' copies
-edges py-json.out.gz 0 8
+heavy "py-json's call edges" && edges py-json.out.gz 0 8
 # perl, a small input under the tight bound of ~30 times its size: 1
 # edge over (main -> _int_malloc, 1.04% for 0) before that bound
 # counted a context's calls at what they take
@@ -69,7 +69,9 @@ fi
 # main keeps its inclusive share in go tool pprof's cumulative view
 # (cc1plus: its tree is cut; the cuts stay below their nearest anchor)
 if have_go; then
-	for p in recur interp cache cc1plus; do
+	set -- recur interp cache
+	heavy "cc1plus's main in go tool pprof (8 s of CPU a run)" && set -- "$@" cc1plus
+	for p in "$@"; do
 		"$PROFCONV" convert -q -o "$tmp/$p.pb.gz" "$CG/$p.out.gz"
 		a=$(incl "$CG/$p.out.gz" main)
 		b=$(HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -cum -nodecount=200 -sample_index=0 "$tmp/$p.pb.gz" 2>/dev/null |
@@ -115,27 +117,30 @@ elif ! have_go; then
 	skip "per-function shares: $go_why"
 else
 	for f in recur.out.gz interp.out.gz cache.out.gz sort-threads.out.gz \
-		py-json.out.gz perl.out.gz prog.default.out recinl.out.gz; do
+		perl.out.gz prog.default.out recinl.out.gz; do
 		funcs "$f" 0
 	done
-	funcs cc1plus.out.gz 2
-	# more room never tells a worse story: the cc1plus fixture is cut
-	# at the default bound; at twice and four times its contexts no
-	# function loses more than it does at the default (before: a
-	# compile of clang lost 27 points at --max-contexts=400000, 3 at
-	# the default)
-	gzip -dcf "$CG/cc1plus.out.gz" >"$tmp/fc.in"
-	rm -rf "$tmp/d.d"
-	"$PROFCONV" convert -q -o "$tmp/d.d" "$tmp/fc.in"
-	nc=$("$PROFCONV" info "$tmp/d.d" 2>/dev/null | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
-	l0=$(loss cc1plus "")
-	for k in 2 4; do
-		l=$(loss cc1plus "--max-contexts=$((k * nc))")
-		if [ -n "$l0" ] && [ -n "$l" ] && awk -v a="$l0" -v b="$l" 'BEGIN { exit !(b >= a - 0.05) }'; then
-			ok "cc1plus at --max-contexts=$((k * nc)): largest loss $l points (default, $nc contexts: $l0)"
-		else
-			not_ok "cc1plus at --max-contexts=$((k * nc)): largest loss '$l' points, at the default '$l0'"
-		fi
-	done
+	if heavy "per-function shares of py-json and cc1plus, cc1plus at 2 and 4 times its contexts (go tool pprof on their pprof files)"; then
+		funcs py-json.out.gz 0
+		funcs cc1plus.out.gz 2
+		# more room never tells a worse story: the cc1plus fixture is cut
+		# at the default bound; at twice and four times its contexts no
+		# function loses more than it does at the default (before: a
+		# compile of clang lost 27 points at --max-contexts=400000, 3 at
+		# the default)
+		gzip -dcf "$CG/cc1plus.out.gz" >"$tmp/fc.in"
+		rm -rf "$tmp/d.d"
+		"$PROFCONV" convert -q -o "$tmp/d.d" "$tmp/fc.in"
+		nc=$("$PROFCONV" info "$tmp/d.d" 2>/dev/null | sed -n 's/^\([0-9]*\) contexts.*/\1/p')
+		l0=$(loss cc1plus "")
+		for k in 2 4; do
+			l=$(loss cc1plus "--max-contexts=$((k * nc))")
+			if [ -n "$l0" ] && [ -n "$l" ] && awk -v a="$l0" -v b="$l" 'BEGIN { exit !(b >= a - 0.05) }'; then
+				ok "cc1plus at --max-contexts=$((k * nc)): largest loss $l points (default, $nc contexts: $l0)"
+			else
+				not_ok "cc1plus at --max-contexts=$((k * nc)): largest loss '$l' points, at the default '$l0'"
+			fi
+		done
+	fi
 fi
 done_testing

@@ -6,9 +6,11 @@
 # (tests/mpi.sh), with `make distcheck` beside them (the release
 # tarball builds and passes its own make check) so that the two cores
 # stay busy; then the -j tests (tests/jobs.sh) in a ThreadSanitizer
-# build in build-tsan/. One line per test script as it finishes. Ends with "N
-# passed, N failed" (skips counted apart); exit status 0 only if all
-# passed.
+# build in build-tsan/; then the heavy checks the quick one leaves out
+# (tests/lib.sh's heavy, SKIPs there), whole, in tests/run.sh's
+# sanitizer build (build-check/, brought up to date or made). One line
+# per test script as it finishes. Ends with "N passed, N failed" (skips
+# counted apart); exit status 0 only if all passed.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 start=$(date +%s)
@@ -36,6 +38,16 @@ else
 	export TSAN_OPTIONS
 	run_phase "$top/build-tsan" tsan TESTS="tests/jobs.sh" || rc=1
 fi
+# the scripts with heavy checks (but mpi.sh, whole in build-plain/
+# above), every check of them, under AddressSanitizer and UBSan
+cd "$top" || exit 1
+heavy_tests=$(grep -l -E '(^|[[:space:]&|!])heavy "' tests/*.sh | grep -v -e '/lib.sh$' -e '/mpi.sh$' | tr '\n' ' ')
+find "$top/build-check/tests" -name '*.trs' -exec rm -f {} + 2>/dev/null
+if ! sanitizer_build; then
+	rc=1
+else
+	run_phase "$top/build-check" heavy TESTS="$heavy_tests" || rc=1
+fi
 dist=0
 if wait $dpid; then
 	dist=1
@@ -47,7 +59,7 @@ else
 	rc=1
 fi
 passed=$dist; failed=0; skipped=0
-sum_trs $(find "$top/build-plain/tests" "$top/build-tsan/tests" -name '*.trs' 2>/dev/null)
+sum_trs $(find "$top/build-plain/tests" "$top/build-tsan/tests" "$top/build-check/tests" -name '*.trs' 2>/dev/null)
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	tail -30 "$top/build-plain/check.log" 2>/dev/null
 	failed=1

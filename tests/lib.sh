@@ -43,6 +43,16 @@ check() {
 # time against a process blocked on I/O, which spends no CPU: no test
 # comes near it, even on a machine loaded many times over
 limited() { (ulimit -t "$1" && shift && exec timeout 600 "$@"); }
+# heavy WHAT: the checks it guards are heavy (the big Callgrind fixtures
+# laid out whole, go tool pprof or a judge on their outputs, many MPI
+# runs): the README's quick check (tests/run.sh sets PC_QUICK) leaves
+# them, with a SKIP saying so, to .ci/run's extras (tests/extras.sh
+# runs these scripts whole in the same sanitizer build); 0 where they run
+heavy() {
+	[ -z "${PC_QUICK:-}" ] && return 0
+	skip "$1: a heavy check, run by .ci/run's extras (sh tests/extras.sh)"
+	return 1
+}
 # needs COMMAND WHAT PACKAGE: without COMMAND the whole script is one
 # SKIP saying what it needs
 needs() {

@@ -54,8 +54,16 @@ ALL="1 2 3 4"
 # the fixtures and samples at 2 and 3 ranks: an even split, an uneven
 # one, and ranks without a profile for inputs of two (each mpirun is
 # half a second of start-up; one rank and four are the generated
-# database's)
-SOME="2 3"
+# database's). Each mpirun is a second of CPU or two (MPI_Init in
+# every rank, under the sanitizers): the quick check takes the fixtures
+# and samples at 2 and 3 ranks in turn (some sets SOME), the extras at both
+SOME="2 3" k=0
+some() {
+	[ -z "${PC_QUICK:-}" ] && return
+	k=$((k + 1))
+	SOME=$((2 + k % 2))
+}
+heavy "each fixture and sample at the other of 2 and 3 ranks, cc1plus's cut trees" || :
 # a generated old database: 24 threads, traces; its v4 copy
 "$top_builddir/bench/gen_legacy" "$tmp/old" 24 3000 >/dev/null
 "$PROFCONV" convert -q -o "$tmp/old.d" "$tmp/old"
@@ -63,28 +71,33 @@ same "old database 4.0, 24 threads" "$ALL" .d "$tmp/old"
 same "old database 4.0, 24 threads" "3" .callgrind "$tmp/old"
 same "its v4 copy" "$ALL" .d "$tmp/old.d"
 same "its v4 copy" "2" .pb.gz "$tmp/old.d"
-same "tiny old database 2.0 (per-thread files)" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-2.0"
-same "tiny old database 4.0" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-4.0"
+some; same "tiny old database 2.0 (per-thread files)" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-2.0"
+some; same "tiny old database 4.0" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-4.0"
 for d in "$TD"/ovni/good/* "$TD"/ovni/l0/* "$TD"/ovni/l1/* "$TD"/ovni/marks/* \
 	"$TD"/ovni/more/* "$TD"/ovni/multi/* "$TD"/ovni/split/*; do
 	[ -d "$d" ] || continue
-	same "ovni ${d#"$TD"/ovni/}" "$SOME" .d "$d"
+	some; same "ovni ${d#"$TD"/ovni/}" "$SOME" .d "$d"
 done
 same "ovni multi: Chrome trace" "3" .json "$TD/ovni/multi/ovni"
-same "Callgrind thread files (3)" "$SOME" .d "$TD"/callgrind/threads.out-0*
-same "Callgrind thread files (3)" "$SOME" .callgrind "$TD"/callgrind/threads.out-0*
-same "Callgrind thread files of small (3)" "2 3" .d "$TD"/callgrind/small.threads.out-0*
-# thread files whose trees are cut (cc1plus's, three times): each rank
-# lays out and rounds its files' trees alone, as one process does
-for i in 1 2 3; do gzip -dc "$TD/callgrind/cc1plus.out.gz" >"$tmp/cc.out-0$i"; done
-same "Callgrind thread files with cut trees (cc1plus x 3)" "2 3" .d "$tmp"/cc.out-0*
-rm -f "$tmp"/cc.out-0*
+some; same "Callgrind thread files (3)" "$SOME" .d "$TD"/callgrind/threads.out-0*
+some; same "Callgrind thread files (3)" "$SOME" .callgrind "$TD"/callgrind/threads.out-0*
+some; same "Callgrind thread files of small (3)" "$SOME" .d "$TD"/callgrind/small.threads.out-0*
+# thread files whose trees are cut (--max-contexts=8000: a quarter of
+# the cost below cuts; cc1plus's, three times, at the default bound in
+# the extras): each rank lays out and rounds its files' trees alone, as
+# one process does
+same "Callgrind thread files with cut trees (--max-contexts=8000)" "2 3" .d --max-contexts=8000 "$TD"/callgrind/threads.out-0*
+if [ -z "${PC_QUICK:-}" ]; then
+	for i in 1 2 3; do gzip -dc "$TD/callgrind/cc1plus.out.gz" >"$tmp/cc.out-0$i"; done
+	same "Callgrind thread files with cut trees (cc1plus x 3)" "2 3" .d "$tmp"/cc.out-0*
+	rm -f "$tmp"/cc.out-0*
+fi
 same "one Callgrind file (rank 0 reads it)" "2" .d "$TD/callgrind/small.main.out"
 same "DCPI database (rank 0 reads it)" "2" .d "$TD/dcpi/db"
 if have_shared; then
 	for d in "$SHARED"/ovni-data/v* "$SHARED"/hpctoolkit-data/*/; do
 		[ -d "$d" ] || continue
-		same "$(basename "$d")" "$SOME" .d "${d%/}"
+		some; same "$(basename "$d")" "$SOME" .d "${d%/}"
 	done
 else
 	skip "the real databases and traces: $NO_SHARED"

@@ -114,8 +114,8 @@ fi
 # call counts (the calls' shares over the contexts of each call) are
 # written whole: each function's flat count is its count rounded, the
 # total exact (scaled x1e3 before, pprof printed "507208995calls" for
-# 507,209 calls)
-if have_go; then
+# 507,209 calls); go tool pprof takes 8 s of CPU on cc1plus's file
+if have_go && heavy "pprof's call counts of cc1plus"; then
 	"$PROFCONV" convert -q -o "$tmp/calls.pb.gz" "$CG/cc1plus.out.gz"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -raw "$tmp/calls.pb.gz" 2>/dev/null | sed -n "/^Samples:/{n;p;q}" >"$tmp/types"
 	HOME="$tmp" GOCACHE="$tmp/go" go tool pprof -top -sample_index=1 "$tmp/calls.pb.gz" >"$tmp/ctop" 2>/dev/null
@@ -219,6 +219,7 @@ nb=$(gzip -dc "$tmp/deep2.pb.gz" | wc -c)
 # every writer on a chain 99,990 calls deep (experiment.xml 4.0, the
 # deepest it reads), within a CPU limit generous for a sanitizer build
 # (Chrome traces need a trace: not here)
+set -- d callgrind pb.gz folded svg
 rm -rf "$tmp/chain" && cp -r "$TD/hpctoolkit-legacy/tiny-4.0" "$tmp/chain" && chmod -R u+w "$tmp/chain" && rm -f "$tmp/chain/trace.db"
 awk -v n=99990 '
 	/<\/ProcedureTable>/ { for (i = 0; i < n; i++) printf "<Procedure i=\"%d\" n=\"f%d\" v=\"0\"/>\n", 1000 + i, i }
@@ -231,7 +232,8 @@ awk -v n=99990 '
 		skip = 1; next }
 	/<\/SecCallPathProfileData>/ { skip = 0 }
 	!skip' "$TD/hpctoolkit-legacy/tiny-4.0/experiment.xml" >"$tmp/chain/experiment.xml"
-for o in d callgrind pb.gz folded svg; do
+heavy "every writer on a chain 99,990 calls deep" || set --
+for o in "$@"; do
 	rm -rf "$tmp/chain.$o"
 	sh -c "ulimit -t 120; exec \"$PROFCONV\" convert -q -j1 -o \"$tmp/chain.$o\" \"$tmp/chain\"" 2>"$tmp/err" &&
 		test -s "$tmp/chain.$o" -o -d "$tmp/chain.$o" &&
@@ -332,8 +334,10 @@ done
 
 # the SVG flame graph: XML, its whole as the total, its frames merged
 # below --min-width as folded stacks' are
-"$PROFCONV" convert -o "$tmp/cc.svg" "$CG/cc1plus.out.gz" 2>"$tmp/err"
-if /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/cc.svg" 2>"$tmp/xerr" &&
+ccsvg=
+if ! heavy "the SVG flame graph of cc1plus, and in Chromium"; then :
+elif "$PROFCONV" convert -o "$tmp/cc.svg" "$CG/cc1plus.out.gz" 2>"$tmp/err" &&
+	ccsvg=1 && /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/cc.svg" 2>"$tmp/xerr" &&
 	grep -q '<title>all (696643155 Ir, 100.00%)</title>' "$tmp/cc.svg" &&
 	grep -q "frame(s) narrower than 0.01% of the total merged" "$tmp/err"; then
 	ok "SVG flame graph: well-formed XML ($(wc -c <"$tmp/cc.svg") bytes for a $(wc -c <"$CG/cc1plus.out.gz")-byte input), all = 696643155 Ir, narrow frames merged with a note"
@@ -375,23 +379,25 @@ if have_chromium speedscope playwright-core; then
 	# the SVG flame graph in Chromium: no error; the widest frame as wide
 	# as its share; a click zooms a frame to the full width; the search
 	# for toplev::main finds main's inclusive share (callgrind_annotate's)
-	node "$ss/svg_judge.mjs" "$tmp/cc.svg" 'toplev::main' "$tmp/cc.png" >"$tmp/sj" 2>&1
-	gzip -dc "$CG/cc1plus.out.gz" >"$tmp/cc.cg"
-	want=$(callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/cc.cg" 2>/dev/null |
-		awk '/:toplev::main\(/ { gsub(/[(%)]/, "", $2); print $2; exit }')
-	if grep -q '^errors 0$' "$tmp/sj" && grep -q '^zoom .* 100.00$' "$tmp/sj" &&
-		awk '$1 == "top" { d = $(NF - 1) - $NF; exit !(d < 0.05 && -d < 0.05) }' "$tmp/sj" &&
-		awk -v w="$want" '$1 == "matched" { exit !(w != "" && $2 - w < 0.1 && w - $2 < 0.1) }' "$tmp/sj"; then
-		ok "SVG flame graph in Chromium: no error, widths as shares, zoom to full width, search toplev::main $(awk '$1 == "matched" { print $2 }' "$tmp/sj")% (callgrind_annotate ${want}%)"
-	else
-		not_ok "SVG flame graph in Chromium (callgrind_annotate: toplev::main ${want}%)"; sed 's/^/# /' "$tmp/sj"
+	if [ -n "$ccsvg" ]; then
+		node "$ss/svg_judge.mjs" "$tmp/cc.svg" 'toplev::main' "$tmp/cc.png" >"$tmp/sj" 2>&1
+		gzip -dc "$CG/cc1plus.out.gz" >"$tmp/cc.cg"
+		want=$(callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/cc.cg" 2>/dev/null |
+			awk '/:toplev::main\(/ { gsub(/[(%)]/, "", $2); print $2; exit }')
+		if grep -q '^errors 0$' "$tmp/sj" && grep -q '^zoom .* 100.00$' "$tmp/sj" &&
+			awk '$1 == "top" { d = $(NF - 1) - $NF; exit !(d < 0.05 && -d < 0.05) }' "$tmp/sj" &&
+			awk -v w="$want" '$1 == "matched" { exit !(w != "" && $2 - w < 0.1 && w - $2 < 0.1) }' "$tmp/sj"; then
+			ok "SVG flame graph in Chromium: no error, widths as shares, zoom to full width, search toplev::main $(awk '$1 == "matched" { print $2 }' "$tmp/sj")% (callgrind_annotate ${want}%)"
+		else
+			not_ok "SVG flame graph in Chromium (callgrind_annotate: toplev::main ${want}%)"; sed 's/^/# /' "$tmp/sj"
+		fi
 	fi
 else
 	skip "speedscope in Chromium: $chromium_why"
 fi
 # pprof: its "File:" header names the program (mapping 1), and the
 # synthetic roots keep their names (pprof drops names in angle brackets)
-if have_go; then
+if have_go && heavy "pprof's File: and [main thread] of py-json"; then
 	"$PROFCONV" convert -q -o "$tmp/file.pb.gz" "$CG/py-json.out.gz"
 	HOME="$tmp" go tool pprof -top -cum "$tmp/file.pb.gz" >"$tmp/top" 2>/dev/null
 	check "pprof: File: names the program (python3.11), not its first library" \
@@ -495,14 +501,16 @@ if have_go && [ -d "$GPU" ]; then
 fi
 # folded stacks are bounded by default: frames narrower than 0.01% of
 # the total merge into their callers, with a note, the total kept
-"$PROFCONV" convert -o "$tmp/cc.folded" "$CG/cc1plus.out.gz" 2>"$tmp/err"
-"$PROFCONV" convert -q --min-width=0 -o "$tmp/cc0.folded" "$CG/cc1plus.out.gz"
-a=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/cc.folded")
-b=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/cc0.folded")
-in=$(gzip -dc "$CG/cc1plus.out.gz" | wc -c)
-sa=$(wc -c <"$tmp/cc.folded"); sb=$(wc -c <"$tmp/cc0.folded")
-[ "$a" = "$b" ] && [ "$sa" -le $((3 * in)) ] && [ "$sb" -gt "$sa" ] &&
-	grep -q "note: [0-9]* frame(s) narrower than 0.01% of the total merged into their callers" "$tmp/err" &&
-	ok "folded: cc1plus in $sa bytes by default ($sb with --min-width=0, input $in), the total $a kept, a note" ||
-	{ not_ok "folded bound: totals $a/$b, sizes $sa/$sb, input $in"; sed 's/^/# /' "$tmp/err"; }
+if heavy "folded stacks of cc1plus, bounded by default"; then
+	"$PROFCONV" convert -o "$tmp/cc.folded" "$CG/cc1plus.out.gz" 2>"$tmp/err"
+	"$PROFCONV" convert -q --min-width=0 -o "$tmp/cc0.folded" "$CG/cc1plus.out.gz"
+	a=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/cc.folded")
+	b=$(awk '{ s += $NF } END { printf "%d", s }' "$tmp/cc0.folded")
+	in=$(gzip -dc "$CG/cc1plus.out.gz" | wc -c)
+	sa=$(wc -c <"$tmp/cc.folded"); sb=$(wc -c <"$tmp/cc0.folded")
+	[ "$a" = "$b" ] && [ "$sa" -le $((3 * in)) ] && [ "$sb" -gt "$sa" ] &&
+		grep -q "note: [0-9]* frame(s) narrower than 0.01% of the total merged into their callers" "$tmp/err" &&
+		ok "folded: cc1plus in $sa bytes by default ($sb with --min-width=0, input $in), the total $a kept, a note" ||
+		{ not_ok "folded bound: totals $a/$b, sizes $sa/$sb, input $in"; sed 's/^/# /' "$tmp/err"; }
+fi
 done_testing

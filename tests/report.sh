@@ -28,6 +28,37 @@ reusable() {
 		[ "$(cat "$1/configured")" = "$2" ] && [ ! configure -nt "$1/configured" ]
 }
 
+# sanitizer_build: build-check/ (beside configure), the build of
+# tests/run.sh with -Werror, AddressSanitizer and UBSan (with clang when
+# it is there: its UBSan also catches offsets on NULL), up to date, and
+# the current directory; 1, with the end of its log, if it fails.
+# build-check/ is reused when it was configured so, after configure was
+# last made: make then rebuilds what changed since (a fresh clone, as
+# CI's, or a configure made anew builds it from scratch)
+sanitizer_build() {
+	cc=
+	command -v clang >/dev/null && cc=clang
+	args="-q --enable-werror --enable-sanitizers${cc:+ CC=$cc}"
+	if reusable build-check "$args"; then
+		echo "building what changed with -Werror, AddressSanitizer and UBSan in build-check/ ..."
+		cd build-check || return 1
+		configured=:
+	else
+		echo "building with -Werror, AddressSanitizer and UBSan in build-check/ ..."
+		rm -rf build-check && mkdir build-check && cd build-check || return 1
+		configured="../configure $args"
+	fi
+	# (the arguments split on blanks, as written above)
+	# shellcheck disable=SC2086
+	if ! $configured || ! echo "$args" >configured ||
+		! make -j"$jobs" >build.log 2>&1; then
+		rm -f configured
+		tail -30 build.log 2>/dev/null
+		echo "build failed"
+		return 1
+	fi
+}
+
 # plain_build DIR [CONFIGURE-ARGS...]: a build without sanitizers in
 # $top/DIR, made anew, and the current directory; 1, with the end of its
 # log, if it fails

@@ -10,42 +10,25 @@
 # failed" (skips counted apart); exit status 0 only if all passed. Some
 # two minutes on an idle 2-core machine.
 #
-# .ci/run runs it first, then the heavy extras: tests/extras.sh (the
-# peak-memory bounds and MPI at 1 to 4 ranks in a plain build, make
-# distcheck beside them), tests/memcheck.sh and the -Werror compiler
-# matrix.
+# PC_QUICK: the heavy checks (tests/lib.sh's heavy: the big Callgrind
+# fixtures laid out whole and judged, go tool pprof on their files,
+# KCachegrind on every file written, MPI at every rank count) are SKIPs
+# here. .ci/run runs it first, then the heavy extras: tests/extras.sh
+# (those heavy checks in build-check/, the peak-memory bounds and MPI
+# at 1 to 4 ranks in a plain build, make distcheck beside them),
+# tests/memcheck.sh and the -Werror compiler matrix.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 start=$(date +%s)
 . "$top/tests/report.sh"
 suite_setup
 
-cc=
-command -v clang >/dev/null && cc=clang
-# build-check/ is reused when it was configured so, after configure was
-# last made: make then rebuilds what changed since (a fresh clone, as
-# CI's, or a configure made anew builds it from scratch)
-args="-q --enable-werror --enable-sanitizers${cc:+ CC=$cc}"
-if reusable build-check "$args"; then
-	echo "building what changed with -Werror, AddressSanitizer and UBSan in build-check/, then every test script at once ..."
-	cd build-check || exit 1
-	configured=:
-else
-	echo "building with -Werror, AddressSanitizer and UBSan in build-check/, then every test script at once ..."
-	rm -rf build-check && mkdir build-check && cd build-check || exit 1
-	configured="../configure $args"
-fi
-# (the arguments split on blanks, as written above)
-# shellcheck disable=SC2086
-if ! $configured || ! echo "$args" >configured ||
-	! make -j"$jobs" >build.log 2>&1; then
-	rm -f configured
-	tail -30 build.log 2>/dev/null
-	echo "build failed"
+if ! sanitizer_build; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 built=$(date +%s)
+echo "every test script at once ..."
 PC_QUICK=1
 export PC_QUICK
 run_phase "$top/build-check" asan
@@ -57,6 +40,12 @@ if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1
 fi
 end=$(date +%s)
-echo "the suite took $((end - start)) s: the build $((built - start)) s, the tests $((end - built)) s"
+# the CPU time of everything it ran (the shell's `times`: its children's
+# user and system time, the build's included), which the load of the
+# machine does not change as it does the wall-clock time
+times >"$top/build-check/times"
+cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t[i] = a[1] * 60 + a[2] }
+	printf "%.0f s of CPU (%.0f user, %.0f system)", t[1] + t[2], t[1], t[2] }' "$top/build-check/times")
+echo "the suite took $((end - start)) s: the build $((built - start)) s, the tests $((end - built)) s; ${cpu:-its CPU time unknown}"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
