@@ -32,7 +32,7 @@ static int svg_element(const char *name)
 	static const char *const ok[] = { "svg", "style", "rect", "text",
 					  "g", "title", "script", "tspan",
 					  "defs", "linearGradient", "stop",
-					  NULL };
+					  "metadata", NULL };
 	for (int i = 0; ok[i]; i++)
 		if (!strcmp(name, ok[i]))
 			return 1;
