@@ -68,10 +68,14 @@ done
 # default (bounded) tree every value of every scope is a whole number,
 # but the call counts' shares; the root holds the file's totals. A cut
 # tree (cc1plus's at the default bound; prog's at 3,000 contexts, FILE@N
-# for --max-contexts=N) is rounded too.
+# for --max-contexts=N) is rounded too, and so are the sparse events of
+# python3 -S under --cache-sim=yes (DLmr's shares in ld.so's groups
+# summed to 545.021 for 545: the metric was left unrounded, and the v4
+# output refused).
 big="py-json.out.gz cc1plus.out.gz"
 heavy "whole numbers in the databases of $big (64 MiB)" || big=
-for f in prog.default.out prog.default.out@3000 prog.cachesim.out $big; do
+for f in prog.default.out prog.default.out@3000 prog.cachesim.out \
+	pyS-cachesim.out.gz $big; do
 	opt=
 	case $f in *@*) opt="--max-contexts=${f#*@}" f=${f%@*} ;; esac
 	rm -rf "$tmp/w.d"

@@ -76,6 +76,10 @@ $vg --tool=callgrind --callgrind-out-file=recinl.out ./recinl >/dev/null
 # on exit's path 2 Ir apart), more events in the second
 $vg --tool=callgrind --callgrind-out-file=recinl.pair.out ./recinl >/dev/null
 $vg --tool=callgrind --cache-sim=yes --callgrind-out-file=recinl.pair-cachesim.out ./recinl >/dev/null 2>&1
+# python3 -S (Debian 12's 3.11) with cache simulation: sparse events in
+# ld.so's recursive groups (tests/callgrind_invariants.sh)
+$vg --tool=callgrind --cache-sim=yes --callgrind-out-file=pyS-cachesim.out /usr/bin/python3 -S -c pass >/dev/null 2>&1
+gzip -9 -n -c pyS-cachesim.out >pyS-cachesim.out.gz
 for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out recinl.pair.out recinl.pair-cachesim.out perl.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
 cd "$here"
