@@ -1,8 +1,8 @@
 /* The parts of the call-graph-to-tree expansion that lay out what the
  * budget left out (see callgrind_tree.c's opening comment): the flat
  * profile of an instance cut below its call site, the rests passed up
- * to anchors and laid out there heaviest first, and the budget itself
- * (the flat floor, the default cap from the input's size). */
+ * to anchors and laid out there (the budget itself is
+ * callgrind_budget.c's). */
 #include "callgrind_tree.h"
 
 #include <math.h>
@@ -44,14 +44,26 @@ static void heap_push(uint8_t *on, uint32_t *heap, size_t *nh, uint32_t u)
 	heap[q] = u;
 }
 
+/* a one-function SCC's share came by no call edge, or by several */
+#define CG_NO_EDGE UINT32_MAX
+#define CG_EDGES (UINT32_MAX - 1)
+
+/* Notes in solo[v] (with solo) that SCC v's share came by call edge e. */
+static void solo_note(uint32_t *solo, uint32_t v, uint32_t e)
+{
+	if (solo)
+		solo[v] = solo[v] == CG_NO_EDGE || solo[v] == e ? e : CG_EDGES;
+}
+
 /* Passes function f's shares su (f a member of SCC u) on to what it
  * calls outside u, in proportion to each call edge's weight: to the SCC
  * (sh, per SCC x metric), or for a group's member to its entry node
  * (nsh, per node x metric); with on, each SCC reached the first time goes
- * on the max-heap of indices. */
+ * on the max-heap of indices; with solo, per one-function SCC the edge
+ * its share came by (solo_note). */
 static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 		      const double *su, double *sh, double *nsh, uint8_t *on,
-		      uint32_t *heap, size_t *nh)
+		      uint32_t *heap, size_t *nh, uint32_t *solo)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
@@ -64,8 +76,14 @@ static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 				    cg_node_mass(x, nsh, x->dag_of[to],
 						 cg_entry_node(x, to)) :
 				    sh + (size_t)v * nev;
-		for (size_t m = 0; m < nev; m++)
-			d[m] += su[m] * x->efrac[e * nev + m];
+		int any = 0;
+		for (size_t m = 0; m < nev; m++) {
+			double add = su[m] * x->efrac[e * nev + m];
+			d[m] += add;
+			any |= add > 0;
+		}
+		if (any && x->sccs[v].n == 1)
+			solo_note(solo, v, e);
 		if (on)
 			heap_push(on, heap, nh, v);
 	}
@@ -116,16 +134,14 @@ static int flat_run(struct expand *x, struct flat *fl, double *sh,
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = x->flist[k];
 			const double *sf = fsh + (size_t)f * nev;
-			if (fl->n >= cap) {
-				PC_GROW(fl->fn, fl->n, cap);
-				fl->share = pc_xrealloc(fl->share, cap * nev,
-							sizeof(double));
-			}
+			PC_GROW(fl->fn, fl->n, cap);
+			fl->share = pc_xrealloc(fl->share, cap * nev,
+						sizeof(double));
 			fl->fn[fl->n] = f;
 			memcpy(fl->share + fl->n * nev, sf, nev * sizeof(double));
 			fl->n++;
 			fl->size += 1 + x->npos[f];
-			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh);
+			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh, NULL);
 		}
 		scc_clear(x, u, sh, NULL, fsh, n);
 		on[u] = 0;
@@ -164,17 +180,54 @@ struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
 }
 
 /* Where a cut below a call site is drawn: the callee's context there
- * (the input's call), and below it the summed frame of the n other
- * functions the cut reaches (made when first needed). */
+ * (the input's call), below it the functions that only it calls in the
+ * cut, and so on (the input's calls, at their call sites), and the
+ * summed frame of the n other functions the cut reaches (made when
+ * first needed). */
 struct cutdraw {
 	uint32_t callee;
 	pc_id cctx, sctx;
 	size_t n;
+	const struct flat *fl; /* NULL: none nested */
 };
+
+/* The context of the flat profile's function i in cut d: below its one
+ * caller there (at the call's site), else the callee's or below the
+ * summed frame. */
+static pc_id node_ctx(struct expand *x, struct cutdraw *d, uint32_t i)
+{
+	size_t top = 0;
+	uint32_t j = i;
+	while (x->nctx[j] == PC_NONE && x->nup[j] != UINT32_MAX) {
+		x->nstack[top++] = j;
+		j = x->nup[j];
+	}
+	if (x->nctx[j] == PC_NONE) {
+		uint32_t f = d->fl->fn[j];
+		if (f == d->callee) {
+			x->nctx[j] = d->cctx;
+		} else {
+			if (d->sctx == PC_NONE)
+				d->sctx = cg_summed_ctx(x, d->cctx,
+							d->n ? d->n : 1);
+			x->nctx[j] = cg_call_ctx(x, d->sctx, x->g->fns[f].func);
+		}
+	}
+	while (top) {
+		uint32_t k = x->nstack[--top];
+		const struct cg_edge *ed = &x->g->edges[x->nedge[k]];
+		pc_id s = cg_site_ctx(x, x->nctx[x->nup[k]], ed->file, ed->line,
+				      ed->module, ed->addr);
+		x->nctx[k] = cg_call_ctx(x, s, x->g->fns[d->fl->fn[k]].func);
+	}
+	return x->nctx[i];
+}
 
 /* Function f's context in cut d. */
 static pc_id cut_ctx(struct expand *x, struct cutdraw *d, uint32_t f)
 {
+	if (d->fl && x->visit[f] == x->stamp)
+		return node_ctx(x, d, x->fidx[f]);
 	if (f == d->callee)
 		return d->cctx;
 	if (d->sctx == PC_NONE)
@@ -208,33 +261,90 @@ static void flat_calls(struct expand *x, uint32_t u, uint32_t f,
 		cg_add_calls(x, cut_ctx(x, d, f), cg_fold_calls(x, u, x->uw, f));
 }
 
-/* Lays out a cut below call site `site`: the callee's context there
- * with its self cost per position, and each other function of the flat
- * profile once below the callee's summed frame, with its self cost per
- * position, weighted by w. */
-void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id site,
-		 const double *w, uint32_t callee)
+/* Whether function i of flat profile fl has a share with weights w. */
+static int flat_positive(const struct expand *x, const struct flat *fl,
+			 size_t i, const double *w)
 {
-	struct cutdraw d = { callee, cg_call_ctx(x, site,
-						 x->g->fns[callee].func),
-			     PC_NONE, 0 };
-	for (size_t i = 0; i < fl->n; i++) { /* the functions with cost */
+	for (size_t m = 0; m < x->nev; m++)
+		if (fl->share[i * x->nev + m] * w[m] > 0)
+			return 1;
+	return 0;
+}
+
+/* Lays out a cut below call site `site`: the callee's context there
+ * with its self cost per position; each other function of the flat
+ * profile once, with its self cost per position, weighted by w: below
+ * the one function that passes it its share in the cut (a call the
+ * input has, from its site: the cost there is the call's part in the
+ * cut, as in the tree), with `room` contexts for those sites, else
+ * below the callee's summed frame. */
+void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id site,
+		 const double *w, uint32_t callee, size_t room)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	struct cutdraw d = { callee, cg_call_ctx(x, site, g->fns[callee].func),
+			     PC_NONE, 0, fl };
+	if (fl->n > x->capnest) {
+		x->capnest = 2 * fl->n;
+		x->nup = pc_xrealloc(x->nup, x->capnest, sizeof(uint32_t));
+		x->nedge = pc_xrealloc(x->nedge, x->capnest, sizeof(uint32_t));
+		x->nstack = pc_xrealloc(x->nstack, x->capnest, sizeof(uint32_t));
+		x->nctx = pc_xrealloc(x->nctx, x->capnest, sizeof(pc_id));
+	}
+	x->stamp++;
+	for (size_t i = 0; i < fl->n; i++) {
+		x->visit[fl->fn[i]] = x->stamp;
+		x->fidx[fl->fn[i]] = (uint32_t)i;
+		x->nup[i] = UINT32_MAX;
+		x->nctx[i] = PC_NONE;
+	}
+	/* the functions nested below their one caller in the cut (the
+	 * callers come first in fl); a site takes up to two contexts */
+	size_t per = (size_t)g->has_line + (size_t)(x->instr_ctx != 0), extra = 0;
+	for (size_t i = 0; i < fl->n && extra + per <= room; i++) {
 		uint32_t f = fl->fn[i];
-		if (f == callee || x->rec_start[f] == x->rec_start[f + 1])
+		if (f == callee || x->sccs[x->scc_of[f]].n > 1 ||
+		    !flat_positive(x, fl, i, w))
 			continue;
-		for (size_t m = 0; m < x->nev; m++)
-			if (fl->share[i * x->nev + m] * w[m] > 0) {
-				d.n++;
-				break;
-			}
+		uint32_t one = UINT32_MAX, n = 0;
+		for (uint32_t j = x->in_start[f]; j < x->in_start[f + 1] && n < 2;
+		     j++) {
+			uint32_t e = x->in_idx[j], from = g->edges[e].from;
+			if (from == f || x->visit[from] != x->stamp)
+				continue;
+			const double *sf = fl->share + (size_t)x->fidx[from] * nev;
+			for (size_t m = 0; m < nev; m++)
+				if (sf[m] * w[m] * x->efrac[(size_t)e * nev + m] > 0) {
+					one = e;
+					n++;
+					break;
+				}
+		}
+		if (n == 1) {
+			x->nup[i] = x->fidx[g->edges[one].from];
+			x->nedge[i] = one;
+			extra += per;
+		}
+	}
+	/* the summed frame's functions with cost: those nested below no
+	 * chain that starts at the callee (nstack: 1 below it) */
+	for (size_t i = 0; i < fl->n; i++) {
+		uint32_t f = fl->fn[i];
+		x->nstack[i] = f != callee &&
+			       (x->nup[i] == UINT32_MAX || x->nstack[x->nup[i]]);
+		if (x->nstack[i] && x->rec_start[f] != x->rec_start[f + 1] &&
+		    flat_positive(x, fl, i, w))
+			d.n++;
 	}
 	for (size_t i = 0; i < fl->n; i++) {
 		uint32_t f = fl->fn[i], u = x->scc_of[f];
-		const double *sh = fl->share + i * x->nev;
+		const double *sh = fl->share + i * nev;
 		flat_calls(x, u, f, sh, w, &d, x->sccs[u].n == 1);
 		if (x->rec_start[f] != x->rec_start[f + 1])
 			cg_lay_records(x, f, cut_ctx(x, &d, f), sh, w);
 	}
+	x->stamp++; /* (fidx no longer valid) */
 }
 
 /* A member node of a recursive group that did not fit, as a cut below
@@ -260,7 +370,7 @@ int cg_cut_member(struct expand *x, const struct work *it,
 		x->nodes[node].least = fl.size;
 		return 0;
 	}
-	cg_lay_flat(x, &fl, it->parent, w, f);
+	cg_lay_flat(x, &fl, it->parent, w, f, limit - fl.size);
 	cg_add_calls(x, cg_call_ctx(x, it->parent, x->g->fns[f].func),
 		     it->calls);
 	free(fl.fn);
@@ -279,6 +389,8 @@ struct restwalk {
 	double *nsh;  /* node masses (cg_nsh_size), zeroed */
 	uint8_t *on;  /* per SCC: on the heap */
 	uint32_t *heap; /* the SCCs to walk, a max-heap (nsccs) */
+	uint32_t *solo; /* per SCC: the edge its share came by (solo_note) */
+	uint32_t *edge; /* per function reached: its SCC's solo */
 };
 
 static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
@@ -286,6 +398,7 @@ static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
 	if (x->visit[f] != x->stamp) {
 		x->visit[f] = x->stamp;
 		rw->list[rw->n++] = f;
+		rw->edge[f] = CG_EDGES;
 	}
 }
 
@@ -309,6 +422,7 @@ static void walk_rest(struct expand *x, struct anchor *an,
 		if (r->kind == CG_REST_SCC) {
 			d = rest + (size_t)r->idx * nev;
 			heap_push(rw->on, rw->heap, &nh, r->idx);
+			rw->solo[r->idx] = CG_EDGES; /* a cut's callee */
 		} else if (r->kind == CG_REST_NODE) {
 			d = cg_node_mass(x, nsh, r->inst, r->idx);
 			heap_push(rw->on, rw->heap, &nh, x->dags[r->inst].scc);
@@ -328,7 +442,8 @@ static void walk_rest(struct expand *x, struct anchor *an,
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = x->flist[k];
 			const double *sf = fsh + (size_t)f * nev;
-			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh);
+			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh,
+				  rw->solo);
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)
 				rw->wf[(size_t)f * nev + m] += sf[m];
@@ -348,6 +463,9 @@ static void walk_rest(struct expand *x, struct anchor *an,
 				if (cg_calls_any(c)) {
 					touch(x, rw, t);
 					rw->cin[t] = cg_calls_sum(rw->cin[t], c);
+					if (x->sccs[x->scc_of[t]].n == 1)
+						solo_note(rw->solo,
+							  x->scc_of[t], e);
 				}
 			}
 			if (!one)
@@ -355,6 +473,9 @@ static void walk_rest(struct expand *x, struct anchor *an,
 					rw->cin[f],
 					cg_fold_calls(x, (uint32_t)u, sf, f));
 		}
+		for (size_t k = 0; k < n; k++)
+			rw->edge[x->flist[k]] = one ? rw->solo[u] : CG_EDGES;
+		rw->solo[u] = CG_NO_EDGE;
 		scc_clear(x, u, rest, NULL, fsh, n);
 	}
 	/* the calls into the cuts' entries */
@@ -365,48 +486,9 @@ static void walk_rest(struct expand *x, struct anchor *an,
 			rw->cin[f].n[0] += x->rval[(size_t)i * nev];
 			if (g->count2)
 				rw->cin[f].n[1] += x->rval[(size_t)i * nev + 1];
+			rw->edge[f] = CG_EDGES;
 		}
 	an->rhead = UINT32_MAX;
-}
-
-/* Shares are put in buckets of a quarter power of two. */
-#define CG_NBUCKETS 256
-static unsigned bucket_of(double share)
-{
-	/* floor(-4 log2(share)): share = f 2^e, f in [0.5, 1) */
-	int e;
-	double f;
-	/* frexp's result from the bits of a normal number (its call was
-	 * a seventieth of the generated input's conversion) */
-	uint64_t u;
-	memcpy(&u, &share, sizeof(u));
-	unsigned ex = (unsigned)(u >> 52) & 0x7ff;
-	if (ex && ex != 0x7ff) {
-		e = (int)ex - 1022;
-		u = (u & ~((uint64_t)0x7ff << 52)) | (uint64_t)1022 << 52;
-		memcpy(&f, &u, sizeof(f));
-	} else {
-		f = frexp(share, &e);
-	}
-	int b = -4 * e + (f == 0.5 ? 4 : f <= 0.59460355750136051 ? 3 :
-			  f <= 0.70710678118654757 ? 2 :
-			  f <= 0.84089641525371450 ? 1 : 0);
-	return b >= CG_NBUCKETS - 1 ? CG_NBUCKETS - 1 : b < 0 ? 0 : (unsigned)b;
-}
-
-/* Function f's self cost with weights w laid out below ctx, with the
- * calls into it. */
-static void lay_settled(struct expand *x, uint32_t f, const double *w,
-			cg_calls calls, pc_id ctx)
-{
-	pc_id fctx = PC_NONE;
-	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev)) {
-		fctx = cg_call_ctx(x, ctx, x->g->fns[f].func);
-		cg_lay_records(x, f, fctx, NULL, w);
-	}
-	if (cg_calls_any(calls))
-		cg_add_calls(x, fctx != PC_NONE ? fctx :
-			  cg_call_ctx(x, ctx, x->g->fns[f].func), calls);
 }
 
 /* Whether function f has self cost to lay out with weights w. */
@@ -414,57 +496,6 @@ static int has_cost(const struct expand *x, uint32_t f, const double *w)
 {
 	return x->rec_start[f] != x->rec_start[f + 1] &&
 	       cg_any_positive(w, x->nev);
-}
-
-/* Per anchor: the functions its descendants passed up to it, with
- * their weights (nev each), the calls into them and the lowest anchor
- * above all the rests they came from. Kept in chunks of doubling size,
- * in the order added: growing by realloc copied each list again (a
- * twentieth of the generated 14 MB input's conversion). */
-struct cchunk {
-	struct cchunk *next;
-	size_t n, cap;
-	uint32_t *f, *src;
-	double *w;
-	cg_calls *c;
-};
-
-struct carry {
-	struct cchunk *head, *tail;
-	size_t n;
-};
-
-static void carry_add(struct carry *cr, size_t nev, uint32_t f,
-		      const double *w, cg_calls calls, uint32_t src)
-{
-	struct cchunk *k = cr->tail;
-	if (!k || k->n == k->cap) {
-		size_t cap = k ? 2 * k->cap : 64;
-		/* the doubles first (8-aligned after the header), then the
-		 * calls (two doubles each), then the 32-bit ids */
-		size_t head = (sizeof(*k) + 7) / 8 * 8;
-		struct cchunk *nk = pc_xmalloc(head + cap * nev *
-						   sizeof(double) +
-					       cap * sizeof(cg_calls) +
-					       2 * cap * sizeof(uint32_t));
-		nk->next = NULL;
-		nk->n = 0;
-		nk->cap = cap;
-		nk->w = (double *)((char *)nk + head);
-		nk->c = (cg_calls *)(nk->w + cap * nev);
-		nk->f = (uint32_t *)(nk->c + cap);
-		nk->src = nk->f + cap;
-		if (k)
-			k->next = nk;
-		else
-			cr->head = nk;
-		cr->tail = k = nk;
-	}
-	k->f[k->n] = f;
-	k->src[k->n] = src;
-	memcpy(k->w + k->n * nev, w, nev * sizeof(double));
-	k->c[k->n++] = calls;
-	cr->n++;
 }
 
 /* The lowest anchor above both a and b (an anchor's index is larger
@@ -479,58 +510,6 @@ static uint32_t anchor_lca(const struct expand *x, uint32_t a, uint32_t b)
 	return a;
 }
 
-/* Anchor a's rest (with rest) and what its descendants passed up to it,
- * summed per function in rw (its touched list), with in src the lowest
- * anchor above the rests each function's weight came from. */
-static void gather(struct expand *x, uint32_t a, struct carry *cr,
-		   int rest, struct restwalk *rw, uint32_t *src)
-{
-	size_t nev = x->nev;
-	struct anchor *an = &x->anchors[a];
-	if (rest && an->walked) { /* the first pass's walk */
-		x->stamp++;
-		rw->n = 0;
-		for (size_t i = 0; i < an->wn; i++) {
-			uint32_t f = an->wf[i];
-			touch(x, rw, f);
-			memcpy(rw->wf + (size_t)f * nev, an->ww + i * nev,
-			       nev * sizeof(double));
-			rw->cin[f] = an->wc[i];
-			src[f] = a;
-		}
-		free(an->wf);
-		free(an->ww);
-		free(an->wc);
-		an->wf = NULL;
-		an->ww = NULL;
-		an->wc = NULL;
-		an->walked = 0;
-	} else if (rest && an->rhead != UINT32_MAX) {
-		walk_rest(x, an, rw);
-		for (size_t i = 0; i < rw->n; i++)
-			src[rw->list[i]] = a;
-	} else {
-		x->stamp++;
-		rw->n = 0;
-	}
-	for (struct cchunk *c = cr[a].head, *next; c; c = next) {
-		for (size_t i = 0; i < c->n; i++) {
-			uint32_t f = c->f[i];
-			size_t n = rw->n;
-			touch(x, rw, f);
-			src[f] = rw->n > n ? c->src[i] :
-					     anchor_lca(x, src[f], c->src[i]);
-			for (size_t m = 0; m < nev; m++)
-				rw->wf[(size_t)f * nev + m] +=
-					c->w[i * nev + m];
-			rw->cin[f] = cg_calls_sum(rw->cin[f], c->c[i]);
-		}
-		next = c->next;
-		free(c);
-	}
-	cr[a] = (struct carry){ 0 };
-}
-
 /* Contexts laying out function f with weights w (and calls) takes at
  * most. */
 static size_t settled_size(const struct expand *x, uint32_t f,
@@ -539,19 +518,6 @@ static size_t settled_size(const struct expand *x, uint32_t f,
 	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev))
 		return 1 + x->npos[f];
 	return cg_calls_any(calls);
-}
-
-struct ranked {
-	double share;
-	uint32_t f;
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-	if (x->share != y->share)
-		return x->share > y->share ? -1 : 1;
-	return x->f < y->f ? -1 : x->f > y->f;
 }
 
 /* Whether anchor a is a member of function f's recursive group: f's
@@ -563,17 +529,382 @@ static int in_group(const struct expand *x, uint32_t a, uint32_t f)
 	return af != UINT32_MAX && x->sccs[s].n > 1 && x->scc_of[af] == s;
 }
 
+/* The nearest anchor at or above a where function f's rest may go. */
+static uint32_t place_of(const struct expand *x, uint32_t a, uint32_t f)
+{
+	while (a != 0 && in_group(x, a, f))
+		a = x->anchors[a].up;
+	return a;
+}
+
+/* The anchors' rests as pieces, one per (anchor, function reached):
+ * the function, the anchor (src), the weights (nev each) and the calls
+ * into it; and groups of one function's pieces laid out together below
+ * one anchor's summed frame (at): the pieces idx[lo, hi), all below
+ * (or at) `pivot`, their lowest common anchor; at is the nearest anchor
+ * at or above pivot outside f's recursive group. */
+struct pieces {
+	uint32_t *f, *src;
+	uint32_t *e;   /* the call edge its weight came by (CG_EDGES: none
+			* alone) */
+	double *w;
+	cg_calls *c;
+	size_t n, cap;
+	uint32_t *idx; /* the pieces, each function's together */
+	uint32_t *depth; /* per anchor: its depth (the entry point 0) */
+	uint32_t *nat;   /* per anchor: the groups placed below it (its
+			  * summed frame one context more) */
+	struct pgroup {
+		uint32_t f, at, pivot;
+		int shared; /* its place (f, at) is another group's too */
+		size_t lo, hi;
+	} *g;
+	size_t ng, capg;
+	struct pkey {
+		uint32_t key;
+		uint32_t i;
+	} *keys;        /* scratch for a split */
+	double *sw;     /* scratch: nev */
+};
+
+/* Room for `more` pieces more (exactly: large blocks grow in place, so
+ * no slack is kept; the pieces are the rests' peak). */
+static void piece_reserve(struct pieces *p, size_t nev, size_t more)
+{
+	if (p->n + more <= p->cap)
+		return;
+	if (p->n + more >= UINT32_MAX - 1)
+		pc_die("the rests of the call tree: more than 2^32 pieces");
+	p->cap = p->n + more;
+	p->f = pc_xrealloc(p->f, p->cap, sizeof(uint32_t));
+	p->e = pc_xrealloc(p->e, p->cap, sizeof(uint32_t));
+	p->src = pc_xrealloc(p->src, p->cap, sizeof(uint32_t));
+	p->w = pc_xrealloc(p->w, p->cap * nev, sizeof(double));
+	p->c = pc_xrealloc(p->c, p->cap, sizeof(cg_calls));
+}
+
+static void piece_add(struct pieces *p, size_t nev, uint32_t f, uint32_t src,
+		      const double *w, cg_calls calls, uint32_t e)
+{
+	piece_reserve(p, nev, 1);
+	p->f[p->n] = f;
+	p->e[p->n] = e;
+	p->src[p->n] = src;
+	memcpy(p->w + p->n * nev, w, nev * sizeof(double));
+	p->c[p->n++] = calls;
+}
+
+/* The weights (in p->sw) and calls of pieces idx[lo, hi), and the
+ * contexts laying them out takes. */
+static size_t range_size(const struct expand *x, struct pieces *p, uint32_t f,
+			 size_t lo, size_t hi, cg_calls *calls)
+{
+	size_t nev = x->nev;
+	cg_calls c = { { 0, 0 } };
+	memset(p->sw, 0, nev * sizeof(double));
+	for (size_t k = lo; k < hi; k++) {
+		size_t i = p->idx[k];
+		for (size_t m = 0; m < nev; m++)
+			p->sw[m] += p->w[i * nev + m];
+		c = cg_calls_sum(c, p->c[i]);
+	}
+	if (calls)
+		*calls = c;
+	return settled_size(x, f, p->sw, c);
+}
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const struct pkey *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Group gi split below its pivot: the pieces at the pivot stay; those
+ * below each anchor under it go to a group of their own, below their
+ * lowest common anchor (or the nearest above it outside f's group).
+ * Its gain (the share moved down, times the anchors it moves past) and
+ * its cost in contexts; with apply, done. Returns 0 when nothing lies
+ * below the pivot. */
+static int split_group(const struct expand *x, struct pieces *p, size_t gi,
+		       int apply, double *gain, size_t *cost)
+{
+	struct pgroup g = p->g[gi];
+	size_t nev = x->nev, n = g.hi - g.lo, below = 0;
+	const double *self = x->fself + (size_t)g.f * nev;
+	uint32_t d1 = p->depth[g.pivot] + 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = p->idx[g.lo + k];
+		uint32_t a = p->src[i];
+		if (a != g.pivot) {
+			while (p->depth[a] > d1)
+				a = x->anchors[a].up;
+			below++;
+		}
+		p->keys[k] = (struct pkey){ a == g.pivot ? 0 : a + 1,
+					    (uint32_t)i };
+	}
+	if (!below)
+		return 0;
+	qsort(p->keys, n, sizeof(*p->keys), cmp_pkey);
+	for (size_t k = 0; k < n; k++)
+		p->idx[g.lo + k] = p->keys[k].i;
+	size_t whole = g.shared ? 0 : range_size(x, p, g.f, g.lo, g.hi, NULL);
+	size_t add = 0, k = 0;
+	double up = 0;
+	while (k < n && p->keys[k].key == 0)
+		k++;
+	size_t stay = k; /* idx[lo, lo + stay): what stays at `at` */
+	/* the runs below the pivot: moved, or where at stays their place
+	 * too, kept together after the stay part */
+	struct pgroup *sub = NULL;
+	size_t nsub = 0;
+	while (k < n) {
+		size_t j = k;
+		uint32_t lca = p->src[p->keys[k].i];
+		while (j < n && p->keys[j].key == p->keys[k].key)
+			lca = anchor_lca(x, lca, p->src[p->keys[j++].i]);
+		uint32_t at = place_of(x, lca, g.f);
+		sub = pc_xrealloc(sub, nsub + 1, sizeof(*sub));
+		sub[nsub++] = (struct pgroup){ g.f, at, lca, at == g.at,
+					       g.lo + k, g.lo + j };
+		if (at != g.at) {
+			add += range_size(x, p, g.f, g.lo + k, g.lo + j, NULL) +
+			       !p->nat[at];
+			up += cg_share_of(x, p->sw, self) *
+			      (double)(p->depth[at] - p->depth[g.at]);
+		}
+		k = j;
+	}
+	/* what stays at `at`: the pieces at the pivot and the runs whose
+	 * place is at too */
+	size_t rest = 0;
+	if (!g.shared) {
+		cg_calls c = { { 0, 0 } };
+		double *acc = pc_xcalloc(nev + 1, sizeof(double));
+		for (size_t q = 0; q < n; q++) {
+			size_t i = p->keys[q].i;
+			int here = q < stay;
+			for (size_t s = 0; !here && s < nsub; s++)
+				here = sub[s].shared && g.lo + q >= sub[s].lo &&
+				       g.lo + q < sub[s].hi;
+			if (!here)
+				continue;
+			for (size_t m = 0; m < nev; m++)
+				acc[m] += p->w[i * nev + m];
+			c = cg_calls_sum(c, p->c[i]);
+		}
+		rest = settled_size(x, g.f, acc, c);
+		free(acc);
+	}
+	*gain = up;
+	*cost = add + rest > whole ? add + rest - whole : 0;
+	if (apply) {
+		p->g[gi].hi = g.lo + stay;
+		for (size_t s = 0; s < nsub; s++)
+			p->g[gi].shared |= sub[s].shared;
+		for (size_t s = 0; s < nsub; s++) {
+			PC_GROW(p->g, p->ng, p->capg);
+			p->g[p->ng++] = sub[s];
+			p->nat[sub[s].at]++;
+		}
+	}
+	free(sub);
+	return 1;
+}
+
+/* A pending split: its gain per context, its cost, its group. */
+struct pcand {
+	double key;
+	size_t cost;
+	size_t g;
+};
+
+static int cand_before(const struct pcand *a, const struct pcand *b)
+{
+	return a->key > b->key || (a->key == b->key && a->g < b->g);
+}
+
+static void cand_push(struct pcand **h, size_t *n, size_t *cap,
+		      struct pcand c)
+{
+	PC_GROW(*h, *n, *cap);
+	size_t i = (*n)++;
+	while (i && cand_before(&c, &(*h)[(i - 1) / 2])) {
+		(*h)[i] = (*h)[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	(*h)[i] = c;
+}
+
+static struct pcand cand_pop(struct pcand *h, size_t *n)
+{
+	struct pcand top = h[0], last = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && cand_before(&h[c + 1], &h[c]))
+			c++;
+		if (!cand_before(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+static void cand_of(const struct expand *x, struct pieces *p, size_t gi,
+		    struct pcand **h, size_t *n, size_t *cap)
+{
+	double gain;
+	size_t cost;
+	if (split_group(x, p, gi, 0, &gain, &cost))
+		cand_push(h, n, cap, (struct pcand){
+			cost ? gain / (double)cost : HUGE_VAL, cost, gi });
+}
+
+/* A place of a function: (anchor, function), its group. */
+struct pplace {
+	uint32_t at, f;
+	size_t g;
+};
+
+static int cmp_pplace(const void *a, const void *b)
+{
+	const struct pplace *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->f != y->f)
+		return x->f < y->f ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* One function's places below one anchor: places pl[lo, hi), the
+ * calls into it, whether it has cost there, and where it is nested (up:
+ * the run of the function that passes it its weight there, by call edge
+ * e; UINT32_MAX: below the summed frame) and its context. */
+struct prun {
+	uint32_t at, f, up, e;
+	uint32_t lo, hi;
+	cg_calls calls;
+	int cost;
+	pc_id ctx;
+};
+
+/* The run of (at, f) among runs[0, n) (sorted so), or UINT32_MAX. */
+static uint32_t run_of(const struct prun *run, size_t n, uint32_t at,
+		       uint32_t f)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (run[mid].at < at || (run[mid].at == at && run[mid].f < f))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && run[lo].at == at && run[lo].f == f ? (uint32_t)lo :
+							     UINT32_MAX;
+}
+
+/* Function F's piece from anchor src (its pieces by[first[F],
+ * first[F + 1]) in decreasing anchor order), or SIZE_MAX. */
+static size_t piece_of(const struct pieces *p, const uint32_t *by,
+		       const size_t *first, uint32_t F, uint32_t src)
+{
+	size_t lo = first[F], hi = first[F + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->src[by[mid]] > src)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < first[F + 1] && p->src[by[lo]] == src ? by[lo] : SIZE_MAX;
+}
+
+/* Whether function F's records with weights w make the context of
+ * edge e's call site below F's (then nesting its callee there takes no
+ * context more). */
+static int site_laid(const struct expand *x, uint32_t F, const double *w,
+		     const struct cg_edge *ed)
+{
+	const struct cg_graph *g = x->g;
+	if (!has_cost(x, F, w))
+		return 0;
+	for (uint32_t j = x->rec_start[F]; j < x->rec_start[F + 1]; j++) {
+		const struct cg_rec *rec = &g->recs[x->rec_idx[j]];
+		if ((!g->has_line || (rec->file == ed->file &&
+				      rec->line == ed->line)) &&
+		    (!x->instr_ctx || (rec->module == ed->module &&
+				       rec->addr == ed->addr)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Run ri nested below the run of the function that passes it all its
+ * weight at its anchor, if every piece of it came by one call edge
+ * from that function, whose pieces from the same anchors lie at the
+ * same anchor, and the call's site fits in *spare. */
+static void nest_run(const struct expand *x, const struct pieces *p,
+		     const uint32_t *by, const size_t *first, const uint32_t *pat,
+		     const struct pplace *pl, struct prun *run, size_t nrun,
+		     const double *rsum, size_t ri, size_t *spare)
+{
+	struct prun *r = &run[ri];
+	uint32_t e = CG_NO_EDGE;
+	for (size_t i = r->lo; i < r->hi; i++) {
+		const struct pgroup *gr = &p->g[pl[i].g];
+		for (size_t k = gr->lo; k < gr->hi; k++) {
+			uint32_t pe = p->e[p->idx[k]];
+			if (pe >= CG_EDGES || (e != CG_NO_EDGE && pe != e))
+				return;
+			e = pe;
+		}
+	}
+	if (e == CG_NO_EDGE)
+		return;
+	const struct cg_edge *ed = &x->g->edges[e];
+	uint32_t F = ed->from;
+	if (F == r->f)
+		return;
+	uint32_t rf = run_of(run, nrun, r->at, F);
+	if (rf == UINT32_MAX || (!run[rf].cost && !cg_calls_any(run[rf].calls)))
+		return;
+	for (size_t i = r->lo; i < r->hi; i++) {
+		const struct pgroup *gr = &p->g[pl[i].g];
+		for (size_t k = gr->lo; k < gr->hi; k++) {
+			size_t q = piece_of(p, by, first, F, p->src[p->idx[k]]);
+			if (q == SIZE_MAX || pat[q] != r->at)
+				return;
+		}
+	}
+	size_t per = site_laid(x, F, rsum + (size_t)rf * x->nev, ed) ? 0 :
+		     (size_t)x->g->has_line + (size_t)(x->instr_ctx != 0);
+	if (per > *spare)
+		return;
+	*spare -= per;
+	r->up = rf;
+	r->e = e;
+}
+
 /* Lays out the anchors' rests within `avail` contexts (with rootroom:
- * and the entry point's own part), anchors below their
- * ancestors. Each function an anchor's cuts reach is laid out below the
- * anchor if its cost there is heavy enough and room is left; else it is
- * passed up to the anchor above, where it is summed with what that
- * anchor has of the same function, and so on. What reaches the entry
- * point is laid out once per function (room for that flat profile is
- * kept throughout), below the lowest anchor above all the rests its
- * weight came from; the roots' own cuts are the entry point's. A
- * function in both goes there whole, unless room is left to lay it out
- * in both places (the heaviest first). */
+ * and the entry point's own part). Each anchor's rest is walked once
+ * (its cuts' flat profiles): a piece per function it reaches. Each
+ * function is first laid out once, below the summed frame of the
+ * lowest anchor above all its pieces (the flat profile: room for it is
+ * kept throughout); then, while room is left, its pieces are split
+ * below that anchor, those under each anchor below it going to their
+ * own lowest common anchor, the split that moves the most cost past
+ * the most anchors per context it takes first. So with room enough
+ * every piece lies below its own anchor, and what room lacks is passed
+ * up only as far as the function's other pieces need it. */
 void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 {
 	const struct cg_graph *g = x->g;
@@ -586,188 +917,32 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		.nsh = pc_xcalloc(cg_nsh_size(x), sizeof(double)),
 		.on = pc_xcalloc(x->nsccs + 1, 1),
 		.heap = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
+		.solo = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
+		.edge = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 	};
+	memset(rw.solo, 0xff, (x->nsccs + 1) * sizeof(uint32_t));
 	const double *self = x->fself;
-	/* room kept for the last flat profile: the flat profile and the
-	 * functions without cost */
-	size_t keep = x->reserve + x->nocost;
 	size_t end = cg_used(x) + avail; /* nothing beyond */
-	/* the sizes of the functions below anchors per share bucket; the
-	 * buckets that fit are laid out below their anchors */
-	size_t hist[CG_NBUCKETS] = { 0 };
-	for (size_t a = 1; a < na; a++) {
+	struct pieces p = { 0 };
+	size_t size0 = 0; /* the roots' own cuts */
+	for (size_t a = na; a-- > 0;) {
 		struct anchor *an = &x->anchors[a];
 		if (an->rhead == UINT32_MAX)
 			continue;
 		walk_rest(x, an, &rw);
-		/* what the walk gave is kept for the second pass (gather),
-		 * which does not walk again: 12 + 8 nev bytes a function
-		 * reached */
-		an->walked = 1;
-		an->wn = rw.n;
-		an->wf = pc_xmalloc((rw.n + 1) * sizeof(uint32_t));
-		an->ww = pc_xmalloc((rw.n * nev + 1) * sizeof(double));
-		an->wc = pc_xmalloc((rw.n + 1) * sizeof(cg_calls));
+		piece_reserve(&p, nev, rw.n);
 		for (size_t i = 0; i < rw.n; i++) {
 			uint32_t f = rw.list[i];
 			double *w = rw.wf + (size_t)f * nev;
-			double sh = cg_share_of(x, w, self + (size_t)f * nev);
-			if (sh > 0)
-				hist[bucket_of(sh)] += 1 + x->npos[f];
-			an->wf[i] = f;
-			memcpy(an->ww + i * nev, w, nev * sizeof(double));
-			an->wc[i] = rw.cin[f];
+			if (!a)
+				size0 += settled_size(x, f, w, rw.cin[f]);
+			if (cg_any_positive(w, nev) || cg_calls_any(rw.cin[f]))
+				piece_add(&p, nev, f, (uint32_t)a, w, rw.cin[f],
+					  rw.edge[f]);
 			memset(w, 0, nev * sizeof(double));
 			rw.cin[f] = (cg_calls){ { 0, 0 } };
 		}
 	}
-	unsigned last = 0; /* buckets [0, last) fit */
-	size_t room = avail > keep ? avail - keep : 0, sum = 0;
-	while (last < CG_NBUCKETS && sum + hist[last] <= room)
-		sum += hist[last++];
-	struct carry *cr = pc_xcalloc(na + 1, sizeof(*cr));
-	uint32_t *pick = pc_xmalloc((nf + 1) * sizeof(uint32_t));
-	uint32_t *src = pc_xmalloc((nf + 1) * sizeof(uint32_t));
-	/* the roots' own cuts: the entry point's, aside (w0, c0) */
-	double *w0 = pc_xcalloc(nf * nev + 1, sizeof(double));
-	cg_calls *c0 = pc_xcalloc(nf + 1, sizeof(cg_calls));
-	uint8_t *in0 = pc_xcalloc(nf + 1, 1);
-	size_t size0 = 0;
-	gather(x, 0, cr, 1, &rw, src);
-	for (size_t i = 0; i < rw.n; i++) {
-		uint32_t f = rw.list[i];
-		double *w = rw.wf + (size_t)f * nev;
-		size0 += settled_size(x, f, w, rw.cin[f]);
-		in0[f] = 1;
-		memcpy(w0 + (size_t)f * nev, w, nev * sizeof(double));
-		c0[f] = rw.cin[f];
-		memset(w, 0, nev * sizeof(double));
-		rw.cin[f] = (cg_calls){ { 0, 0 } };
-	}
-	if (x->rootroom)
-		end += size0;
-	for (size_t a = na; a-- > 1;) {
-		if (!x->anchors[a].walked && !cr[a].n)
-			continue;
-		gather(x, (uint32_t)a, cr, 1, &rw, src);
-		/* those that fit, below the anchor's summed frame (1 more
-		 * context); the others passed up */
-		size_t used = cg_used(x) + 1, np = 0, nc = 0;
-		for (size_t i = 0; i < rw.n; i++) {
-			uint32_t f = rw.list[i];
-			double *w = rw.wf + (size_t)f * nev;
-			size_t sz = settled_size(x, f, w, rw.cin[f]);
-			double sh;
-			/* (the room first: its test is the cheapest, and
-			 * most fail it once the anchors' room is used) */
-			if (used + sz + keep <= end &&
-			    (sh = cg_share_of(x, w, self + (size_t)f * nev)) > 0 &&
-			    bucket_of(sh) < last &&
-			    !in_group(x, (uint32_t)a, f)) {
-				pick[np++] = f;
-				used += sz;
-				nc += has_cost(x, f, w);
-				continue;
-			}
-			carry_add(&cr[x->anchors[a].up], nev, f, w, rw.cin[f],
-				  src[f]);
-			memset(w, 0, nev * sizeof(double));
-			rw.cin[f] = (cg_calls){ { 0, 0 } };
-		}
-		pc_id sctx = np ? cg_summed_ctx(x, x->anchors[a].ctx,
-						nc ? nc : np) : PC_NONE;
-		for (size_t i = 0; i < np; i++) {
-			uint32_t f = pick[i];
-			double *w = rw.wf + (size_t)f * nev;
-			lay_settled(x, f, w, rw.cin[f], sctx);
-			memset(w, 0, nev * sizeof(double));
-			rw.cin[f] = (cg_calls){ { 0, 0 } };
-		}
-	}
-	/* what reached the entry point: each function below the lowest
-	 * anchor above its rests; with the roots' part too if room is
-	 * left for both (the heaviest first), else whole at the entry
-	 * point */
-	gather(x, 0, cr, 0, &rw, src);
-	size_t need = size0, n = 0;
-	struct ranked *both = pc_xmalloc((rw.n + 1) * sizeof(*both));
-	for (size_t i = 0; i < rw.n; i++) {
-		uint32_t f = rw.list[i];
-		const double *w = rw.wf + (size_t)f * nev;
-		if (!in0[f])
-			need += settled_size(x, f, w, rw.cin[f]);
-		else if (src[f] != 0)
-			both[n++] = (struct ranked){
-				cg_share_of(x, w, self + (size_t)f * nev), f };
-	}
-	qsort(both, n, sizeof(*both), cmp_ranked);
-	size_t spare = cg_used(x) + need <= end ? end - cg_used(x) - need : 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t f = both[i].f;
-		size_t sz = settled_size(x, f, rw.wf + (size_t)f * nev,
-					 rw.cin[f]);
-		if (sz > spare)
-			src[f] = 0;
-		else
-			spare -= sz;
-	}
-	free(both);
-	double *flat = pc_xcalloc(nev, sizeof(double)); /* at the entry */
-	double *below = pc_xcalloc(nev, sizeof(double)); /* at anchors */
-	/* first where each function goes, counted per anchor (the entry
-	 * point's: 0) for the summed frames' names; then laid out */
-	uint32_t *cnt = pc_xcalloc(na + 1, sizeof(uint32_t));
-	pc_id *sctx = pc_xmalloc((na + 1) * sizeof(pc_id));
-	for (size_t a = 0; a <= na; a++)
-		sctx[a] = PC_NONE;
-	for (uint32_t f = 0; f < nf; f++) {
-		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
-		int reached = x->visit[f] == x->stamp;
-		while (reached && src[f] != 0 && in_group(x, src[f], f))
-			src[f] = x->anchors[src[f]].up;
-		if (reached && src[f] != 0) {
-			cnt[src[f]] += has_cost(x, f, w);
-		} else if (reached) {
-			for (size_t m = 0; m < nev; m++)
-				v[m] += w[m];
-			c0[f] = cg_calls_sum(c0[f], rw.cin[f]);
-		}
-		cnt[0] += has_cost(x, f, v);
-	}
-	for (uint32_t f = 0; f < nf; f++) {
-		double *w = rw.wf + (size_t)f * nev, *v = w0 + (size_t)f * nev;
-		const double *sf = self + (size_t)f * nev;
-		int reached = x->visit[f] == x->stamp;
-		if (reached && src[f] != 0) {
-			for (size_t m = 0; m < nev; m++)
-				below[m] += w[m] * sf[m];
-			uint32_t a = src[f];
-			if (sctx[a] == PC_NONE)
-				sctx[a] = cg_summed_ctx(x, x->anchors[a].ctx,
-							cnt[a] ? cnt[a] : 1);
-			lay_settled(x, f, w, rw.cin[f], sctx[a]);
-		}
-		for (size_t m = 0; m < nev; m++)
-			flat[m] += v[m] * sf[m];
-		if (has_cost(x, f, v) || cg_calls_any(c0[f])) {
-			if (sctx[0] == PC_NONE)
-				sctx[0] = cg_summed_ctx(x, entry,
-							cnt[0] ? cnt[0] : 1);
-			lay_settled(x, f, v, c0[f], sctx[0]);
-		}
-	}
-	free(cnt);
-	free(sctx);
-	x->flat_share = cg_share_of(x, x->ones, flat);
-	x->top_share = cg_share_of(x, x->ones, below);
-	free(flat);
-	free(below);
-	free(w0);
-	free(c0);
-	free(in0);
-	free(src);
-	free(pick);
-	free(cr);
 	free(rw.wf);
 	free(rw.cin);
 	free(rw.list);
@@ -775,193 +950,190 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(rw.nsh);
 	free(rw.on);
 	free(rw.heap);
-}
-
-static int cmp_pos(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	for (int i = 0; i < 2; i++)
-		if (x[i] != y[i])
-			return x[i] < y[i] ? -1 : 1;
-	return 0;
-}
-
-/* Contexts of the flat profile: each function with self cost, and its
- * distinct positions (lines; instructions too when they are laid out),
- * also counted per function in x->npos. Function by function, so the
- * scratch is one function's records (a whole file's keys and qsort's
- * copy of them were a third of the peak memory of an instruction-level
- * input). */
-size_t cg_flat_floor(struct expand *x)
-{
-	const struct cg_graph *g = x->g;
-	int instr = x->instr_ctx;
-	unsigned add = 1 + (instr && g->has_line);
-	size_t most = 0, n = 0;
-	for (uint32_t f = 0; f < g->nfns; f++)
-		if (x->rec_start[f + 1] - x->rec_start[f] > most)
-			most = x->rec_start[f + 1] - x->rec_start[f];
-	uint64_t *k = pc_xmalloc((most + 1) * 2 * sizeof(uint64_t));
-	for (uint32_t f = 0; f < g->nfns; f++) {
-		size_t m = x->rec_start[f + 1] - x->rec_start[f];
-		if (!m)
+	free(rw.solo);
+	free(rw.edge);
+	/* the rests' entries are consumed */
+	free(x->rents);
+	free(x->rval);
+	free(x->rslot);
+	x->rents = NULL;
+	x->rval = NULL;
+	x->rslot = NULL;
+	x->nrents = x->caprents = x->nslot = 0;
+	if (x->rootroom)
+		end += size0;
+	/* each function's pieces together; the anchors' depths */
+	size_t *first = pc_xcalloc(nf + 2, sizeof(size_t));
+	for (size_t i = 0; i < p.n; i++)
+		first[p.f[i] + 1]++;
+	for (size_t f = 0; f < nf; f++)
+		first[f + 1] += first[f];
+	p.idx = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
+	{
+		size_t *fill = pc_xmalloc((nf + 1) * sizeof(size_t));
+		memcpy(fill, first, (nf + 1) * sizeof(size_t));
+		for (size_t i = 0; i < p.n; i++)
+			p.idx[fill[p.f[i]]++] = (uint32_t)i;
+		free(fill);
+	}
+	p.depth = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p.nat = pc_xcalloc(na + 1, sizeof(uint32_t));
+	for (size_t a = 1; a < na; a++)
+		p.depth[a] = p.depth[x->anchors[a].up] + 1;
+	size_t most = 0; /* a split's scratch: one function's pieces */
+	for (size_t f = 0; f < nf; f++)
+		most = first[f + 1] - first[f] > most ? first[f + 1] - first[f] :
+							most;
+	p.keys = pc_xmalloc((most + 1) * sizeof(*p.keys));
+	p.sw = pc_xcalloc(nev + 1, sizeof(double));
+	/* each function once, below the lowest anchor above its pieces */
+	size_t used = cg_used(x);
+	for (uint32_t f = 0; f < nf; f++) {
+		if (first[f] == first[f + 1])
 			continue;
-		for (size_t i = 0; i < m; i++) {
-			const struct cg_rec *rec =
-				&g->recs[x->rec_idx[x->rec_start[f] + i]];
-			k[2 * i] = g->has_line ?
-				((uint64_t)rec->file << 32 | rec->line) : 0;
-			k[2 * i + 1] = instr ? (rec->addr ^
-						(uint64_t)rec->module << 48) : 0;
+		uint32_t lca = p.src[p.idx[first[f]]];
+		for (size_t k = first[f] + 1; k < first[f + 1]; k++)
+			lca = anchor_lca(x, lca, p.src[p.idx[k]]);
+		uint32_t at = place_of(x, lca, f);
+		PC_GROW(p.g, p.ng, p.capg);
+		p.g[p.ng++] = (struct pgroup){ f, at, lca, 0, first[f],
+					       first[f + 1] };
+		used += range_size(x, &p, f, first[f], first[f + 1], NULL) +
+			!p.nat[at]++;
+	}
+	uint32_t *by = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
+	memcpy(by, p.idx, (p.n + 1) * sizeof(uint32_t));
+	/* the splits, most gain per context first, while room is left */
+	size_t spare = used < end ? end - used : 0;
+	struct pcand *h = NULL;
+	size_t nh = 0, caph = 0;
+	for (size_t gi = 0; gi < p.ng; gi++)
+		cand_of(x, &p, gi, &h, &nh, &caph);
+	while (nh) {
+		struct pcand c = cand_pop(h, &nh);
+		if (c.cost > spare)
+			continue;
+		double gain;
+		size_t cost, ng = p.ng;
+		split_group(x, &p, c.g, 1, &gain, &cost);
+		spare -= cost;
+		for (size_t gi = ng; gi < p.ng; gi++)
+			cand_of(x, &p, gi, &h, &nh, &caph);
+	}
+	free(h);
+	/* each piece's place */
+	uint32_t *pat = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
+	for (size_t gi = 0; gi < p.ng; gi++)
+		for (size_t k = p.g[gi].lo; k < p.g[gi].hi; k++)
+			pat[p.idx[k]] = p.g[gi].at;
+	/* laid out per (anchor, function): a run of places */
+	struct pplace *pl = pc_xmalloc((p.ng + 1) * sizeof(*pl));
+	size_t npl = 0;
+	for (size_t gi = 0; gi < p.ng; gi++)
+		if (p.g[gi].hi > p.g[gi].lo)
+			pl[npl++] = (struct pplace){ p.g[gi].at, p.g[gi].f, gi };
+	qsort(pl, npl, sizeof(*pl), cmp_pplace);
+	struct prun r0 = { 0 }, *run = pc_xmalloc((npl + 1) * sizeof(*run));
+	size_t nrun = 0;
+	double *rsum = pc_xcalloc(npl * nev + 1, sizeof(double));
+	uint32_t *cnt = pc_xcalloc(na + 1, sizeof(uint32_t));
+	double *flat = pc_xcalloc(nev + 1, sizeof(double)); /* at the entry */
+	double *moved = pc_xcalloc(nev + 1, sizeof(double)); /* passed up */
+	for (size_t i = 0; i < npl;) {
+		struct prun *r = &run[nrun];
+		*r = r0;
+		r->at = pl[i].at;
+		r->f = pl[i].f;
+		r->lo = (uint32_t)i;
+		r->up = UINT32_MAX;
+		r->ctx = PC_NONE;
+		double *sum = rsum + nrun * nev;
+		const double *sf = self + (size_t)r->f * nev;
+		for (; i < npl && pl[i].at == r->at && pl[i].f == r->f; i++) {
+			const struct pgroup *gr = &p.g[pl[i].g];
+			for (size_t k = gr->lo; k < gr->hi; k++) {
+				size_t q = p.idx[k];
+				for (size_t m = 0; m < nev; m++) {
+					double v = p.w[q * nev + m];
+					sum[m] += v;
+					if (p.src[q] != r->at)
+						moved[m] += v * sf[m];
+					if (!r->at)
+						flat[m] += v * sf[m];
+				}
+				r->calls = cg_calls_sum(r->calls, p.c[q]);
+			}
 		}
-		qsort(k, m, 2 * sizeof(uint64_t), cmp_pos);
-		for (size_t i = 0; i < m; i++)
-			if (!i || cmp_pos(k + 2 * i, k + 2 * i - 2))
-				x->npos[f] += add;
-		n += 1 + x->npos[f]; /* the function once */
+		r->hi = (uint32_t)i;
+		r->cost = has_cost(x, r->f, sum);
+		cnt[r->at] += r->cost;
+		nrun++;
 	}
-	free(k);
-	return n;
-}
-
-/* The input's size as valgrind writes it (names once, positions and
- * costs in decimal), from the graph and its count of cost and calls=
- * lines: the same whatever form the file itself has (gzip, names
- * compressed or not, CRLF). */
-static double input_bytes(const struct expand *x)
-{
-	const struct cg_graph *g = x->g;
-	size_t nev = g->nev;
-	double b = g->cost_bytes, pos = g->has_instr ? 4 : 0; /* "+N " */
-	double c = 0; /* a call: cfn=(id), calls=N target, its cost line */
-	for (size_t e = 0; e < g->nedges; e++) {
-		c += 10 + 8 + cg_digits(g->edges[e].count) + 2 * (1 + pos) +
-		     2 * cg_digits(g->edges[e].line);
-		for (size_t m = 0; m < nev; m++)
-			if (g->ecost[e * nev + m])
-				c += 1 + cg_digits(g->ecost[e * nev + m]);
+	/* a function nested below the one that passes it all its weight
+	 * there (a call the input has, at its site), where that one's
+	 * pieces from the same anchors lie there too */
+	for (size_t ri = 0; ri < nrun; ri++)
+		nest_run(x, &p, by, first, pat, pl, run, nrun, rsum, ri, &spare);
+	/* the runs say it all now: the pieces' memory goes before the
+	 * contexts and values come (the peak) */
+	free(pat);
+	free(by);
+	free(first);
+	free(pl);
+	free(p.f);
+	free(p.e);
+	free(p.src);
+	free(p.w);
+	free(p.c);
+	free(p.idx);
+	free(p.depth);
+	free(p.nat);
+	free(p.g);
+	free(p.keys);
+	free(p.sw);
+	pc_id *sctx = pc_xmalloc((na + 1) * sizeof(pc_id));
+	for (size_t a = 0; a <= na; a++)
+		sctx[a] = PC_NONE;
+	uint32_t *stack = pc_xmalloc((nrun + 1) * sizeof(uint32_t));
+	for (size_t ri = 0; ri < nrun; ri++) {
+		struct prun *r = &run[ri];
+		if (!r->cost && !cg_calls_any(r->calls))
+			continue;
+		/* its context: below its caller's, or the summed frame */
+		size_t top = 0;
+		uint32_t j = (uint32_t)ri;
+		while (run[j].ctx == PC_NONE && run[j].up != UINT32_MAX) {
+			stack[top++] = j;
+			j = run[j].up;
+		}
+		if (run[j].ctx == PC_NONE) {
+			uint32_t at = run[j].at;
+			if (sctx[at] == PC_NONE)
+				sctx[at] = cg_summed_ctx(x, at ? x->anchors[at].ctx :
+								 entry,
+							 cnt[at] ? cnt[at] : 1);
+			run[j].ctx = cg_call_ctx(x, sctx[at],
+						 g->fns[run[j].f].func);
+		}
+		while (top) {
+			uint32_t k = stack[--top];
+			const struct cg_edge *ed = &g->edges[run[k].e];
+			pc_id site = cg_site_ctx(x, run[run[k].up].ctx, ed->file,
+						 ed->line, ed->module, ed->addr);
+			run[k].ctx = cg_call_ctx(x, site, g->fns[run[k].f].func);
+		}
+		if (r->cost)
+			cg_lay_records(x, r->f, r->ctx, NULL, rsum + ri * nev);
+		if (cg_calls_any(r->calls))
+			cg_add_calls(x, r->ctx, r->calls);
 	}
-	if (g->nedges) /* the same call may be written several times */
-		b += c * (double)g->ncalls / (double)g->nedges;
-	/* per function fn=(id) name and fl=(id), the names of its file
-	 * and module once */
-	const struct pc_db *db = x->db;
-	uint8_t *seen = pc_xcalloc(db->nfiles + db->nmodules + 1, 1);
-	for (size_t f = 0; f < g->nfns; f++) {
-		const struct pc_function *fn = &db->functions[g->fns[f].func];
-		b += 20 + (double)strlen(fn->name);
-		if (fn->file != PC_NONE && !seen[fn->file]++)
-			b += (double)strlen(db->files[fn->file].path);
-		if (fn->module != PC_NONE && !seen[db->nfiles + fn->module]++)
-			b += (double)strlen(db->modules[fn->module].path);
-	}
-	free(seen);
-	return b;
-}
-
-/* By default, work that carries CG_MIN_SHARE or more of a metric's
- * total is laid out beyond the budget, so that every calling context
- * above that share is in the tree, as long as the tree stays within
- * four times the budget and its v4 database within some 30 times the
- * input (5 times for an instruction-level input laid out by lines,
- * whose contexts each stand for several of its lines: issue 7's
- * targets). The input's size is estimated from its cost and call lines
- * (11 bytes each, what a line with compressed names takes at least),
- * not measured, so that the tree does not depend on how the file is
- * written; a context costs some 62 + 137 bytes per metric in a v4
- * database (measured). --max-contexts is a bound: nothing beyond it. */
-size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
-		      size_t *limit)
-{
-	if (opts && opts->max_contexts) {
-		/* a hard bound; of it, a fifth for the summed frames of what
-		 * is cut, as by default (the layout uses its room up: with
-		 * the flat profile's reserve alone, the cuts' rests went up
-		 * to the lowest caller above all of a function's cuts, and
-		 * more room told a worse story) */
-		*limit = x->budget;
-		size_t keep = x->budget / CG_SUMMED_PART;
-		if (x->budget - keep >= x->reserve + x->nocost + 1024)
-			x->budget -= keep;
-		return x->budget;
-	}
-	/* a context's bytes: some 62 + 137 per metric it has a value of
-	 * (measured); as many as a cost line has on average, and calls */
-	const struct cg_graph *g = x->g;
-	double metrics = g->nonzero / (double)(g->ncost ? g->ncost : 1) +
-			 cg_has_calls(x);
-	double ctxbytes = 62.0 + 137.0 * metrics;
-	double per = 11.0 * (double)(g->ncost + g->nedges) / ctxbytes;
-	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
-	double est = times * per;
-	double most = 4.0 * (double)x->budget;
-	size_t cap = est > most ? (size_t)most :
-		     est > (double)x->budget ? (size_t)est : x->budget;
-	/* the rests of cuts may take one flat profile more (the estimate
-	 * is low: 12 times cc1plus's line-level input at the cap), except
-	 * where the target is 5 times */
-	double more = (double)cap + (double)x->reserve;
-	*limit = times > 5.0 || more < est ? (size_t)more :
-		 est > (double)cap ? (size_t)est : cap;
-	/* where even that passes 30 times the input (a small input, whose
-	 * budget is large against its size, or one whose cost lines are
-	 * long): the whole tree within 28 times the input estimated more
-	 * closely (a margin for the estimate: within 8% on real files), the
-	 * flat profile and its rests kept and at least 1024 contexts of
-	 * calling context */
-	double inb = input_bytes(x);
-	if ((double)*limit > 28.0 * inb / ctxbytes) {
-		/* an input of up to 1 MiB: its contexts' bytes, closer
-		 * (calls have values at call sites only, some 45 bytes a
-		 * context; with 137, 17-19 times the input), never more
-		 * than the default bound. A larger one keeps the room it
-		 * had: its tree would grow with the room and its peak
-		 * memory with the tree (the bench's generated 28 MB input:
-		 * 425 -> 512 MB for 1.33 -> 1.57 million contexts) */
-		double calls = inb <= 1048576.0 ? 45.0 : 137.0;
-		double close = 62.0 + 137.0 * (metrics -
-					       cg_has_calls(x)) +
-			       calls * cg_has_calls(x);
-		double tight = 28.0 * inb / close;
-		if (tight > (double)*limit)
-			tight = (double)*limit;
-		size_t least = x->reserve + x->nocost + 1024;
-		*limit = tight > (double)least ? (size_t)tight : least;
-		x->budget = *limit - x->nocost;
-		x->tight = 1;
-		cap = x->budget;
-	}
-	/* the bound a user accepts whatever the input's size: a v4
-	 * database of CG_SMALL_DB, its contexts counted as closely as for
-	 * the tight bound (calls at 45 bytes). A small input's tree that
-	 * fits it is laid out whole (no cut, no note); a larger input whose
-	 * bound passes it already keeps its own */
-	double one = 62.0 + 137.0 * (metrics - cg_has_calls(x)) +
-		     45.0 * cg_has_calls(x);
-	double small = (double)CG_SMALL_DB / one;
-	if ((double)*limit < small) {
-		/* of it, a fifth for the summed frames of what is cut (the
-		 * tree's layout uses its budget up, leaving only the flat
-		 * profile's reserve) */
-		size_t lay = (size_t)small - (size_t)small / CG_SUMMED_PART;
-		x->budget = lay > x->nocost ? lay - x->nocost : 0;
-		x->tight = 1;
-		cap = x->budget;
-		*limit = (size_t)small;
-	}
-	/* hpcviewer reads a meta.db of at most 2 GiB, where a context
-	 * takes at most 72 bytes (its record, and function, file and
-	 * module): the whole tree, the contexts the model holds already
-	 * and the rests included, stays within it, less 64 MiB for the
-	 * other sections */
-	size_t viewer = (size_t)((((uint64_t)2048 - 64) << 20) / 72);
-	viewer = viewer > x->start ? viewer - x->start : 0;
-	if (*limit > viewer) {
-		size_t least = x->reserve + x->nocost + 1024;
-		*limit = viewer > least ? viewer : least;
-		x->budget = *limit > x->nocost ? *limit - x->nocost : 0;
-		x->tight = x->viewer = 1;
-		cap = cap < x->budget ? cap : x->budget;
-	}
-	return cap;
+	free(stack);
+	free(sctx);
+	free(run);
+	free(rsum);
+	x->flat_share = cg_share_of(x, x->ones, flat);
+	x->top_share = cg_share_of(x, x->ones, moved);
+	free(cnt);
+	free(flat);
+	free(moved);
 }

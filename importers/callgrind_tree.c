@@ -393,6 +393,9 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	    offsetof(struct cg_rec, fn), &x.rec_start, &x.rec_idx);
 	csr(g->nfns, g->nedges, g->edges, sizeof(*g->edges),
 	    offsetof(struct cg_edge, from), &x.edge_start, &x.edge_idx);
+	csr(g->nfns, g->nedges, g->edges, sizeof(*g->edges),
+	    offsetof(struct cg_edge, to), &x.in_start, &x.in_idx);
+	x.fidx = pc_xmalloc((g->nfns + 1) * sizeof(uint32_t));
 	x.grand = pc_xcalloc(x.nev + 1, sizeof(double));
 	x.fself = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
 	for (size_t r = 0; r < g->nrecs; r++)
@@ -591,7 +594,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 					&x, it->scc, sh, on, heap, limit);
 				if (fl) {
 					cg_lay_flat(&x, fl, it->parent, wc,
-						    it->entry);
+						    it->entry, limit - fl->size);
 					cg_add_calls(&x,
 						  cg_call_ctx(&x, it->parent,
 							   g->fns[it->entry]
@@ -607,6 +610,14 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		pc_progress(db->diag, "building the calling-context tree: "
 			    "summing the parts cut per function", 0, 0,
 			    UINT64_MAX);
+	/* the pending work's weights and the cuts are laid out or in the
+	 * rests now: their memory goes before the rests' */
+	free(cuts);
+	free(ws.items);
+	free(ws.pool);
+	cuts = NULL;
+	ws.items = NULL;
+	ws.pool = NULL;
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
 	cg_lay_signed_flat(&x, entry);
 	free(x.ref);
@@ -713,6 +724,13 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	free(x.rec_idx);
 	free(x.edge_start);
 	free(x.edge_idx);
+	free(x.in_start);
+	free(x.in_idx);
+	free(x.fidx);
+	free(x.nup);
+	free(x.nedge);
+	free(x.nstack);
+	free(x.nctx);
 	free(x.scc_of);
 	free(x.sccs);
 	free(x.members);

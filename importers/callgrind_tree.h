@@ -2,7 +2,8 @@
  * importers/callgrind_graph.c (SCCs, costs, the groups' DAGs),
  * callgrind_tree.c (the best-first layout of instances and members),
  * callgrind_rest.c (flat profiles below cuts, the rests laid out below
- * anchors, the budget) and callgrind_lay.c (contexts, shares, calls):
+ * anchors), callgrind_budget.c (the budget) and callgrind_lay.c
+ * (contexts, shares, calls):
  * not for other files. See callgrind_tree.c's opening comment. */
 #ifndef PC_CALLGRIND_TREE_H
 #define PC_CALLGRIND_TREE_H
@@ -91,9 +92,17 @@ struct expand {
 		int done;     /* 1 computed, 2 larger than a limit seen */
 	} *flats;
 
-	/* CSR of records and out-edges per function */
+	/* CSR of records, out-edges and in-edges per function */
 	uint32_t *rec_start, *rec_idx;
 	uint32_t *edge_start, *edge_idx;
+	uint32_t *in_start, *in_idx;
+	/* a cut's drawing (cg_lay_flat): per function its index in the
+	 * flat profile; per index the function it is nested below (its
+	 * one caller there, UINT32_MAX: none), that call edge, its context
+	 * and a stack */
+	uint32_t *fidx, *nup, *nedge, *nstack;
+	pc_id *nctx;
+	size_t capnest;
 
 	uint32_t *scc_of;
 	struct scc *sccs;
@@ -138,14 +147,6 @@ struct expand {
 		uint32_t up;   /* the anchor above */
 		uint32_t fn;   /* its function (UINT32_MAX: the entry point) */
 		uint32_t rhead; /* its rest's last entry (UINT32_MAX: none) */
-		/* the rest once walked (cg_lay_rests' first pass; the
-		 * entries consumed): the functions it reaches, in the
-		 * walk's order, with their weights (nev each) and calls in */
-		uint32_t *wf;
-		double *ww;
-		cg_calls *wc;
-		size_t wn;
-		int walked;
 	} *anchors;
 	size_t nanchors, capanchors;
 	/* the anchors' rests, sparse: an entry per anchor and cut SCC
@@ -262,16 +263,18 @@ double *cg_node_mass(const struct expand *x, double *nsh, uint32_t d,
 void cg_group_clear(const struct expand *x, uint32_t u, double *nsh);
 uint32_t cg_member_index(const struct expand *x, uint32_t f);
 
-/* callgrind_rest.c: cuts, rests and the budget */
+/* callgrind_rest.c: cuts and rests */
 struct flat *cg_flat_of(struct expand *x, uint32_t t, double *sh,
 			uint8_t *on, uint32_t *heap, size_t limit);
 void cg_lay_flat(struct expand *x, const struct flat *fl, pc_id parent,
-		 const double *w, uint32_t callee);
+		 const double *w, uint32_t callee, size_t room);
 pc_id cg_summed_ctx(struct expand *x, pc_id parent, size_t n);
 int cg_cut_member(struct expand *x, const struct work *it,
 		  const double *w, double *sh, uint8_t *on,
 		  uint32_t *heap, size_t limit);
 void cg_lay_rests(struct expand *x, size_t avail, pc_id entry);
+
+/* callgrind_budget.c: the budget */
 size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);

@@ -120,6 +120,12 @@ else
 		perl.out.gz prog.default.out recinl.out.gz; do
 		funcs "$f" 0
 	done
+	# the python3 fixture cut hard: what does not fit below the anchors
+	# is split per subtree below the lowest anchor above a function's
+	# cuts, not all laid out there (before: 2 functions off, Py_RunMain
+	# -2.37 points, its rests laid out above it); a function that only
+	# one function passes weight to in a rest lies below it there
+	funcs py-json.out.gz 0 --max-contexts=25000
 	if heavy "per-function shares of py-json and cc1plus, cc1plus at 2 and 4 times its contexts (go tool pprof on their pprof files)"; then
 		funcs py-json.out.gz 0
 		funcs cc1plus.out.gz 2

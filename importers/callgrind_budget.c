@@ -1,0 +1,197 @@
+/* The budget of the call-graph-to-tree expansion (see callgrind_tree.c's
+ * opening comment and doc/design.md, "3. The budget"): the flat floor
+ * (every function once with its positions) and the default cap from the
+ * input's size, the bound a user accepts and hpcviewer's. */
+#include "callgrind_tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	for (int i = 0; i < 2; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* Contexts of the flat profile: each function with self cost, and its
+ * distinct positions (lines; instructions too when they are laid out),
+ * also counted per function in x->npos. Function by function, so the
+ * scratch is one function's records (a whole file's keys and qsort's
+ * copy of them were a third of the peak memory of an instruction-level
+ * input). */
+size_t cg_flat_floor(struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	int instr = x->instr_ctx;
+	unsigned add = 1 + (instr && g->has_line);
+	size_t most = 0, n = 0;
+	for (uint32_t f = 0; f < g->nfns; f++)
+		if (x->rec_start[f + 1] - x->rec_start[f] > most)
+			most = x->rec_start[f + 1] - x->rec_start[f];
+	uint64_t *k = pc_xmalloc((most + 1) * 2 * sizeof(uint64_t));
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		size_t m = x->rec_start[f + 1] - x->rec_start[f];
+		if (!m)
+			continue;
+		for (size_t i = 0; i < m; i++) {
+			const struct cg_rec *rec =
+				&g->recs[x->rec_idx[x->rec_start[f] + i]];
+			k[2 * i] = g->has_line ?
+				((uint64_t)rec->file << 32 | rec->line) : 0;
+			k[2 * i + 1] = instr ? (rec->addr ^
+						(uint64_t)rec->module << 48) : 0;
+		}
+		qsort(k, m, 2 * sizeof(uint64_t), cmp_pos);
+		for (size_t i = 0; i < m; i++)
+			if (!i || cmp_pos(k + 2 * i, k + 2 * i - 2))
+				x->npos[f] += add;
+		n += 1 + x->npos[f]; /* the function once */
+	}
+	free(k);
+	return n;
+}
+
+/* The input's size as valgrind writes it (names once, positions and
+ * costs in decimal), from the graph and its count of cost and calls=
+ * lines: the same whatever form the file itself has (gzip, names
+ * compressed or not, CRLF). */
+static double input_bytes(const struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = g->nev;
+	double b = g->cost_bytes, pos = g->has_instr ? 4 : 0; /* "+N " */
+	double c = 0; /* a call: cfn=(id), calls=N target, its cost line */
+	for (size_t e = 0; e < g->nedges; e++) {
+		c += 10 + 8 + cg_digits(g->edges[e].count) + 2 * (1 + pos) +
+		     2 * cg_digits(g->edges[e].line);
+		for (size_t m = 0; m < nev; m++)
+			if (g->ecost[e * nev + m])
+				c += 1 + cg_digits(g->ecost[e * nev + m]);
+	}
+	if (g->nedges) /* the same call may be written several times */
+		b += c * (double)g->ncalls / (double)g->nedges;
+	/* per function fn=(id) name and fl=(id), the names of its file
+	 * and module once */
+	const struct pc_db *db = x->db;
+	uint8_t *seen = pc_xcalloc(db->nfiles + db->nmodules + 1, 1);
+	for (size_t f = 0; f < g->nfns; f++) {
+		const struct pc_function *fn = &db->functions[g->fns[f].func];
+		b += 20 + (double)strlen(fn->name);
+		if (fn->file != PC_NONE && !seen[fn->file]++)
+			b += (double)strlen(db->files[fn->file].path);
+		if (fn->module != PC_NONE && !seen[db->nfiles + fn->module]++)
+			b += (double)strlen(db->modules[fn->module].path);
+	}
+	free(seen);
+	return b;
+}
+
+/* By default, work that carries CG_MIN_SHARE or more of a metric's
+ * total is laid out beyond the budget, so that every calling context
+ * above that share is in the tree, as long as the tree stays within
+ * four times the budget and its v4 database within some 30 times the
+ * input (5 times for an instruction-level input laid out by lines,
+ * whose contexts each stand for several of its lines: issue 7's
+ * targets). The input's size is estimated from its cost and call lines
+ * (11 bytes each, what a line with compressed names takes at least),
+ * not measured, so that the tree does not depend on how the file is
+ * written; a context costs some 62 + 137 bytes per metric in a v4
+ * database (measured). --max-contexts is a bound: nothing beyond it. */
+size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
+		      size_t *limit)
+{
+	if (opts && opts->max_contexts) {
+		/* a hard bound; of it, a fifth for the summed frames of what
+		 * is cut, as by default (the layout uses its room up: with
+		 * the flat profile's reserve alone, the cuts' rests went up
+		 * to the lowest caller above all of a function's cuts, and
+		 * more room told a worse story) */
+		*limit = x->budget;
+		size_t keep = x->budget / CG_SUMMED_PART;
+		if (x->budget - keep >= x->reserve + x->nocost + 1024)
+			x->budget -= keep;
+		return x->budget;
+	}
+	/* a context's bytes: some 62 + 137 per metric it has a value of
+	 * (measured); as many as a cost line has on average, and calls */
+	const struct cg_graph *g = x->g;
+	double metrics = g->nonzero / (double)(g->ncost ? g->ncost : 1) +
+			 cg_has_calls(x);
+	double ctxbytes = 62.0 + 137.0 * metrics;
+	double per = 11.0 * (double)(g->ncost + g->nedges) / ctxbytes;
+	double times = x->g->has_instr && !x->instr_ctx ? 5.0 : 30.0;
+	double est = times * per;
+	double most = 4.0 * (double)x->budget;
+	size_t cap = est > most ? (size_t)most :
+		     est > (double)x->budget ? (size_t)est : x->budget;
+	/* the rests of cuts may take one flat profile more (the estimate
+	 * is low: 12 times cc1plus's line-level input at the cap), except
+	 * where the target is 5 times */
+	double more = (double)cap + (double)x->reserve;
+	*limit = times > 5.0 || more < est ? (size_t)more :
+		 est > (double)cap ? (size_t)est : cap;
+	/* where even that passes 30 times the input (a small input, whose
+	 * budget is large against its size, or one whose cost lines are
+	 * long): the whole tree within 28 times the input estimated more
+	 * closely (a margin for the estimate: within 8% on real files), the
+	 * flat profile and its rests kept and at least 1024 contexts of
+	 * calling context */
+	double inb = input_bytes(x);
+	if ((double)*limit > 28.0 * inb / ctxbytes) {
+		/* an input of up to 1 MiB: its contexts' bytes, closer
+		 * (calls have values at call sites only, some 45 bytes a
+		 * context; with 137, 17-19 times the input), never more
+		 * than the default bound. A larger one keeps the room it
+		 * had: its tree would grow with the room and its peak
+		 * memory with the tree (the bench's generated 28 MB input:
+		 * 425 -> 512 MB for 1.33 -> 1.57 million contexts) */
+		double calls = inb <= 1048576.0 ? 45.0 : 137.0;
+		double close = 62.0 + 137.0 * (metrics -
+					       cg_has_calls(x)) +
+			       calls * cg_has_calls(x);
+		double tight = 28.0 * inb / close;
+		if (tight > (double)*limit)
+			tight = (double)*limit;
+		size_t least = x->reserve + x->nocost + 1024;
+		*limit = tight > (double)least ? (size_t)tight : least;
+		x->budget = *limit - x->nocost;
+		x->tight = 1;
+		cap = x->budget;
+	}
+	/* the bound a user accepts whatever the input's size: a v4
+	 * database of CG_SMALL_DB, its contexts counted as closely as for
+	 * the tight bound (calls at 45 bytes). A small input's tree that
+	 * fits it is laid out whole (no cut, no note); a larger input whose
+	 * bound passes it already keeps its own */
+	double one = 62.0 + 137.0 * (metrics - cg_has_calls(x)) +
+		     45.0 * cg_has_calls(x);
+	double small = (double)CG_SMALL_DB / one;
+	if ((double)*limit < small) {
+		/* of it, a fifth for the summed frames of what is cut (the
+		 * tree's layout uses its budget up, leaving only the flat
+		 * profile's reserve) */
+		size_t lay = (size_t)small - (size_t)small / CG_SUMMED_PART;
+		x->budget = lay > x->nocost ? lay - x->nocost : 0;
+		x->tight = 1;
+		cap = x->budget;
+		*limit = (size_t)small;
+	}
+	/* hpcviewer reads a meta.db of at most 2 GiB, where a context
+	 * takes at most 72 bytes (its record, and function, file and
+	 * module): the whole tree, the contexts the model holds already
+	 * and the rests included, stays within it, less 64 MiB for the
+	 * other sections */
+	size_t viewer = (size_t)((((uint64_t)2048 - 64) << 20) / 72);
+	viewer = viewer > x->start ? viewer - x->start : 0;
+	if (*limit > viewer) {
+		size_t least = x->reserve + x->nocost + 1024;
+		*limit = viewer > least ? viewer : least;
+		x->budget = *limit > x->nocost ? *limit - x->nocost : 0;
+		x->tight = x->viewer = 1;
+		cap = cap < x->budget ? cap : x->budget;
+	}
+	return cap;
+}
