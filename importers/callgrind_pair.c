@@ -146,7 +146,7 @@ static void merge(struct cg_graph *g, struct cg_graph *a, struct cg_graph *b,
 	add_side(g, a, 0, NULL, NULL);
 	add_side(g, b, a->nev, &count, &ncount);
 	g->count2 = pc_xcalloc(g->nedges + 1, sizeof(uint64_t));
-	if (count)
+	if (count) /* (none: no call of NEW's) */
 		memcpy(g->count2, count, (ncount < g->nedges ? ncount :
 					  g->nedges) * sizeof(uint64_t));
 	free(count);
