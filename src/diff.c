@@ -685,6 +685,7 @@ static int load_pair(struct opts *o, char *bin, char *nin, struct pc_db **b,
 	pc_values_finish(c);
 	*b = part_run(o, c, 0, title[0]);
 	*n = part_run(o, c, 1, title[1]);
+	int cut = c->cut_note != NULL;
 	pc_db_free(c);
 	*b = load_end(o, *b, &bin, 1, 0, err);
 	if (*b)
@@ -695,9 +696,11 @@ static int load_pair(struct opts *o, char *bin, char *nin, struct pc_db **b,
 		pc_db_free(*b);
 		return -1;
 	}
-	pc_note(&o->diag, "BASE and NEW laid out on one calling-context "
-		"tree (%s inputs): a context's change is the runs' own, not "
-		"two estimates'", ib->name);
+	/* said where it matters: a cut tree (a whole one is each run's) */
+	if (cut)
+		pc_note(&o->diag, "BASE and NEW laid out on one calling-"
+			"context tree (%s inputs): a context's change is the "
+			"runs' own, not two estimates'", ib->name);
 	return 1;
 }
 
