@@ -17,6 +17,10 @@ if sanitized; then
 	done_testing
 	exit
 fi
+if ! heavy "peak memory of the generated inputs"; then
+	done_testing
+	exit
+fi
 if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
 	skip "peak memory: needs GNU time (/usr/bin/time, Debian package time)"
 	done_testing

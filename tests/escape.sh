@@ -111,14 +111,20 @@ conv "$tmp/ov.svg" "$ov" && svg_ok "$tmp/ov.svg" "$tmp/ref.svg" "$tmp/names.ov" 
 # is drawn (a page cut short by an XML error runs nothing either)
 ss="$top_srcdir/tests/speedscope"
 if have_chromium playwright-core; then
+	# (one browser for them all: a Chromium start is most of the cost)
+	set --
+	for f in h m1 m2 hd diff ov; do
+		[ -f "$tmp/$f.svg" ] && set -- "$@" "$tmp/$f.svg" main "$tmp/$f.png"
+	done
+	node "$ss/svg_judge.mjs" "$@" >"$tmp/sjall" 2>&1
 	for f in h m1 m2 hd diff ov; do
 		[ -f "$tmp/$f.svg" ] || continue
-		node "$ss/svg_judge.mjs" "$tmp/$f.svg" "main" "$tmp/$f.png" >"$tmp/sj" 2>&1
+		awk -v f="$tmp/$f.svg" '$1 == "file" { on = ($2 == f); next } on' "$tmp/sjall" >"$tmp/sj"
 		if grep -q '^injected 0$' "$tmp/sj" && grep -q '^errors 0$' "$tmp/sj" &&
 			grep -qx "$(cat "$tmp/$f.svg.frames" 2>/dev/null)" "$tmp/sj"; then
 			ok "Chromium: $f.svg runs no script of the input's, draws its $(cat "$tmp/$f.svg.frames"), no error"
 		else
-			not_ok "Chromium: $f.svg"; sed 's/^/# /' "$tmp/sj"
+			not_ok "Chromium: $f.svg"; sed 's/^/# /' "$tmp/sj" "$tmp/sjall" | head -40
 		fi
 	done
 else

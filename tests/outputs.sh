@@ -13,8 +13,14 @@ set -- "$CG/small.main.out" "$CG/cpp.instr.out.gz" "$TD/dcpi/db" \
 	"$TD/hpctoolkit-legacy/tiny-2.0" "$TD/hpctoolkit-legacy/tiny-4.0" \
 	"$TD/ovni/multi/ovni"
 if have_shared; then
+	# (the quick check takes one in three of them: every output of each
+	# is half a dozen runs of profconv and go tool pprof)
+	k=0
+	heavy "every output of two in three real databases and traces" || k=1
 	for d in "$SHARED"/hpctoolkit-data/*/ "$SHARED"/ovni-data/v3-*; do
-		[ -d "$d" ] && set -- "$@" "${d%/}"
+		[ -d "$d" ] || continue
+		[ $k = 0 ] || { k=$((k % 3 + 1)); [ $k = 2 ] || continue; }
+		set -- "$@" "${d%/}"
 	done
 else
 	skip "the real databases and traces: $NO_SHARED"
@@ -348,7 +354,7 @@ fi
 # speedscope, in Chromium: the file opens, thread names and time spans
 ss="$top_srcdir/tests/speedscope"
 if have_chromium speedscope playwright-core; then
-	if have_shared; then
+	if have_shared && heavy "speedscope on the Chrome traces of a real database and a real ovni trace"; then
 		in="$SHARED/hpctoolkit-data/v4-pipit-ping-pong"
 		"$PROFCONV" convert -q -o "$tmp/pp.json" "$in"
 		SS_DETAIL=0 node "$ss/speedscope.mjs" "$tmp/pp.json" "$tmp/pp.png" >"$tmp/ss" 2>&1

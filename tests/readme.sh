@@ -156,7 +156,9 @@ case $chromium_why in *node\ \(Debian*) command -v node >/dev/null && r=bad ;; *
 	not_ok "chromium_why: $chromium_why"
 # one test script at a time: the README's command for it, and `sh
 # tests/x.sh` finds the build (build/, else build-check/) or says there
-# is none; tests/run.sh reuses build-check/ configured as it would
+# is none; tests/run.sh takes the Quick start's build/ (made as the
+# Quick start makes it where there is none), tests/extras.sh reuses
+# build-check/ configured as it would
 grep -q '^    make -C build check TESTS=tests/outputs.sh$' "$R" &&
 	ok "README: make -C build check TESTS=tests/outputs.sh runs one test script" ||
 	not_ok "README: no command for one test script"
@@ -178,8 +180,20 @@ args="-q --enable-werror --enable-sanitizers CC=clang"
 	. tests/report.sh && reusable build-check "$args" && ! reusable build-check "-q" &&
 	touch -d '+1 min' configure && ! reusable build-check "$args" &&
 	rm -r build-check && ! reusable build-check "$args") &&
-	ok "run.sh reuses build-check/ configured so since configure was made (else, and in a fresh clone, a new one)" ||
-	not_ok "run.sh's reuse of build-check/"
+	ok "extras.sh reuses build-check/ configured so since configure was made (else, and in a fresh clone, a new one)" ||
+	not_ok "extras.sh's reuse of build-check/"
+# (a configure that records its arguments and writes a Makefile whose
+# make records that it ran)
+rm -rf "$tmp/st/build" && printf '#!/bin/sh\necho "$*" >configured-with\nprintf "all:\\n\\techo made >>made\\n" >Makefile\n: >config.status\n' >"$tmp/st/configure" &&
+	chmod +x "$tmp/st/configure" &&
+	(cd "$tmp/st" && jobs=2 && . tests/report.sh && quick_build) >/dev/null 2>&1 &&
+	[ "$(cat "$tmp/st/build/configured-with")" = "-q" ] && [ "$(cat "$tmp/st/build/made")" = made ] &&
+	rm "$tmp/st/build/configured-with" &&
+	(cd "$tmp/st" && jobs=2 && . tests/report.sh && quick_build) >/dev/null 2>&1 &&
+	[ ! -e "$tmp/st/build/configured-with" ] && [ "$(cat "$tmp/st/build/made")" = "made
+made" ] &&
+	ok "run.sh makes build/ as the Quick start does (../configure, make) where there is none, then only runs make there" ||
+	not_ok "run.sh's build/"
 # CONTRIBUTING: where each format lives (every file it names exists),
 # one test, a fixture, byte-identical outputs, the outside judges
 C="$top_srcdir/CONTRIBUTING"

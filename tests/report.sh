@@ -59,6 +59,28 @@ sanitizer_build() {
 	fi
 }
 
+# quick_build: build/, the Quick start's build (configured as it
+# configures it: ../configure, the default -O2), up to date, and the
+# current directory; made the first time (a fresh clone, as CI's); after,
+# make rebuilds only what changed (and reconfigures where configure
+# changed); 1, with the end of its log, if it fails
+quick_build() {
+	if [ -f build/Makefile ] && [ -f build/config.status ]; then
+		echo "building what changed in build/ (the Quick start's build) ..."
+		cd build || return 1
+		configured=:
+	else
+		echo "building in build/ as the Quick start does ..."
+		mkdir -p build && cd build || return 1
+		configured="../configure -q"
+	fi
+	if ! $configured || ! make -j"$jobs" >build.log 2>&1; then
+		tail -30 build.log 2>/dev/null
+		echo "build failed"
+		return 1
+	fi
+}
+
 # plain_build DIR [CONFIGURE-ARGS...]: a build without sanitizers in
 # $top/DIR, made anew, and the current directory; 1, with the end of its
 # log, if it fails
