@@ -35,10 +35,28 @@ extern char **environ;
  * sample's buffer (offsets until the sample is complete). */
 struct frame {
 	uint64_t ip, off;
-	size_t sym, dso, file; /* offsets into buf, SIZE_MAX: none */
+	size_t sym, dso, file; /* offsets into buf (ltext where pers),
+				* SIZE_MAX: none */
 	size_t b0, b1;         /* its strings: buf[b0, b1) */
 	uint32_t line;
-	uint8_t has_off, inlined;
+	uint32_t fl, sl;       /* a caller's: the entries of its line and
+				* of the source line that gave its file
+				* (struct lent; UINT32_MAX: none) */
+	uint8_t has_off, inlined, pers;
+};
+
+/* A caller's line seen (a frame, or a source line after one): its text,
+ * what it parses to, and the model's ids of its module, function and
+ * file, looked up the first time a walk needs them. */
+struct lent {
+	uint64_t h;
+	uint32_t at, len; /* its text: ltext[at, at + len) */
+	struct frame f;   /* a frame line, its strings in ltext; a source
+			   * line: f.file, f.line and f.inlined */
+	pc_id module, fn, file;
+	uint8_t src;      /* a source line */
+	uint8_t has;      /* 1: module, 2: fn (of the frame not inlined in
+			   * its caller's code), 4: file */
 };
 
 struct thread_key {
@@ -86,22 +104,29 @@ struct pr {
 	pc_id lastevm;
 	uint64_t samples;
 	/* the lines of the sample's stack after its first frame (its
-	 * callers, with their source lines), as the text gives them, each
-	 * ended by a newline: parsed only where they are new */
-	char *raw;
-	size_t nraw, capraw;
-	char *line; /* one of them, NUL-ended */
-	size_t capline;
-	uint64_t *num; /* the callers' key as walk sees them */
-	size_t capnum;
-	uint64_t rawline; /* the line of the first */
+	 * callers, with their source lines): their entries in the table of
+	 * lines seen, parsed only where new (one hash of a line's text) */
+	uint32_t *lids;
+	size_t nlids, caplids;
+	uint64_t *sufh; /* the hash of each of their ends, lids[k, nlids) */
+	size_t capsufh;
+	struct lent *lent;
+	size_t nlent, caplent;
+	struct lslot {
+		uint32_t tag; /* the hash's high half */
+		uint32_t id;  /* entry + 1 (0: empty) */
+		uint32_t at, len; /* its text (a probe reads no entry) */
+	} *lslot;         /* caplslot a power of 2 */
+	size_t caplslot;
+	char *ltext;      /* the entries' texts and strings */
+	size_t nltext, capltext;
+	pc_id unknown_module; /* "[unknown]" (PC_NONE: not looked up) */
 	/* callers seen and first frames seen (struct scache): a sample
 	 * whose callers' lines are one of them (below the same entry)
-	 * takes the context of its first frame's caller without parsing
-	 * them or a walk down the tree; its first frame, whose address
-	 * changes from sample to sample, is parsed, and its context is
-	 * that of the same frame (function, entry, dso, line) seen below
-	 * that caller */
+	 * takes the context of its first frame's caller without a walk
+	 * down the tree; its first frame, whose address changes from
+	 * sample to sample, is parsed, and its context is that of the same
+	 * frame (function, entry, dso, line) seen below that caller */
 	struct scache {
 		uint64_t h;
 		uint32_t at, len; /* its key: bytes [at, at + len) of keys
@@ -110,11 +135,9 @@ struct pr {
 				 * first frame's */
 		pc_id module;   /* the module after them (walk's) */
 		uint64_t ip;    /* the address of the first caller */
-		uint8_t kind;   /* 0: callers' lines, 1: a frame below a
-				 * context, 2: callers as walk sees them */
+		uint8_t kind;   /* 0: callers' lines (their entries), 1: a
+				 * frame below a context */
 	} *sc;
-	size_t leafbuf; /* the first frame's strings: buf[0, leafbuf) */
-	uint64_t rawhit, rawmiss; /* callers found by their text, not */
 	size_t nsc, capsc; /* capsc a power of two */
 	pc_id entry[2]; /* main thread, application thread (PC_NONE: not
 			 * yet looked up) */
@@ -137,6 +160,15 @@ struct pr {
 #define SCACHE_BYTES ((size_t)32 << 20)
 /* and its slots (40 bytes each: 20 MiB) */
 #define SCACHE_SLOTS ((size_t)1 << 19)
+/* The table of callers' lines is emptied (and the callers cache, whose
+ * keys are its entries) when a sample starts with this many bytes of
+ * text or entries in it (an entry is some 130 bytes) */
+#define LTEXT_BYTES ((size_t)16 << 20)
+#define LENT_MAX ((size_t)1 << 17)
+/* Ends of a sample's callers looked up where the whole is new: those
+ * without their first 1 to SUFFIX_TRIES frames (kernel frames above a
+ * stack seen before, a caller whose address changed) */
+#define SUFFIX_TRIES 16
 
 /* ---- small parsers ---- */
 
@@ -243,7 +275,8 @@ static int parse_frame(struct pr *r, char *s, struct pc_err *err)
 	while (hexval(*e) >= 0)
 		e++;
 	struct frame f = { .sym = SIZE_MAX, .dso = SIZE_MAX,
-			   .file = SIZE_MAX, .b0 = r->nbuf };
+			   .file = SIZE_MAX, .b0 = r->nbuf,
+			   .fl = UINT32_MAX, .sl = UINT32_MAX };
 	if (hex64(s, (size_t)(e - s), &f.ip) || (*e && *e != ' '))
 		return pc_err_at_line(err, r->path, r->in.lineno,
 				      "a stack frame that does not start with "
@@ -464,50 +497,91 @@ static pc_id child(struct pc_db *db, pc_id parent, struct pc_context k)
 }
 
 /* The contexts of frame i below c (its function's, its line's, its
- * address's), made where new; *module: the module its code is in. */
+ * address's), made where new; *module: the module its code is in. A
+ * caller's frame takes the ids of its module, function and file from
+ * its lines' entries, looked up there the first time. */
 static pc_id frame_ctx(struct pr *r, size_t i, pc_id c, int inl,
 		       pc_id *module)
 {
 	struct pc_db *db = r->db;
 	const struct frame *f = &r->fr[i];
-	if (!inl)
-		*module = f->dso == SIZE_MAX ? PC_NONE :
-			  pc_module_get(db, r->buf + f->dso);
-	const char *name = f->sym == SIZE_MAX ? "[unknown]" : r->buf + f->sym;
-	uint64_t entry = f->has_off && !f->inlined && f->ip >= f->off ?
-				 f->ip - f->off : 0;
-	pc_id fn = pc_function_get(db, name, *module, entry, PC_NONE, 0);
+	const char *base = f->pers ? r->ltext : r->buf;
+	struct lent *fe = f->fl != UINT32_MAX ? &r->lent[f->fl] : NULL;
+	struct lent *se = f->sl != UINT32_MAX ? &r->lent[f->sl] : NULL;
+	if (!inl) {
+		if (fe && (fe->has & 1)) {
+			*module = fe->module;
+		} else {
+			*module = f->dso == SIZE_MAX ? PC_NONE :
+				  pc_module_get(db, base + f->dso);
+			if (fe) {
+				fe->module = *module;
+				fe->has |= 1;
+			}
+		}
+	}
+	/* (a source line's "(inlined)" changes the entry that counts) */
+	int own = fe && !inl && f->inlined == fe->f.inlined;
+	pc_id fn;
+	if (own && (fe->has & 2)) {
+		fn = fe->fn;
+	} else {
+		const char *name = f->sym == SIZE_MAX ? "[unknown]" :
+							base + f->sym;
+		uint64_t entry = f->has_off && !f->inlined && f->ip >= f->off ?
+					 f->ip - f->off : 0;
+		fn = pc_function_get(db, name, *module, entry, PC_NONE, 0);
+		if (own) {
+			fe->fn = fn;
+			fe->has |= 2;
+		}
+	}
 	c = child(db, c, (struct pc_context){
 		.kind = PC_CTX_FUNCTION,
 		.rel = inl ? PC_REL_INLINED : PC_REL_CALL,
 		.function = fn, .file = PC_NONE, .module = PC_NONE });
-	if (f->file != SIZE_MAX)
+	if (f->file != SIZE_MAX) {
+		pc_id file;
+		if (se && (se->has & 4)) {
+			file = se->file;
+		} else {
+			file = pc_file_get(db, base + f->file);
+			if (se) {
+				se->file = file;
+				se->has |= 4;
+			}
+		}
 		c = child(db, c, (struct pc_context){
 			.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
-			.function = PC_NONE,
-			.file = pc_file_get(db, r->buf + f->file),
+			.function = PC_NONE, .file = file,
 			.line = f->line, .module = PC_NONE });
+	}
 	/* an unknown symbol's one identity is its address */
-	if (f->sym == SIZE_MAX || (r->opts && r->opts->instructions))
+	if (f->sym == SIZE_MAX || (r->opts && r->opts->instructions)) {
+		if (*module == PC_NONE && r->unknown_module == PC_NONE)
+			r->unknown_module = pc_module_get(db, "[unknown]");
 		c = child(db, c, (struct pc_context){
 			.kind = PC_CTX_INSTRUCTION,
 			.rel = PC_REL_LEXICAL, .function = PC_NONE,
 			.file = PC_NONE,
 			.module = *module != PC_NONE ? *module :
-				  pc_module_get(db, "[unknown]"),
+				  r->unknown_module,
 			.offset = f->ip });
+	}
 	return c;
 }
 
 /* The context of frame `last` of the sample's stack, walked down from c
- * (its contexts made where new) through the frames after it (its
- * callers); *module: walk's module there (PC_NONE to start). (A cache
+ * (its contexts made where new) through the frames before `from`, from
+ * `from` - 1 on (the outer ones); *module: walk's module there (before:
+ * that of frame `from`, PC_NONE at the entry). (A cache
  * of frames seen below a context, tried in place of the model's
  * lookups, took as long: one miss of the processor's cache a frame
  * either way.) */
-static pc_id walk(struct pr *r, pc_id c, size_t last, pc_id *module)
+static pc_id walk(struct pr *r, pc_id c, size_t from, size_t last,
+		  pc_id *module)
 {
-	for (size_t i = r->nfr; i-- > last;) {
+	for (size_t i = from; i-- > last;) {
 		const struct frame *f = &r->fr[i];
 		/* an inlined frame has no dso of its own: it is in the code
 		 * of the frame printed after it at the same address. Where
@@ -592,48 +666,156 @@ static void scache_put(struct pr *r, struct scache *e, int kind,
 	r->nsc++;
 }
 
-/* The callers' lines kept (a frame, or a source line after one) */
-static void raw_keep(struct pr *r, const char *line, size_t len)
+/* The hash of a caller's line: two lanes of 8 bytes, the end read as
+ * the last 8 bytes (a line's length is in the hash), no byte loop. */
+static uint64_t line_hash(const char *s, size_t n)
 {
-	if (!r->nraw)
-		r->rawline = r->in.lineno;
-	if (r->capraw - r->nraw < len + 1) {
-		while (r->capraw - r->nraw < len + 1)
-			r->capraw = r->capraw ? 2 * r->capraw : 4096;
-		r->raw = pc_xrealloc(r->raw, r->capraw, 1);
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL;
+	uint64_t w, v;
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		memcpy(&w, s + i, 8);
+		memcpy(&v, s + i + 8, 8);
+		a = (a ^ w) * 0x100000001b3ULL;
+		a ^= a >> 29;
+		b = (b ^ v) * 0xff51afd7ed558ccdULL;
+		b ^= b >> 31;
 	}
-	memcpy(r->raw + r->nraw, line, len);
-	r->raw[r->nraw + len] = '\n';
-	r->nraw += len + 1;
+	if (n >= 8) {
+		if (n - i > 8) {
+			memcpy(&w, s + i, 8);
+			a = (a ^ w) * 0x100000001b3ULL;
+			a ^= a >> 29;
+		}
+		if (n > i) {
+			memcpy(&v, s + n - 8, 8);
+			b = (b ^ v) * 0xff51afd7ed558ccdULL;
+			b ^= b >> 31;
+		}
+	} else {
+		for (; i < n; i++)
+			a = (a ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	}
+	return pc_hash64(a ^ (b * 0x9e3779b97f4a7c15ULL));
 }
 
-/* The callers' lines parsed into frames after the first, as if read
- * one by one (an error names the line); the text kept is consumed. 0,
- * or -1 with err set. */
-static int raw_parse(struct pr *r, struct pc_err *err)
+static void lines_clear(struct pr *r)
 {
-	uint64_t at = r->in.lineno;
-	const char *l = r->raw, *end = r->raw + r->nraw;
-	int rc = 0;
-	for (uint64_t k = 0; !rc && l < end; k++) {
-		const char *nl = memchr(l, '\n', (size_t)(end - l));
-		size_t n = (size_t)(nl - l);
-		/* (a copy, NUL-ended: the kept text stays the cache's key) */
-		if (r->capline < n + 1) {
-			r->capline = 2 * n + 64;
-			r->line = pc_xrealloc(r->line, r->capline, 1);
+	if (r->lslot)
+		memset(r->lslot, 0, r->caplslot * sizeof(*r->lslot));
+	r->nlent = 0;
+	r->nltext = 0;
+	scache_clear(r); /* (its callers' keys are entries) */
+}
+
+/* A caller's line (a frame, or a source line after one: src) into the
+ * sample's callers: its entry, the line parsed where new. 0, or -1 with
+ * err set (a frame line that is not one). */
+static int caller_line(struct pr *r, char *line, size_t len, int src,
+		       struct pc_err *err)
+{
+	/* (emptied between samples only: the sample's entries stay) */
+	if (!r->nlids && (r->nltext > LTEXT_BYTES || r->nlent > LENT_MAX))
+		lines_clear(r);
+	if (2 * (r->nlent + 1) > r->caplslot) {
+		size_t cap = r->caplslot ? 2 * r->caplslot : 4096;
+		free(r->lslot);
+		r->lslot = pc_xcalloc(cap, sizeof(*r->lslot));
+		r->caplslot = cap;
+		for (size_t k = 0; k < r->nlent; k++) {
+			const struct lent *x = &r->lent[k];
+			size_t j = x->h & (cap - 1);
+			while (r->lslot[j].id)
+				j = (j + 1) & (cap - 1);
+			r->lslot[j] = (struct lslot){ (uint32_t)(x->h >> 32),
+						      (uint32_t)k + 1, x->at,
+						      x->len };
 		}
-		memcpy(r->line, l, n);
-		r->line[n] = 0;
-		r->in.lineno = r->rawline + k;
-		if (r->line[0] == '\t')
-			rc = parse_frame(r, r->line, err);
-		else
-			parse_srcline(r, r->line);
-		l = nl + 1;
 	}
-	r->in.lineno = at;
-	return rc;
+	uint64_t h = line_hash(line, len);
+	uint32_t tag = (uint32_t)(h >> 32);
+	size_t mask = r->caplslot - 1, j = h & mask;
+	for (; r->lslot[j].id; j = (j + 1) & mask) {
+		const struct lslot *x = &r->lslot[j];
+		if (x->tag == tag && x->len == len &&
+		    !memcmp(r->ltext + x->at, line, len))
+			break;
+	}
+	uint32_t id;
+	if (r->lslot[j].id) {
+		id = r->lslot[j].id - 1;
+	} else {
+		/* new: parsed as the sample's next frame (or as a source
+		 * line of one), then moved to the table */
+		size_t nbuf = r->nbuf;
+		if (src) {
+			PC_GROW(r->fr, r->nfr, r->capfr);
+			r->fr[r->nfr++] = (struct frame){
+				.sym = SIZE_MAX, .dso = SIZE_MAX,
+				.file = SIZE_MAX, .b0 = nbuf, .b1 = nbuf };
+			parse_srcline(r, line);
+		} else if (parse_frame(r, line, err)) {
+			return -1;
+		}
+		struct frame f = r->fr[--r->nfr];
+		size_t nb = f.b1 - f.b0, at = r->nltext;
+		if (r->capltext - r->nltext < len + nb) {
+			while (r->capltext - r->nltext < len + nb)
+				r->capltext = r->capltext ? 2 * r->capltext :
+							    65536;
+			r->ltext = pc_xrealloc(r->ltext, r->capltext, 1);
+		}
+		memcpy(r->ltext + at, line, len);
+		memcpy(r->ltext + at + len, r->buf + f.b0, nb);
+		r->nltext += len + nb;
+		r->nbuf = nbuf;
+		size_t d = at + len; /* buf[b0] is ltext[d] */
+		if (f.sym != SIZE_MAX)
+			f.sym = f.sym - f.b0 + d;
+		if (f.dso != SIZE_MAX)
+			f.dso = f.dso - f.b0 + d;
+		if (f.file != SIZE_MAX)
+			f.file = f.file - f.b0 + d;
+		f.b0 = d;
+		f.b1 = d + nb;
+		f.pers = 1;
+		f.fl = f.sl = UINT32_MAX;
+		PC_GROW(r->lent, r->nlent, r->caplent);
+		id = (uint32_t)r->nlent;
+		r->lent[r->nlent++] = (struct lent){
+			.h = h, .at = (uint32_t)at, .len = (uint32_t)len,
+			.f = f, .src = (uint8_t)src };
+		r->lslot[j] = (struct lslot){ tag, id + 1, (uint32_t)at,
+					      (uint32_t)len };
+	}
+	PC_GROW(r->lids, r->nlids, r->caplids);
+	r->lids[r->nlids++] = id;
+	return 0;
+}
+
+/* The callers' frames (frames 1 on) from their lines' entries, each
+ * source line applied to the frame before it as parse_srcline does. */
+static void callers_frames(struct pr *r)
+{
+	for (size_t k = 0; k < r->nlids; k++) {
+		uint32_t id = r->lids[k];
+		const struct lent *x = &r->lent[id];
+		if (!x->src) {
+			PC_GROW(r->fr, r->nfr, r->capfr);
+			struct frame *f = &r->fr[r->nfr++];
+			*f = x->f;
+			f->fl = id;
+			continue;
+		}
+		struct frame *f = &r->fr[r->nfr - 1];
+		if (x->f.inlined)
+			f->inlined = 1;
+		if (x->f.file != SIZE_MAX) {
+			f->file = x->f.file;
+			f->line = x->f.line;
+			f->sl = id;
+		}
+	}
 }
 
 /* The sample's period at its innermost context c, its time in the
@@ -647,7 +829,7 @@ static void sample_add(struct pr *r, pc_id prof, pc_id c)
 	r->samples++;
 	r->nfr = 0;
 	r->nbuf = 0;
-	r->nraw = 0;
+	r->nlids = 0;
 }
 
 /* frame_ctx of frame i below c, or the context of the same frame seen
@@ -683,58 +865,53 @@ static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
 	return c;
 }
 
-/* The context of the callers (frames 1 on, parsed), walked from entry
- * e, or that of callers seen with the same key: what of their frames
- * decides their contexts (per frame the address or entry that counts,
- * the line and which fields are there; their strings in buf); *module:
- * walk's there. */
-static pc_id callers_ctx(struct pr *r, pc_id e, pc_id *module)
+/* The hash of the sample's callers below entry e (the key of the
+ * callers cache), and those of their ends (outer frames) in sufh: one
+ * pass from the outermost. */
+static uint64_t lids_hash(struct pr *r, pc_id e)
 {
-	size_t nw = 2 * r->nfr;
-	if (r->capnum < nw) {
-		r->capnum = 2 * nw;
-		r->num = pc_xrealloc(r->num, r->capnum, sizeof(uint64_t));
+	if (r->capsufh < r->nlids) {
+		r->capsufh = 2 * r->nlids;
+		r->sufh = pc_xrealloc(r->sufh, r->capsufh, sizeof(uint64_t));
 	}
-	int instr = r->opts && r->opts->instructions;
-	uint64_t *w = r->num;
-	*w++ = e;
-	for (size_t i = 1; i < r->nfr; i++) {
-		const struct frame *f = &r->fr[i];
-		int inl = f->inlined && i + 1 < r->nfr &&
-			  r->fr[i + 1].ip == f->ip;
-		*w++ = f->sym == SIZE_MAX || instr ? f->ip :
-		       f->has_off && !f->inlined && f->ip >= f->off ?
-						 f->ip - f->off : 0;
-		*w++ = f->line | (uint64_t)inl << 32 |
-		       (uint64_t)f->inlined << 33 |
-		       (uint64_t)(f->sym != SIZE_MAX) << 34 |
-		       (uint64_t)(f->dso != SIZE_MAX) << 35 |
-		       (uint64_t)(f->file != SIZE_MAX) << 36;
+	uint64_t x = pc_hash64(e) ^ 0x9e3779b97f4a7c15ULL;
+	for (size_t k = r->nlids; k-- > 0;) {
+		x = (x ^ r->lids[k]) * 0x100000001b3ULL;
+		x ^= x >> 29;
+		r->sufh[k] = x;
 	}
-	nw = (size_t)(w - r->num);
-	const char *b = r->buf + r->leafbuf;
-	size_t nb = r->nbuf - r->leafbuf;
-	uint64_t h = pc_hash64(pc_hash_bytes(r->num, 8 * nw) ^
-			       pc_hash_bytes(b, nb));
-	struct scache *slot = scache_slot(r, 2, h, r->num, 8 * nw, b, nb);
-	if (slot && slot->len) {
-		*module = slot->module;
-		return slot->ctx;
-	}
-	pc_id c = walk(r, e, 1, module);
-	/* (walk's frames may have changed the table: the slot again) */
-	slot = scache_slot(r, 2, h, r->num, 8 * nw, b, nb);
-	if (slot)
-		scache_put(r, slot, 2, h, r->num, 8 * nw, b, nb, c, *module,
-			   0);
-	return c;
+	return pc_hash64(r->sufh[0]);
 }
 
-/* The sample read: its stack into the tree (its callers' lines parsed
- * and walked once while the cache holds them, its first frame every
- * time), its period into the value of the innermost context, its time
- * into the thread's trace. 0, or -1 with err set (a caller's line). */
-static int sample_end(struct pr *r, struct pc_err *err)
+/* The callers' context (frames 1 on, built), walked from entry e: from
+ * that of the longest end of them (outer frames) seen as a sample's
+ * callers, where there is one (a stack seen before with other frames
+ * inside: kernel frames on top of it, another first frame), through the
+ * frames inside it. */
+static pc_id callers_walk(struct pr *r, pc_id e, pc_id *module)
+{
+	size_t fi = 1; /* the frame of lids[k] */
+	for (size_t k = 1; k < r->nlids && fi <= SUFFIX_TRIES; k++) {
+		if (r->lent[r->lids[k]].src)
+			continue;
+		fi++;
+		uint64_t h = pc_hash64(r->sufh[k]);
+		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
+						  r->lids + k,
+						  4 * (r->nlids - k));
+		if (slot && slot->len) {
+			*module = slot->module;
+			return walk(r, slot->ctx, fi, 1, module);
+		}
+	}
+	return walk(r, e, r->nfr, 1, module);
+}
+
+/* The sample read: its stack into the tree (its callers walked once
+ * while the cache holds them, its first frame every time), its period
+ * into the value of the innermost context, its time into the thread's
+ * trace. (Its lines were parsed as they came.) */
+static void sample_end(struct pr *r)
 {
 	struct pc_db *db = r->db;
 	r->open = 0;
@@ -746,42 +923,30 @@ static int sample_end(struct pr *r, struct pc_err *err)
 	pc_id e = r->entry[app];
 	if (!r->nfr) {
 		sample_add(r, prof, e);
-		return 0;
+		return;
 	}
 	pc_id c = e, module = PC_NONE;
 	uint64_t ip = 0;
-	int callers = r->nraw > 0;
-	r->leafbuf = r->nbuf;
-	/* (where callers' text is found less than twice as often as it is
-	 * new, as in generated text whose addresses change in the middle of
-	 * stacks, its keys cost more than they save: callers as the walk
-	 * sees them only) */
-	if (callers && r->rawmiss > 1000 && r->rawmiss * 2 > r->rawhit) {
-		if (raw_parse(r, err))
-			return -1;
-		ip = r->fr[1].ip;
-		c = callers_ctx(r, e, &module);
-	} else if (callers) {
-		uint64_t h = pc_hash64(pc_hash_bytes(r->raw, r->nraw) ^ e);
+	int callers = r->nlids > 0;
+	if (callers) {
+		uint64_t h = lids_hash(r, e);
 		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
-						  r->raw, r->nraw);
+						  r->lids, 4 * r->nlids);
 		if (slot && slot->len) {
 			c = slot->ctx;
 			module = slot->module;
 			ip = slot->ip;
-			r->rawhit++;
 		} else {
-			r->rawmiss++;
-			if (raw_parse(r, err))
-				return -1;
+			callers_frames(r);
 			ip = r->fr[1].ip;
-			c = callers_ctx(r, e, &module);
+			c = callers_walk(r, e, &module);
 			/* (the table may have changed: the slot again) */
-			slot = scache_slot(r, 0, h, &e, sizeof e, r->raw,
-					   r->nraw);
+			slot = scache_slot(r, 0, h, &e, sizeof e, r->lids,
+					   4 * r->nlids);
 			if (slot)
-				scache_put(r, slot, 0, h, &e, sizeof e, r->raw,
-					   r->nraw, c, module, ip);
+				scache_put(r, slot, 0, h, &e, sizeof e,
+					   r->lids, 4 * r->nlids, c, module,
+					   ip);
 		}
 	}
 	/* the first frame: inlined in its caller's code where it is at the
@@ -790,7 +955,6 @@ static int sample_end(struct pr *r, struct pc_err *err)
 	int inl = f->inlined && callers && ip == f->ip;
 	c = frame_cached(r, 0, c, inl, &module);
 	sample_add(r, prof, c);
-	return 0;
 }
 
 /* ---- the header of a sample ---- */
@@ -861,7 +1025,7 @@ static int header_again(struct pr *r, char *line, size_t len)
 	r->hline = r->in.lineno;
 	r->nfr = 0;
 	r->nbuf = 0;
-	r->nraw = 0;
+	r->nlids = 0;
 	return 1;
 }
 
@@ -946,7 +1110,7 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 	r->hline = r->in.lineno;
 	r->nfr = 0;
 	r->nbuf = 0;
-	r->nraw = 0;
+	r->nlids = 0;
 	/* the stack on the header's line (a sample without a call chain):
 	 * an address then a symbol */
 	r->chain = 1;
@@ -983,8 +1147,11 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 static int take_line(struct pr *r, char *line, size_t len,
 		     struct pc_err *err)
 {
-	if (!len)
-		return r->open ? sample_end(r, err) : 0;
+	if (!len) {
+		if (r->open)
+			sample_end(r);
+		return 0;
+	}
 	if (line[0] == '#' && !r->open)
 		return 0;
 	if (line[0] == '\t') {
@@ -993,38 +1160,31 @@ static int take_line(struct pr *r, char *line, size_t len,
 					      "a stack frame outside of a "
 					      "sample (no sample line before "
 					      "it)");
-		/* the first frame parsed now, its callers at the end */
-		if (r->nfr && r->chain) {
-			raw_keep(r, line, len);
-			return 0;
-		}
+		/* the first frame parsed, its callers looked up */
+		if (r->nfr && r->chain)
+			return caller_line(r, line, len, 0, err);
 		return parse_frame(r, line, err);
 	}
 	/* a source line (-F +srcline): two blanks, after a frame */
 	if (r->open && r->nfr && line[0] == ' ' && line[1] == ' ' &&
 	    line[2] != ' ' && line[2] != '\t' &&
 	    (r->chain || !strstr(line, ": "))) {
-		if (r->nraw)
-			raw_keep(r, line, len);
-		else
-			parse_srcline(r, line);
+		if (r->nlids)
+			return caller_line(r, line, len, 1, err);
+		parse_srcline(r, line);
 		return 0;
 	}
 	/* a new sample: the last one ends here when it had no chain
 	 * (its frame on its line, or none: a tracepoint's sample without
 	 * -g) */
 	if (r->open) {
-		/* (an error in a caller's line comes first, as it came) */
-		if (r->chain && r->nfr && r->nraw && raw_parse(r, err))
-			return -1;
 		if (r->chain && r->nfr)
 			return pc_err_at_line(err, r->path, r->in.lineno,
 					      "a sample line inside the stack "
 					      "of the sample of line %llu (no "
 					      "blank line after it)",
 					      (unsigned long long)r->hline);
-		if (sample_end(r, err))
-			return -1;
+		sample_end(r);
 	}
 	return parse_header(r, line, len, err) < 0 ? -1 : 0;
 }
@@ -1044,9 +1204,11 @@ static void pr_free(struct pr *r)
 	free(r->fr);
 	free(r->sc);
 	free(r->keys);
-	free(r->raw);
-	free(r->line);
-	free(r->num);
+	free(r->lids);
+	free(r->sufh);
+	free(r->lent);
+	free(r->lslot);
+	free(r->ltext);
 	free(r->hprev);
 }
 
@@ -1060,6 +1222,7 @@ static int read_text(struct pr *r, struct pc_err *err)
 			    db->profiles[p].ids[i].logical >= r->rank0)
 				r->rank0 = db->profiles[p].ids[i].logical + 1;
 	r->entry[0] = r->entry[1] = r->lastprof = PC_NONE;
+	r->unknown_module = PC_NONE;
 	r->lastev_period = -1;
 	r->threads = pc_keymap_new();
 	r->vmap = pc_keymap_new();
@@ -1071,16 +1234,10 @@ static int read_text(struct pr *r, struct pc_err *err)
 	while ((got = pc_lines_next(&r->in, &line, &len, err)) > 0)
 		if ((rc = take_line(r, line, len, err)))
 			break;
-	if (got < 0) {
-		/* (an error in a caller's line before it comes first, as it
-		 * came) */
-		struct pc_err e2 = { 0 };
-		if (r->open && r->nraw && raw_parse(r, &e2))
-			*err = e2;
+	if (got < 0)
 		rc = -1;
-	}
 	if (!rc && r->open)
-		rc = sample_end(r, err);
+		sample_end(r);
 	if (!rc && !r->samples)
 		rc = pc_err_set(err, "%s: no samples", r->path);
 	if (!rc && !db->title) {
