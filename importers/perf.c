@@ -475,6 +475,7 @@ static void pr_free(struct pr *r)
 	free(r->lent);
 	free(r->lslot);
 	free(r->ltext);
+	free(r->lstr);
 	free(r->hprev);
 }
 

@@ -10,7 +10,7 @@
  * sample's buffer (offsets until the sample is complete). */
 struct frame {
 	uint64_t ip, off;
-	size_t sym, dso, file; /* offsets into buf (ltext where pers),
+	size_t sym, dso, file; /* offsets into buf (lstr where pers),
 				* SIZE_MAX: none */
 	size_t b0, b1;         /* its strings: buf[b0, b1) */
 	uint32_t line;
@@ -26,12 +26,15 @@ struct frame {
 struct lent {
 	uint64_t h;
 	uint32_t at, len; /* its text: ltext[at, at + len) */
-	struct frame f;   /* a frame line, its strings in ltext; a source
+	struct frame f;   /* a frame line, its strings in lstr; a source
 			   * line: f.file, f.line and f.inlined */
 	pc_id module, fn, file;
 	uint8_t src;      /* a source line */
 	uint8_t has;      /* 1: module, 2: fn (of the frame not inlined in
 			   * its caller's code), 4: file */
+	uint8_t keyed;    /* 1: a line of callers kept in the callers
+			   * cache, 2: the first of them (a hint only:
+			   * the cache may have been emptied since) */
 };
 
 struct thread_key {
@@ -93,8 +96,10 @@ struct pr {
 		uint32_t at, len; /* its text (a probe reads no entry) */
 	} *lslot;         /* caplslot a power of 2 */
 	size_t caplslot;
-	char *ltext;      /* the entries' texts and strings */
+	char *ltext;      /* the entries' texts */
 	size_t nltext, capltext;
+	char *lstr;       /* and their strings (frames made from them) */
+	size_t nlstr, caplstr;
 	pc_id unknown_module; /* "[unknown]" (PC_NONE: not looked up) */
 	/* callers seen and first frames seen (struct scache): a sample
 	 * whose callers' lines are one of them (below the same entry)

@@ -24,9 +24,10 @@
  * text or entries in it (an entry is some 130 bytes) */
 #define LTEXT_BYTES ((size_t)16 << 20)
 #define LENT_MAX ((size_t)1 << 17)
-/* Ends of a sample's callers looked up where the whole is new: those
- * without their first 1 to SUFFIX_TRIES frames (kernel frames above a
- * stack seen before, a caller whose address changed) */
+/* Ends of a sample's callers looked up where the whole is new (kernel
+ * frames above a stack seen before, a caller whose address changed): at
+ * most this many, those that can be callers kept (their lines all in
+ * kept callers, the first the first of some) */
 #define SUFFIX_TRIES 16
 
 /* ---- the model side ---- */
@@ -172,7 +173,7 @@ static pc_id frame_ctx(struct pr *r, size_t i, pc_id c, int inl,
 {
 	struct pc_db *db = r->db;
 	const struct frame *f = &r->fr[i];
-	const char *base = f->pers ? r->ltext : r->buf;
+	const char *base = f->pers ? r->lstr : r->buf;
 	struct lent *fe = f->fl != UINT32_MAX ? &r->lent[f->fl] : NULL;
 	struct lent *se = f->sl != UINT32_MAX ? &r->lent[f->sl] : NULL;
 	if (!inl) {
@@ -372,6 +373,7 @@ static void lines_clear(struct pr *r)
 		memset(r->lslot, 0, r->caplslot * sizeof(*r->lslot));
 	r->nlent = 0;
 	r->nltext = 0;
+	r->nlstr = 0;
 	scache_clear(r); /* (its callers' keys are entries) */
 }
 
@@ -382,7 +384,8 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 		       struct pc_err *err)
 {
 	/* (emptied between samples only: the sample's entries stay) */
-	if (!r->nlids && (r->nltext > LTEXT_BYTES || r->nlent > LENT_MAX))
+	if (!r->nlids && (r->nltext + r->nlstr > LTEXT_BYTES ||
+			  r->nlent > LENT_MAX))
 		lines_clear(r);
 	if (2 * (r->nlent + 1) > r->caplslot) {
 		size_t cap = r->caplslot ? 2 * r->caplslot : 4096;
@@ -425,18 +428,26 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 			return -1;
 		}
 		struct frame f = r->fr[--r->nfr];
-		size_t nb = f.b1 - f.b0, at = r->nltext;
-		if (r->capltext - r->nltext < len + nb) {
-			while (r->capltext - r->nltext < len + nb)
+		/* (the texts apart from the strings: the probes' compares
+		 * read fewer cache lines) */
+		size_t nb = f.b1 - f.b0, at = r->nltext, d = r->nlstr;
+		if (r->capltext - r->nltext < len) {
+			while (r->capltext - r->nltext < len)
 				r->capltext = r->capltext ? 2 * r->capltext :
 							    65536;
 			r->ltext = pc_xrealloc(r->ltext, r->capltext, 1);
 		}
+		if (r->caplstr - r->nlstr < nb) {
+			while (r->caplstr - r->nlstr < nb)
+				r->caplstr = r->caplstr ? 2 * r->caplstr :
+							  65536;
+			r->lstr = pc_xrealloc(r->lstr, r->caplstr, 1);
+		}
 		memcpy(r->ltext + at, line, len);
-		memcpy(r->ltext + at + len, r->buf + f.b0, nb);
-		r->nltext += len + nb;
+		r->nltext += len;
+		memcpy(r->lstr + d, r->buf + f.b0, nb); /* buf[b0] is lstr[d] */
+		r->nlstr += nb;
 		r->nbuf = nbuf;
-		size_t d = at + len; /* buf[b0] is ltext[d] */
 		if (f.sym != SIZE_MAX)
 			f.sym = f.sym - f.b0 + d;
 		if (f.dso != SIZE_MAX)
@@ -557,11 +568,19 @@ static uint64_t lids_hash(struct pr *r, pc_id e)
  * frames inside it. */
 static pc_id callers_walk(struct pr *r, pc_id e, pc_id *module)
 {
+	/* the ends whose lines were all in callers kept start at kmin */
+	size_t kmin = r->nlids, tries = 0;
+	while (kmin > 1 && (r->lent[r->lids[kmin - 1]].keyed & 1))
+		kmin--;
 	size_t fi = 1; /* the frame of lids[k] */
-	for (size_t k = 1; k < r->nlids && fi <= SUFFIX_TRIES; k++) {
-		if (r->lent[r->lids[k]].src)
+	for (size_t k = 1; k < r->nlids && tries < SUFFIX_TRIES; k++) {
+		const struct lent *x = &r->lent[r->lids[k]];
+		if (x->src)
 			continue;
 		fi++;
+		if (k < kmin || !(x->keyed & 2))
+			continue;
+		tries++;
 		uint64_t h = pc_hash64(r->sufh[k]);
 		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
 						  r->lids + k,
@@ -610,10 +629,14 @@ void perf_sample_end(struct pr *r)
 			/* (the table may have changed: the slot again) */
 			slot = scache_slot(r, 0, h, &e, sizeof e, r->lids,
 					   4 * r->nlids);
-			if (slot)
+			if (slot) {
 				scache_put(r, slot, 0, h, &e, sizeof e,
 					   r->lids, 4 * r->nlids, c, module,
 					   ip);
+				for (size_t k = 0; k < r->nlids; k++)
+					r->lent[r->lids[k]].keyed |= 1;
+				r->lent[r->lids[0]].keyed |= 2;
+			}
 		}
 	}
 	/* the first frame: inlined in its caller's code where it is at the
