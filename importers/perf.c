@@ -491,6 +491,7 @@ static int read_text(struct pr *r, struct pc_err *err)
 	r->entry[0] = r->entry[1] = r->lastprof = PC_NONE;
 	r->unknown_module = PC_NONE;
 	r->lastev_period = -1;
+	perf_stack_init(r);
 	r->threads = pc_keymap_new();
 	r->vmap = pc_keymap_new();
 	r->events = pc_keymap_new();

@@ -101,6 +101,8 @@ struct pr {
 	char *lstr;       /* and their strings (frames made from them) */
 	size_t nlstr, caplstr;
 	pc_id unknown_module; /* "[unknown]" (PC_NONE: not looked up) */
+	/* the bounds of the caches (perf_stack_init) */
+	size_t sc_bytes, sc_slots, lt_bytes, lent_max;
 	/* callers seen and first frames seen (struct scache): a sample
 	 * whose callers' lines are one of them (below the same entry)
 	 * takes the context of its first frame's caller without a walk
@@ -147,5 +149,7 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 		     struct pc_err *err);
 /* The sample read into the tree, its period and time. */
 void perf_sample_end(struct pr *r);
+/* The caches' bounds set (before the first line). */
+void perf_stack_init(struct pr *r);
 
 #endif

@@ -30,6 +30,24 @@
  * kept callers, the first the first of some) */
 #define SUFFIX_TRIES 16
 
+/* The bounds; PROFCONV_PERF_CACHE=BYTES (the tests' knob) makes the
+ * caches' keys and the lines' text that small (and 1,024 slots, a line
+ * for every 32 bytes), so that they are emptied again and again. */
+void perf_stack_init(struct pr *r)
+{
+	r->sc_bytes = SCACHE_BYTES;
+	r->sc_slots = SCACHE_SLOTS;
+	r->lt_bytes = LTEXT_BYTES;
+	r->lent_max = LENT_MAX;
+	const char *e = getenv("PROFCONV_PERF_CACHE");
+	long long n = e ? atoll(e) : 0;
+	if (n > 0 && (size_t)n < SCACHE_BYTES) {
+		r->sc_bytes = r->lt_bytes = (size_t)n;
+		r->sc_slots = 1024;
+		r->lent_max = (size_t)n / 32 + 1;
+	}
+}
+
 /* ---- the model side ---- */
 
 static int thread_eq(const void *ctx, pc_id id, const void *key)
@@ -280,10 +298,10 @@ static struct scache *scache_slot(struct pr *r, int kind, uint64_t h,
 				  size_t nb)
 {
 	size_t len = na + nb;
-	if (len > SCACHE_BYTES / 4) /* (a stack of 100,000 frames) */
+	if (len > r->sc_bytes / 4) /* (a stack of 100,000 frames) */
 		return NULL;
-	if (r->nkeys + len > SCACHE_BYTES || 2 * (r->nsc + 1) > r->capsc) {
-		if (r->capsc < SCACHE_SLOTS) {
+	if (r->nkeys + len > r->sc_bytes || 2 * (r->nsc + 1) > r->capsc) {
+		if (r->capsc < r->sc_slots) {
 			/* grown: every key hashed again into the new slots */
 			struct scache *old = r->sc;
 			size_t nold = r->capsc;
@@ -299,7 +317,7 @@ static struct scache *scache_slot(struct pr *r, int kind, uint64_t h,
 			}
 			free(old);
 		}
-		if (r->nkeys + len > SCACHE_BYTES ||
+		if (r->nkeys + len > r->sc_bytes ||
 		    2 * (r->nsc + 1) > r->capsc)
 			scache_clear(r);
 	}
@@ -324,7 +342,7 @@ static void scache_put(struct pr *r, struct scache *e, int kind,
 	/* (the whole bound at once: pages untouched cost nothing, and a
 	 * doubling array is copied again and again) */
 	if (!r->keys)
-		r->keys = pc_xmalloc(SCACHE_BYTES);
+		r->keys = pc_xmalloc(r->sc_bytes);
 	memcpy(r->keys + r->nkeys, a, na);
 	if (nb)
 		memcpy(r->keys + r->nkeys + na, b, nb);
@@ -384,8 +402,8 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 		       struct pc_err *err)
 {
 	/* (emptied between samples only: the sample's entries stay) */
-	if (!r->nlids && (r->nltext + r->nlstr > LTEXT_BYTES ||
-			  r->nlent > LENT_MAX))
+	if (!r->nlids && (r->nltext + r->nlstr > r->lt_bytes ||
+			  r->nlent > r->lent_max))
 		lines_clear(r);
 	if (2 * (r->nlent + 1) > r->caplslot) {
 		size_t cap = r->caplslot ? 2 * r->caplslot : 4096;
