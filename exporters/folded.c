@@ -165,7 +165,9 @@ static int folded_special(char c)
 	return (unsigned char)c < 0x20 || c == 0x7f || c == ';' || c == '\\';
 }
 
-static void put_frame(FILE *f, const char *name)
+/* name as a folded line writes it: NULL where it is written as it is,
+ * else its escaped text (allocated). */
+static char *frame_text(const char *name)
 {
 	size_t n = 0, len = strlen(name);
 	for (const char *s = name; *s; s++)
@@ -180,9 +182,42 @@ static void put_frame(FILE *f, const char *name)
 		*w = 0;
 	const char *plain = buf ? buf : name;
 	char *esc = pc_text_escape(plain);
-	fputs(esc ? esc : plain, f);
-	free(esc);
-	free(buf);
+	if (esc) {
+		free(buf);
+		return esc;
+	}
+	return buf;
+}
+
+/* s[0, n) at the end of the line being made */
+static void put(char **line, size_t *len, size_t *cap, const char *s,
+		size_t n)
+{
+	if (*cap - *len < n) {
+		while (*cap - *len < n)
+			*cap = *cap ? 2 * *cap : 4096;
+		*line = pc_xrealloc(*line, *cap, 1);
+	}
+	memcpy(*line + *len, s, n);
+	*len += n;
+}
+
+/* "%.0f" of a whole number v >= 0 into b (its length) */
+static size_t whole_text(char *b, size_t cap, double v)
+{
+	if (v < 1e18) {
+		/* (the digits themselves: printf's way is slow) */
+		char d[24];
+		size_t n = 0;
+		uint64_t u = (uint64_t)v;
+		do
+			d[n++] = (char)('0' + u % 10);
+		while (u /= 10);
+		for (size_t i = 0; i < n; i++)
+			b[i] = d[n - 1 - i];
+		return n;
+	}
+	return (size_t)snprintf(b, cap, "%.0f", v);
 }
 
 /* A node merged into its caller (no line of its own). */
@@ -245,6 +280,19 @@ static size_t put_lines(struct fx *x, const struct tree *t, double scale)
 	uint32_t *path = NULL;
 	size_t cap = 0, nlines = 0;
 	int two = x->base != PC_NONE;
+	/* each node's name as written, made once (its length; text NULL:
+	 * the name itself), and the line made before it is written */
+	char **text = pc_xcalloc(t->len, sizeof(char *));
+	uint32_t *tlen = pc_xmalloc(t->len * sizeof(uint32_t));
+	for (size_t i = 1; i < t->len; i++) {
+		if (t->n[i].name == MERGED)
+			continue;
+		text[i] = frame_text(t->n[i].name);
+		size_t n = strlen(text[i] ? text[i] : t->n[i].name);
+		tlen[i] = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	}
+	char *line = NULL, num[64];
+	size_t len, capline = 0;
 	for (size_t i = 1; i < t->len; i++) {
 		if (t->n[i].name == MERGED)
 			continue;
@@ -258,18 +306,33 @@ static size_t put_lines(struct fx *x, const struct tree *t, double scale)
 			PC_GROW(path, d, cap);
 			path[d++] = j;
 		}
+		len = 0;
 		while (d--) {
-			put_frame(x->of.f, t->n[path[d]].name);
-			fputc(d ? ';' : ' ', x->of.f);
+			uint32_t j = path[d];
+			const char *name = text[j] ? text[j] : t->n[j].name;
+			size_t n = tlen[j] < UINT32_MAX ? tlen[j] : strlen(name);
+			put(&line, &len, &capline, name, n);
+			put(&line, &len, &capline, d ? ";" : " ", 1);
 		}
-		if (two)
-			fprintf(x->of.f, "%.0f ", rb > 0 ? rb : 0);
-		fprintf(x->of.f, "%.0f\n", r > 0 ? r : 0);
+		if (two) {
+			put(&line, &len, &capline, num,
+			    whole_text(num, sizeof num, rb > 0 ? rb : 0));
+			put(&line, &len, &capline, " ", 1);
+		}
+		put(&line, &len, &capline, num,
+		    whole_text(num, sizeof num, r > 0 ? r : 0));
+		put(&line, &len, &capline, "\n", 1);
+		fwrite(line, 1, len, x->of.f);
 		if (!(i & 0xffff)) /* on a terminal, now and then */
 			pc_progress(x->db->diag, "writing folded stacks", i,
 				    t->len, UINT64_MAX);
 	}
 	free(path);
+	for (size_t i = 1; i < t->len; i++)
+		free(text[i]);
+	free(text);
+	free(tlen);
+	free(line);
 	return nlines;
 }
 

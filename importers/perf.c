@@ -18,6 +18,7 @@
  * with the number of samples (a long trace spills: doc/design.md). */
 #include "pc.h"
 #include "internal.h"
+#include "perf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,113 +31,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-/* One frame of a sample as the text gives it; strings point into the
- * sample's buffer (offsets until the sample is complete). */
-struct frame {
-	uint64_t ip, off;
-	size_t sym, dso, file; /* offsets into buf, SIZE_MAX: none */
-	size_t b0, b1;         /* its strings: buf[b0, b1) */
-	uint32_t line;
-	uint8_t has_off, inlined;
-};
-
-struct thread_key {
-	uint64_t pid, tid; /* pid UINT64_MAX: not given */
-};
-
-struct pr {
-	struct pc_db *db;
-	const char *path;
-	struct pc_lines in;
-	const struct pc_import_opts *opts;
-	/* the sample being read */
-	int open;        /* a header read, its stack not yet ended */
-	int chain;       /* its stack is on lines of its own */
-	uint64_t hline;  /* its header's line */
-	uint64_t pid, tid, time, period;
-	int has_pid, has_time, has_period;
-	pc_id metric;
-	char *buf;
-	size_t nbuf, capbuf;
-	struct frame *fr;
-	size_t nfr, capfr;
-	/* threads: (pid, tid) -> profile; processes: pid -> rank */
-	struct pc_keymap *threads;
-	struct thread_key *tkeys;
-	pc_id *tprof;
-	size_t nthreads, capthreads;
-	uint64_t *procs;       /* pids in order of appearance */
-	uint64_t *nthr_of;     /* threads seen per process */
-	size_t nprocs, capprocs;
-	uint64_t rank0;        /* logical ranks of this input start here */
-	uint64_t lone_threads; /* threads of no known process */
-	/* (profile, ctx, metric) -> index of its value in db->values */
-	struct pc_keymap *vmap;
-	size_t v0;
-	/* events -> metrics */
-	struct pc_keymap *events;
-	const char **evname;
-	pc_id *evmetric;
-	size_t nevents, capevents;
-	/* the event of the sample before (its text, as given) */
-	char lastev[256];
-	size_t nlastev;
-	int lastev_period; /* (has_period then: 0, 1; -1: none yet) */
-	pc_id lastevm;
-	uint64_t samples;
-	/* the lines of the sample's stack after its first frame (its
-	 * callers, with their source lines), as the text gives them, each
-	 * ended by a newline: parsed only where they are new */
-	char *raw;
-	size_t nraw, capraw;
-	char *line; /* one of them, NUL-ended */
-	size_t capline;
-	uint64_t *num; /* the callers' key as walk sees them */
-	size_t capnum;
-	uint64_t rawline; /* the line of the first */
-	/* callers seen and first frames seen (struct scache): a sample
-	 * whose callers' lines are one of them (below the same entry)
-	 * takes the context of its first frame's caller without parsing
-	 * them or a walk down the tree; its first frame, whose address
-	 * changes from sample to sample, is parsed, and its context is
-	 * that of the same frame (function, entry, dso, line) seen below
-	 * that caller */
-	struct scache {
-		uint64_t h;
-		uint32_t at, len; /* its key: bytes [at, at + len) of keys
-				   * (SCACHE_BYTES fit 32 bits) */
-		pc_id ctx;      /* the callers' innermost context, or the
-				 * first frame's */
-		pc_id module;   /* the module after them (walk's) */
-		uint64_t ip;    /* the address of the first caller */
-		uint8_t kind;   /* 0: callers' lines, 1: a frame below a
-				 * context, 2: callers as walk sees them */
-	} *sc;
-	size_t leafbuf; /* the first frame's strings: buf[0, leafbuf) */
-	uint64_t rawhit, rawmiss; /* callers found by their text, not */
-	size_t nsc, capsc; /* capsc a power of two */
-	pc_id entry[2]; /* main thread, application thread (PC_NONE: not
-			 * yet looked up) */
-	struct thread_key last; /* the thread of the sample before */
-	pc_id lastprof;         /* its profile (PC_NONE: none) */
-	unsigned char *keys; /* SCACHE_BYTES */
-	size_t nkeys;
-	/* the header before, of a sample with a time and a call chain:
-	 * a header that differs from it only in its time token [hts,
-	 * hte) is that sample's but for the time */
-	char *hprev;
-	size_t nhprev, caphprev, hts, hte;
-	int hvalid;
-};
-
-
-/* The callers cache's bound: its keys and slots are dropped when it has
- * this many bytes of keys (one sample's stack of 40 frames is some
- * 2 kB of text), so that memory does not grow with the samples. */
-#define SCACHE_BYTES ((size_t)32 << 20)
-/* and its slots (40 bytes each: 20 MiB) */
-#define SCACHE_SLOTS ((size_t)1 << 19)
 
 /* ---- small parsers ---- */
 
@@ -235,7 +129,7 @@ static size_t keep(struct pr *r, const char *s, size_t n)
 
 /* A frame: "IP [SYM[+0xOFF]] [(DSO)] [(inlined)]", leading blanks
  * skipped. 0, or -1 with err set. */
-static int parse_frame(struct pr *r, char *s, struct pc_err *err)
+int perf_parse_frame(struct pr *r, char *s, struct pc_err *err)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -243,7 +137,8 @@ static int parse_frame(struct pr *r, char *s, struct pc_err *err)
 	while (hexval(*e) >= 0)
 		e++;
 	struct frame f = { .sym = SIZE_MAX, .dso = SIZE_MAX,
-			   .file = SIZE_MAX, .b0 = r->nbuf };
+			   .file = SIZE_MAX, .b0 = r->nbuf,
+			   .fl = UINT32_MAX, .sl = UINT32_MAX };
 	if (hex64(s, (size_t)(e - s), &f.ip) || (*e && *e != ' '))
 		return pc_err_at_line(err, r->path, r->in.lineno,
 				      "a stack frame that does not start with "
@@ -301,7 +196,7 @@ static int parse_frame(struct pr *r, char *s, struct pc_err *err)
 
 /* A source line after a frame: "  FILE:LINE[ (inlined)]", or perf's
  * "DSO[ADDR]" / "??:0" where it knows none. */
-static void parse_srcline(struct pr *r, char *s)
+void perf_parse_srcline(struct pr *r, char *s)
 {
 	struct frame *f = &r->fr[r->nfr - 1];
 	while (*s == ' ')
@@ -328,471 +223,6 @@ static void parse_srcline(struct pr *r, char *s)
 	f->line = (uint32_t)line;
 	f->b1 = r->nbuf;
 }
-
-/* ---- the model side ---- */
-
-static int thread_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct thread_key *a = &((const struct pr *)ctx)->tkeys[id];
-	const struct thread_key *b = key;
-	return a->pid == b->pid && a->tid == b->tid;
-}
-
-/* The profile of the sample's thread, added at its first sample. */
-static pc_id thread_profile(struct pr *r)
-{
-	struct thread_key k = { r->has_pid ? r->pid : UINT64_MAX, r->tid };
-	if (r->lastprof != PC_NONE && r->last.pid == k.pid &&
-	    r->last.tid == k.tid)
-		return r->lastprof;
-	r->last = k;
-	uint64_t h = pc_hash64(pc_hash64(k.pid) ^ k.tid);
-	pc_id t = pc_keymap_intern(r->threads, h, thread_eq, r, &k,
-				   (pc_id)r->nthreads);
-	if (t < r->nthreads)
-		return r->lastprof = r->tprof[t];
-	if (r->nthreads >= r->capthreads) {
-		r->capthreads = r->capthreads ? 2 * r->capthreads : 64;
-		r->tkeys = pc_xrealloc(r->tkeys, r->capthreads,
-				       sizeof(*r->tkeys));
-		r->tprof = pc_xrealloc(r->tprof, r->capthreads,
-				       sizeof(*r->tprof));
-	}
-	r->tkeys[r->nthreads] = k;
-	struct pc_idelem ids[2];
-	uint32_t nids;
-	if (r->has_pid) {
-		size_t p = 0;
-		while (p < r->nprocs && r->procs[p] != r->pid)
-			p++;
-		if (p == r->nprocs) {
-			if (r->nprocs >= r->capprocs) {
-				r->capprocs = r->capprocs ? 2 * r->capprocs : 16;
-				r->procs = pc_xrealloc(r->procs, r->capprocs,
-						       sizeof(uint64_t));
-				r->nthr_of = pc_xrealloc(r->nthr_of, r->capprocs,
-							 sizeof(uint64_t));
-			}
-			r->procs[p] = r->pid;
-			r->nthr_of[p] = 0;
-			r->nprocs++;
-		}
-		ids[0] = (struct pc_idelem){ .kind = PC_ID_RANK,
-					     .logical = r->rank0 + p,
-					     .physical = r->pid };
-		ids[1] = (struct pc_idelem){ .kind = PC_ID_THREAD,
-					     .logical = r->nthr_of[p]++,
-					     .physical = r->tid };
-		nids = 2;
-	} else {
-		ids[0] = (struct pc_idelem){ .kind = PC_ID_THREAD,
-					     .logical = r->lone_threads++,
-					     .physical = r->tid };
-		nids = 1;
-	}
-	r->tprof[r->nthreads] = pc_profile_add(r->db, ids, nids);
-	return r->lastprof = r->tprof[r->nthreads++];
-}
-
-static int event_eq(const void *ctx, pc_id id, const void *key)
-{
-	return !strcmp(((const struct pr *)ctx)->evname[id], key);
-}
-
-static pc_id event_metric_get(struct pr *r, const char *ev, size_t n);
-
-/* The metric of an event (NULL: the text names none). */
-static pc_id event_metric(struct pr *r, const char *ev, size_t n)
-{
-	/* (the event of the sample before, most often) */
-	if (ev && n < sizeof r->lastev && r->lastev_period == r->has_period &&
-	    n == r->nlastev && !memcmp(ev, r->lastev, n))
-		return r->lastevm;
-	if (ev && n < sizeof r->lastev) {
-		memcpy(r->lastev, ev, n);
-		r->nlastev = n;
-		r->lastev_period = r->has_period;
-		r->lastevm = event_metric_get(r, ev, n);
-		return r->lastevm;
-	}
-	return event_metric_get(r, ev, n);
-}
-
-/* The metric of an event (NULL: the text names none), looked up. */
-static pc_id event_metric_get(struct pr *r, const char *ev, size_t n)
-{
-	char name[256];
-	if (!ev) {
-		snprintf(name, sizeof name, "%s", r->has_period ? "period" :
-				"samples");
-	} else {
-		if (n >= sizeof name)
-			n = sizeof name - 1;
-		memcpy(name, ev, n);
-		name[n] = 0;
-	}
-	uint64_t h = pc_hash_bytes(name, strlen(name));
-	pc_id e = pc_keymap_intern(r->events, h, event_eq, r, name,
-				   (pc_id)r->nevents);
-	if (e < r->nevents)
-		return r->evmetric[e];
-	PC_GROW(r->evname, r->nevents, r->capevents);
-	r->evmetric = pc_xrealloc(r->evmetric, r->capevents, sizeof(pc_id));
-	r->evname[e] = pc_intern_cstr(r->db, name);
-	char desc[512];
-	const char *unit = "samples";
-	if (r->has_period) {
-		/* the clock events' periods are nanoseconds */
-		size_t base = strcspn(name, ":");
-		int clock = (base == 9 && !strncmp(name, "cpu-clock", 9)) ||
-			    (base == 10 && !strncmp(name, "task-clock", 10));
-		unit = clock ? "ns" : "events";
-		snprintf(desc, sizeof desc, "perf event %s: the sum of the "
-			 "samples' periods (%s)", name, clock ? "nanoseconds" :
-			 "events counted between samples");
-	} else {
-		snprintf(desc, sizeof desc, "perf event %s: samples", name);
-	}
-	r->evmetric[e] = pc_metric_get_whole(r->db, name, desc, unit);
-	r->nevents++;
-	return r->evmetric[e];
-}
-
-static pc_id child(struct pc_db *db, pc_id parent, struct pc_context k)
-{
-	return pc_ctx_child(db, parent, &k);
-}
-
-/* The contexts of frame i below c (its function's, its line's, its
- * address's), made where new; *module: the module its code is in. */
-static pc_id frame_ctx(struct pr *r, size_t i, pc_id c, int inl,
-		       pc_id *module)
-{
-	struct pc_db *db = r->db;
-	const struct frame *f = &r->fr[i];
-	if (!inl)
-		*module = f->dso == SIZE_MAX ? PC_NONE :
-			  pc_module_get(db, r->buf + f->dso);
-	const char *name = f->sym == SIZE_MAX ? "[unknown]" : r->buf + f->sym;
-	uint64_t entry = f->has_off && !f->inlined && f->ip >= f->off ?
-				 f->ip - f->off : 0;
-	pc_id fn = pc_function_get(db, name, *module, entry, PC_NONE, 0);
-	c = child(db, c, (struct pc_context){
-		.kind = PC_CTX_FUNCTION,
-		.rel = inl ? PC_REL_INLINED : PC_REL_CALL,
-		.function = fn, .file = PC_NONE, .module = PC_NONE });
-	if (f->file != SIZE_MAX)
-		c = child(db, c, (struct pc_context){
-			.kind = PC_CTX_LINE, .rel = PC_REL_LEXICAL,
-			.function = PC_NONE,
-			.file = pc_file_get(db, r->buf + f->file),
-			.line = f->line, .module = PC_NONE });
-	/* an unknown symbol's one identity is its address */
-	if (f->sym == SIZE_MAX || (r->opts && r->opts->instructions))
-		c = child(db, c, (struct pc_context){
-			.kind = PC_CTX_INSTRUCTION,
-			.rel = PC_REL_LEXICAL, .function = PC_NONE,
-			.file = PC_NONE,
-			.module = *module != PC_NONE ? *module :
-				  pc_module_get(db, "[unknown]"),
-			.offset = f->ip });
-	return c;
-}
-
-/* The context of frame `last` of the sample's stack, walked down from c
- * (its contexts made where new) through the frames after it (its
- * callers); *module: walk's module there (PC_NONE to start). (A cache
- * of frames seen below a context, tried in place of the model's
- * lookups, took as long: one miss of the processor's cache a frame
- * either way.) */
-static pc_id walk(struct pr *r, pc_id c, size_t last, pc_id *module)
-{
-	for (size_t i = r->nfr; i-- > last;) {
-		const struct frame *f = &r->fr[i];
-		/* an inlined frame has no dso of its own: it is in the code
-		 * of the frame printed after it at the same address. Where
-		 * that frame is not there (perf leaves out a function's own
-		 * frame when its symbol is the inlined name: glibc's
-		 * __libc_start_main_impl), the frame is that function's,
-		 * called, its module unknown. */
-		int inl = f->inlined && i + 1 < r->nfr &&
-			  r->fr[i + 1].ip == f->ip;
-		c = frame_ctx(r, i, c, inl, module);
-	}
-	return c;
-}
-
-static void scache_clear(struct pr *r)
-{
-	for (size_t i = 0; i < r->capsc; i++)
-		r->sc[i].len = 0;
-	r->nsc = 0;
-	r->nkeys = 0;
-}
-
-/* The slot of key (kind; bytes a[0, na) then b[0, nb)) of hash h: its
- * own, or the empty one it would take (NULL: a key too long to keep).
- * The table grows, or is emptied at its bound, first. */
-static struct scache *scache_slot(struct pr *r, int kind, uint64_t h,
-				  const void *a, size_t na, const void *b,
-				  size_t nb)
-{
-	size_t len = na + nb;
-	if (len > SCACHE_BYTES / 4) /* (a stack of 100,000 frames) */
-		return NULL;
-	if (r->nkeys + len > SCACHE_BYTES || 2 * (r->nsc + 1) > r->capsc) {
-		if (r->capsc < SCACHE_SLOTS) {
-			/* grown: every key hashed again into the new slots */
-			struct scache *old = r->sc;
-			size_t nold = r->capsc;
-			r->capsc = r->capsc ? 2 * r->capsc : 1024;
-			r->sc = pc_xcalloc(r->capsc, sizeof(*r->sc));
-			for (size_t i = 0; i < nold; i++) {
-				if (!old[i].len)
-					continue;
-				size_t j = old[i].h & (r->capsc - 1);
-				while (r->sc[j].len)
-					j = (j + 1) & (r->capsc - 1);
-				r->sc[j] = old[i];
-			}
-			free(old);
-		}
-		if (r->nkeys + len > SCACHE_BYTES ||
-		    2 * (r->nsc + 1) > r->capsc)
-			scache_clear(r);
-	}
-	size_t mask = r->capsc - 1;
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		struct scache *e = &r->sc[i];
-		if (!e->len)
-			return e;
-		/* (nb 0: b may be NULL, nothing to compare) */
-		if (e->h == h && e->len == len && e->kind == kind &&
-		    !memcmp(r->keys + e->at, a, na) &&
-		    (!nb || !memcmp(r->keys + e->at + na, b, nb)))
-			return e;
-	}
-}
-
-/* The key (a, b) kept for slot e, whose context is c. */
-static void scache_put(struct pr *r, struct scache *e, int kind,
-		       uint64_t h, const void *a, size_t na, const void *b,
-		       size_t nb, pc_id c, pc_id module, uint64_t ip)
-{
-	/* (the whole bound at once: pages untouched cost nothing, and a
-	 * doubling array is copied again and again) */
-	if (!r->keys)
-		r->keys = pc_xmalloc(SCACHE_BYTES);
-	memcpy(r->keys + r->nkeys, a, na);
-	if (nb)
-		memcpy(r->keys + r->nkeys + na, b, nb);
-	*e = (struct scache){ h, (uint32_t)r->nkeys, (uint32_t)(na + nb), c,
-			      module, ip, (uint8_t)kind };
-	r->nkeys += na + nb;
-	r->nsc++;
-}
-
-/* The callers' lines kept (a frame, or a source line after one) */
-static void raw_keep(struct pr *r, const char *line, size_t len)
-{
-	if (!r->nraw)
-		r->rawline = r->in.lineno;
-	if (r->capraw - r->nraw < len + 1) {
-		while (r->capraw - r->nraw < len + 1)
-			r->capraw = r->capraw ? 2 * r->capraw : 4096;
-		r->raw = pc_xrealloc(r->raw, r->capraw, 1);
-	}
-	memcpy(r->raw + r->nraw, line, len);
-	r->raw[r->nraw + len] = '\n';
-	r->nraw += len + 1;
-}
-
-/* The callers' lines parsed into frames after the first, as if read
- * one by one (an error names the line); the text kept is consumed. 0,
- * or -1 with err set. */
-static int raw_parse(struct pr *r, struct pc_err *err)
-{
-	uint64_t at = r->in.lineno;
-	const char *l = r->raw, *end = r->raw + r->nraw;
-	int rc = 0;
-	for (uint64_t k = 0; !rc && l < end; k++) {
-		const char *nl = memchr(l, '\n', (size_t)(end - l));
-		size_t n = (size_t)(nl - l);
-		/* (a copy, NUL-ended: the kept text stays the cache's key) */
-		if (r->capline < n + 1) {
-			r->capline = 2 * n + 64;
-			r->line = pc_xrealloc(r->line, r->capline, 1);
-		}
-		memcpy(r->line, l, n);
-		r->line[n] = 0;
-		r->in.lineno = r->rawline + k;
-		if (r->line[0] == '\t')
-			rc = parse_frame(r, r->line, err);
-		else
-			parse_srcline(r, r->line);
-		l = nl + 1;
-	}
-	r->in.lineno = at;
-	return rc;
-}
-
-/* The sample's period at its innermost context c, its time in the
- * trace. */
-static void sample_add(struct pr *r, pc_id prof, pc_id c)
-{
-	pc_value_sum(r->db, r->vmap, prof, c, r->metric,
-		  r->has_period ? (double)r->period : 1);
-	if (r->has_time)
-		pc_trace_add(r->db, prof, r->time, c);
-	r->samples++;
-	r->nfr = 0;
-	r->nbuf = 0;
-	r->nraw = 0;
-}
-
-/* frame_ctx of frame i below c, or the context of the same frame seen
- * below c (with the same module before it): the key is what decides
- * its context (the address or entry that counts, the line, which fields
- * are there, its strings). */
-static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
-			  pc_id *module)
-{
-	const struct frame *f = &r->fr[i];
-	int instr = r->opts && r->opts->instructions;
-	uint64_t k[3];
-	k[0] = (uint64_t)c << 32 | *module;
-	k[1] = f->sym == SIZE_MAX || instr ? f->ip :
-	       f->has_off && !f->inlined && f->ip >= f->off ? f->ip - f->off :
-							      0;
-	k[2] = f->line | (uint64_t)inl << 32 | (uint64_t)f->inlined << 33 |
-	       (uint64_t)(f->sym != SIZE_MAX) << 34 |
-	       (uint64_t)(f->dso != SIZE_MAX) << 35 |
-	       (uint64_t)(f->file != SIZE_MAX) << 36;
-	const char *b = r->buf + f->b0;
-	size_t nb = f->b1 - f->b0;
-	uint64_t h = pc_hash64(pc_hash_bytes(k, sizeof k) ^
-			       pc_hash_bytes(b, nb));
-	struct scache *slot = scache_slot(r, 1, h, k, sizeof k, b, nb);
-	if (slot && slot->len) {
-		*module = slot->module;
-		return slot->ctx;
-	}
-	c = frame_ctx(r, i, c, inl, module);
-	if (slot)
-		scache_put(r, slot, 1, h, k, sizeof k, b, nb, c, *module, 0);
-	return c;
-}
-
-/* The context of the callers (frames 1 on, parsed), walked from entry
- * e, or that of callers seen with the same key: what of their frames
- * decides their contexts (per frame the address or entry that counts,
- * the line and which fields are there; their strings in buf); *module:
- * walk's there. */
-static pc_id callers_ctx(struct pr *r, pc_id e, pc_id *module)
-{
-	size_t nw = 2 * r->nfr;
-	if (r->capnum < nw) {
-		r->capnum = 2 * nw;
-		r->num = pc_xrealloc(r->num, r->capnum, sizeof(uint64_t));
-	}
-	int instr = r->opts && r->opts->instructions;
-	uint64_t *w = r->num;
-	*w++ = e;
-	for (size_t i = 1; i < r->nfr; i++) {
-		const struct frame *f = &r->fr[i];
-		int inl = f->inlined && i + 1 < r->nfr &&
-			  r->fr[i + 1].ip == f->ip;
-		*w++ = f->sym == SIZE_MAX || instr ? f->ip :
-		       f->has_off && !f->inlined && f->ip >= f->off ?
-						 f->ip - f->off : 0;
-		*w++ = f->line | (uint64_t)inl << 32 |
-		       (uint64_t)f->inlined << 33 |
-		       (uint64_t)(f->sym != SIZE_MAX) << 34 |
-		       (uint64_t)(f->dso != SIZE_MAX) << 35 |
-		       (uint64_t)(f->file != SIZE_MAX) << 36;
-	}
-	nw = (size_t)(w - r->num);
-	const char *b = r->buf + r->leafbuf;
-	size_t nb = r->nbuf - r->leafbuf;
-	uint64_t h = pc_hash64(pc_hash_bytes(r->num, 8 * nw) ^
-			       pc_hash_bytes(b, nb));
-	struct scache *slot = scache_slot(r, 2, h, r->num, 8 * nw, b, nb);
-	if (slot && slot->len) {
-		*module = slot->module;
-		return slot->ctx;
-	}
-	pc_id c = walk(r, e, 1, module);
-	/* (walk's frames may have changed the table: the slot again) */
-	slot = scache_slot(r, 2, h, r->num, 8 * nw, b, nb);
-	if (slot)
-		scache_put(r, slot, 2, h, r->num, 8 * nw, b, nb, c, *module,
-			   0);
-	return c;
-}
-
-/* The sample read: its stack into the tree (its callers' lines parsed
- * and walked once while the cache holds them, its first frame every
- * time), its period into the value of the innermost context, its time
- * into the thread's trace. 0, or -1 with err set (a caller's line). */
-static int sample_end(struct pr *r, struct pc_err *err)
-{
-	struct pc_db *db = r->db;
-	r->open = 0;
-	pc_id prof = thread_profile(r);
-	int app = r->has_pid && r->pid != r->tid;
-	if (r->entry[app] == PC_NONE)
-		r->entry[app] = pc_ctx_entry(db, app ? PC_ENTRY_APP_THREAD :
-						       PC_ENTRY_MAIN);
-	pc_id e = r->entry[app];
-	if (!r->nfr) {
-		sample_add(r, prof, e);
-		return 0;
-	}
-	pc_id c = e, module = PC_NONE;
-	uint64_t ip = 0;
-	int callers = r->nraw > 0;
-	r->leafbuf = r->nbuf;
-	/* (where callers' text is found less than twice as often as it is
-	 * new, as in generated text whose addresses change in the middle of
-	 * stacks, its keys cost more than they save: callers as the walk
-	 * sees them only) */
-	if (callers && r->rawmiss > 1000 && r->rawmiss * 2 > r->rawhit) {
-		if (raw_parse(r, err))
-			return -1;
-		ip = r->fr[1].ip;
-		c = callers_ctx(r, e, &module);
-	} else if (callers) {
-		uint64_t h = pc_hash64(pc_hash_bytes(r->raw, r->nraw) ^ e);
-		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
-						  r->raw, r->nraw);
-		if (slot && slot->len) {
-			c = slot->ctx;
-			module = slot->module;
-			ip = slot->ip;
-			r->rawhit++;
-		} else {
-			r->rawmiss++;
-			if (raw_parse(r, err))
-				return -1;
-			ip = r->fr[1].ip;
-			c = callers_ctx(r, e, &module);
-			/* (the table may have changed: the slot again) */
-			slot = scache_slot(r, 0, h, &e, sizeof e, r->raw,
-					   r->nraw);
-			if (slot)
-				scache_put(r, slot, 0, h, &e, sizeof e, r->raw,
-					   r->nraw, c, module, ip);
-		}
-	}
-	/* the first frame: inlined in its caller's code where it is at the
-	 * same address (walk's rule) */
-	const struct frame *f = &r->fr[0];
-	int inl = f->inlined && callers && ip == f->ip;
-	c = frame_cached(r, 0, c, inl, &module);
-	sample_add(r, prof, c);
-	return 0;
-}
-
 /* ---- the header of a sample ---- */
 
 /* s[0, n) all hex digits */
@@ -861,7 +291,7 @@ static int header_again(struct pr *r, char *line, size_t len)
 	r->hline = r->in.lineno;
 	r->nfr = 0;
 	r->nbuf = 0;
-	r->nraw = 0;
+	r->nlids = 0;
 	return 1;
 }
 
@@ -941,12 +371,12 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 	}
 	if (ev && evn > 12 && !memcmp(ev, "PERF_RECORD_", 12))
 		return 0;
-	r->metric = event_metric(r, ev, evn);
+	r->metric = perf_event_metric(r, ev, evn);
 	r->open = 1;
 	r->hline = r->in.lineno;
 	r->nfr = 0;
 	r->nbuf = 0;
-	r->nraw = 0;
+	r->nlids = 0;
 	/* the stack on the header's line (a sample without a call chain):
 	 * an address then a symbol */
 	r->chain = 1;
@@ -970,7 +400,7 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 			i++;
 		if (i == t[k].n && i <= 16) {
 			r->chain = 0;
-			if (parse_frame(r, e, err))
+			if (perf_parse_frame(r, e, err))
 				return -1;
 		}
 	}
@@ -983,8 +413,11 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 static int take_line(struct pr *r, char *line, size_t len,
 		     struct pc_err *err)
 {
-	if (!len)
-		return r->open ? sample_end(r, err) : 0;
+	if (!len) {
+		if (r->open)
+			perf_sample_end(r);
+		return 0;
+	}
 	if (line[0] == '#' && !r->open)
 		return 0;
 	if (line[0] == '\t') {
@@ -993,38 +426,31 @@ static int take_line(struct pr *r, char *line, size_t len,
 					      "a stack frame outside of a "
 					      "sample (no sample line before "
 					      "it)");
-		/* the first frame parsed now, its callers at the end */
-		if (r->nfr && r->chain) {
-			raw_keep(r, line, len);
-			return 0;
-		}
-		return parse_frame(r, line, err);
+		/* the first frame parsed, its callers looked up */
+		if (r->nfr && r->chain)
+			return perf_caller_line(r, line, len, 0, err);
+		return perf_parse_frame(r, line, err);
 	}
 	/* a source line (-F +srcline): two blanks, after a frame */
 	if (r->open && r->nfr && line[0] == ' ' && line[1] == ' ' &&
 	    line[2] != ' ' && line[2] != '\t' &&
 	    (r->chain || !strstr(line, ": "))) {
-		if (r->nraw)
-			raw_keep(r, line, len);
-		else
-			parse_srcline(r, line);
+		if (r->nlids)
+			return perf_caller_line(r, line, len, 1, err);
+		perf_parse_srcline(r, line);
 		return 0;
 	}
 	/* a new sample: the last one ends here when it had no chain
 	 * (its frame on its line, or none: a tracepoint's sample without
 	 * -g) */
 	if (r->open) {
-		/* (an error in a caller's line comes first, as it came) */
-		if (r->chain && r->nfr && r->nraw && raw_parse(r, err))
-			return -1;
 		if (r->chain && r->nfr)
 			return pc_err_at_line(err, r->path, r->in.lineno,
 					      "a sample line inside the stack "
 					      "of the sample of line %llu (no "
 					      "blank line after it)",
 					      (unsigned long long)r->hline);
-		if (sample_end(r, err))
-			return -1;
+		perf_sample_end(r);
 	}
 	return parse_header(r, line, len, err) < 0 ? -1 : 0;
 }
@@ -1044,9 +470,12 @@ static void pr_free(struct pr *r)
 	free(r->fr);
 	free(r->sc);
 	free(r->keys);
-	free(r->raw);
-	free(r->line);
-	free(r->num);
+	free(r->lids);
+	free(r->sufh);
+	free(r->lent);
+	free(r->lslot);
+	free(r->ltext);
+	free(r->lstr);
 	free(r->hprev);
 }
 
@@ -1060,7 +489,9 @@ static int read_text(struct pr *r, struct pc_err *err)
 			    db->profiles[p].ids[i].logical >= r->rank0)
 				r->rank0 = db->profiles[p].ids[i].logical + 1;
 	r->entry[0] = r->entry[1] = r->lastprof = PC_NONE;
+	r->unknown_module = PC_NONE;
 	r->lastev_period = -1;
+	perf_stack_init(r);
 	r->threads = pc_keymap_new();
 	r->vmap = pc_keymap_new();
 	r->events = pc_keymap_new();
@@ -1071,16 +502,10 @@ static int read_text(struct pr *r, struct pc_err *err)
 	while ((got = pc_lines_next(&r->in, &line, &len, err)) > 0)
 		if ((rc = take_line(r, line, len, err)))
 			break;
-	if (got < 0) {
-		/* (an error in a caller's line before it comes first, as it
-		 * came) */
-		struct pc_err e2 = { 0 };
-		if (r->open && r->nraw && raw_parse(r, &e2))
-			*err = e2;
+	if (got < 0)
 		rc = -1;
-	}
 	if (!rc && r->open)
-		rc = sample_end(r, err);
+		perf_sample_end(r);
 	if (!rc && !r->samples)
 		rc = pc_err_set(err, "%s: no samples", r->path);
 	if (!rc && !db->title) {

@@ -250,6 +250,15 @@ for k in 1 10; do
 		sed 's/, [0-9]* trace samples//' >"$tmp/shape$k"
 done
 check "1x and 10x the samples: the same contexts and values" cmp "$tmp/shape1" "$tmp/shape10"
+# the caches of lines and callers seen emptied again and again (their
+# bounds a few kB: PROFCONV_PERF_CACHE) change nothing written
+for f in thr.txt thr.srcline.txt thr.inline.txt thr.two-events.txt gzip.txt; do
+	"$PROFCONV" convert -q "$D/$f" -t callgrind -o "$tmp/$f.c1.out" 2>&1 &&
+		PROFCONV_PERF_CACHE=3000 "$PROFCONV" convert -q "$D/$f" \
+			-t callgrind -o "$tmp/$f.c2.out" 2>&1
+	check "$f: the same Callgrind file with the caches emptied every few samples" \
+		cmp "$tmp/$f.c1.out" "$tmp/$f.c2.out"
+done
 if ! sanitized && /usr/bin/time -f %M true >/dev/null 2>&1; then
 	for k in 1 10; do
 		PROFCONV_TRACE_SPILL=65536 /usr/bin/time -f %M -o "$tmp/kb$k" "$PROFCONV" \
