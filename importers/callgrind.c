@@ -21,6 +21,9 @@ struct idtab {
 	struct idname {
 		uint64_t id;
 		const char *name;
+		/* (fn= and cfn=) the model function of the name with module
+		 * fmod and file ffile, found once: func, PC_NONE if not yet */
+		pc_id func, fmod, ffile;
 	} *e;
 	size_t n, cap;
 };
@@ -62,6 +65,7 @@ struct parser {
 	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */
 	pc_id cob, cfi;
 	const char *cfn;
+	pc_id cfn_ix; /* its entry in fn (parse_name) */
 	int expect; /* 0, 'c' after calls=, 'j' after jump=/jcnd= */
 	uint64_t call_count;
 	uint64_t call_addr; /* the callee's entry (calls= target) */
@@ -93,27 +97,27 @@ static int idname_eq(const void *ctx, pc_id id, const void *key)
 	return t->e[id].id == *(const uint64_t *)key;
 }
 
-static const char *idtab_get(const struct idtab *t, uint64_t id)
+/* The entry of id (PC_NONE: none). */
+static pc_id idtab_get(const struct idtab *t, uint64_t id)
 {
 	if (!t->map)
-		return NULL;
-	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
-	return i == PC_NONE ? NULL : t->e[i].name;
+		return PC_NONE;
+	return pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
 }
 
-static void idtab_set(struct idtab *t, uint64_t id, const char *name)
+static pc_id idtab_set(struct idtab *t, uint64_t id, const char *name)
 {
 	if (!t->map)
 		t->map = pc_keymap_new();
 	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
 	if (i != PC_NONE) {
-		t->e[i].name = name;
-		return;
+		t->e[i] = (struct idname){ id, name, PC_NONE, 0, 0 };
+		return i;
 	}
 	PC_GROW(t->e, t->n, t->cap);
-	t->e[t->n] = (struct idname){ id, name };
+	t->e[t->n] = (struct idname){ id, name, PC_NONE, 0, 0 };
 	pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
-	t->n++;
+	return (pc_id)t->n++;
 }
 
 static void idtab_free(struct idtab *t)
@@ -679,10 +683,13 @@ static int parse_positions(struct parser *p, const char *s)
 	return 0;
 }
 
-/* Name specifications: "(ID) name", "(ID)" or "name". */
+/* Name specifications: "(ID) name", "(ID)" or "name"; *ix is the
+ * name's entry in t (PC_NONE: a name without an id, or an id never
+ * defined). */
 static int parse_name(struct parser *p, struct idtab *t, const char *s,
-		      const char **out)
+		      const char **out, pc_id *ix)
 {
+	*ix = PC_NONE;
 	s = skip_space(s);
 	if (s[0] == '(' && s[1] >= '0' && s[1] <= '9') {
 		uint64_t id;
@@ -697,9 +704,10 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
 				n--;
 			*out = pc_intern(p->db, e, n);
-			idtab_set(t, id, *out);
+			*ix = idtab_set(t, id, *out);
 		} else {
-			*out = idtab_get(t, id);
+			*ix = idtab_get(t, id);
+			*out = *ix != PC_NONE ? t->e[*ix].name : NULL;
 			if (!*out) {
 				/* a producer's quirk (callgrind 0.10 wrote
 				 * cob=(8) never naming 8): as KCachegrind,
@@ -723,6 +731,25 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 		n--;
 	*out = pc_intern(p->db, s, n);
 	return 0;
+}
+
+/* The model function of name (fn= or cfn=, entry ix of the fn table)
+ * in module mod and file file: pc_function_get's, found once a name
+ * id and the same module and file (a name's lookup was a fifth of
+ * reading a file with name compression). */
+static pc_id function_of(struct parser *p, const char *name, pc_id ix,
+			 pc_id mod, pc_id file)
+{
+	struct idname *e = ix != PC_NONE ? &p->fn.e[ix] : NULL;
+	if (e && e->func != PC_NONE && e->fmod == mod && e->ffile == file)
+		return e->func;
+	pc_id func = pc_function_get(p->db, name, mod, 0, file, 0);
+	if (e) {
+		e->func = func;
+		e->fmod = mod;
+		e->ffile = file;
+	}
+	return func;
 }
 
 /* Parses the positions of a cost line, relative to the previous one, and
@@ -856,8 +883,8 @@ static int cost_line(struct parser *p, const char *s)
 			     p->cob != PC_NONE ? p->cob : p->cur_ob;
 		/* (a file without fl= gives its fn= blocks no file: their
 		 * callees are found without one too) */
-		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0,
-					     p->seen_fl ? cfile : PC_NONE, 0);
+		pc_id func = function_of(p, p->cfn, p->cfn_ix, cmod,
+					 p->seen_fl ? cfile : PC_NONE);
 		note_entry(p, func);
 		struct cg_edge key = {
 			.from = p->cur_fn, .to = pc_cg_graph_fn(&p->g, func),
@@ -919,43 +946,43 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		     const char *val)
 {
 	const char *name;
+	pc_id ix;
 #define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
 	if (p->expect == 'c')
 		return fail(p, "'calls=' must be followed by its cost line");
 	p->expect = 0;
 	if (IS("fn")) {
-		if (parse_name(p, &p->fn, val, &name))
+		if (parse_name(p, &p->fn, val, &name, &ix))
 			return -1;
 		if (!p->nev)
 			return fail(p, "'fn=' before any 'events:' header");
-		pc_id func = pc_function_get(p->db, name, p->cur_ob, 0,
-					     p->cur_fl, 0);
+		pc_id func = function_of(p, name, ix, p->cur_ob, p->cur_fl);
 		p->cur_fn = pc_cg_graph_fn(&p->g, func);
 		p->cur_func = func;
 		p->cur_file = p->cur_fl;
 		return 0;
 	}
 	if (IS("fl")) {
-		if (parse_name(p, &p->fl, val, &name))
+		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
 		p->cur_fl = p->cur_file = file_of(p, name);
 		p->seen_fl = 1;
 		return 0;
 	}
 	if (IS("fi") || IS("fe")) {
-		if (parse_name(p, &p->fl, val, &name))
+		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
 		p->cur_file = file_of(p, name);
 		return 0;
 	}
 	if (IS("ob")) {
-		if (parse_name(p, &p->ob, val, &name))
+		if (parse_name(p, &p->ob, val, &name, &ix))
 			return -1;
 		p->cur_ob = object_of(p, name);
 		return 0;
 	}
 	if (IS("cob")) {
-		if (parse_name(p, &p->ob, val, &name))
+		if (parse_name(p, &p->ob, val, &name, &ix))
 			return -1;
 		p->cob = object_of(p, name);
 		if (p->cob == PC_NONE)
@@ -963,7 +990,7 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		return 0;
 	}
 	if (IS("cfi") || IS("cfl")) {
-		if (parse_name(p, &p->fl, val, &name))
+		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
 		p->cfi = file_of(p, name);
 		if (p->cfi == PC_NONE)
@@ -971,15 +998,15 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		return 0;
 	}
 	if (IS("cfn")) {
-		if (parse_name(p, &p->fn, val, &p->cfn))
+		if (parse_name(p, &p->fn, val, &p->cfn, &p->cfn_ix))
 			return -1;
 		return 0;
 	}
 	if (IS("jfi")) {
-		return parse_name(p, &p->fl, val, &name);
+		return parse_name(p, &p->fl, val, &name, &ix);
 	}
 	if (IS("jfn")) {
-		return parse_name(p, &p->fn, val, &name);
+		return parse_name(p, &p->fn, val, &name, &ix);
 	}
 	if (IS("calls")) {
 		if (!p->cfn)
