@@ -12,7 +12,11 @@
 # parse's share of the instructions), and the peers in the same rounds:
 # callgrind_annotate and KCachegrind's load (headless; bench/lib.sh's
 # kc). With OLD_BUILD, that build's conversion is measured in the same
-# rounds too (before and after a change).
+# rounds too (before and after a change). With MAX_CONTEXTS=N, the new
+# build's conversion with --max-contexts=N too (row "new-mcN"): the tree
+# the bound N gives against the default one (issue 58 item 4 lays a
+# small input's tree out whole, up to a 64 MiB database); the database's
+# size of each conversion is printed under the table.
 #   sh bench/callgrind_v4.sh BUILD_DIR [OLD_BUILD_DIR]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,9 +35,12 @@ gen="$work/callgrind.out.gen-${CG_FUNCS:-50000}"
 gen_cg_file "$gen" "${CG_FUNCS:-50000}"
 run_dir
 
+# label|profconv|its options
 builds() {
-	echo "new|$bin"
-	[ -z "$oldbin" ] || echo "old|$oldbin"
+	echo "new|$bin|"
+	[ -z "${MAX_CONTEXTS:-}" ] ||
+		echo "new-mc$MAX_CONTEXTS|$bin|--max-contexts=$MAX_CONTEXTS"
+	[ -z "$oldbin" ] || echo "old|$oldbin|"
 }
 
 # cpu COMMAND...: "CPU-SECONDS PEAK-KB"
@@ -66,19 +73,21 @@ phases() {
 }
 
 : >"$run/samples"
+: >"$run/sizes"
 r=1
 while [ $r -le "$rounds" ]; do
 	for in in "$cg" "$gen"; do
 		name=$(basename "$in")
-		builds | while IFS='|' read -r b exe; do
+		builds | while IFS='|' read -r b exe opt; do
 			rm -rf "$run/out.d"
-			set -- $(cpu "$exe" convert -q -j1 -o "$run/out.d" "$in")
+			set -- $(cpu "$exe" convert -q -j1 $opt -o "$run/out.d" "$in")
 			echo "$b|$name|$1|$2" >>"$run/samples"
+			[ $r != 1 ] || echo "$b $name: database $(bytes "$run/out.d") bytes" >>"$run/sizes"
 			rm -rf "$run/out.d"
 			if [ $r = 1 ] && [ "${INSN:-1}" != 0 ] &&
 				{ [ "${INSN:-1}" != small ] || [ "$in" = "$cg" ]; }; then
 				valgrind --tool=callgrind --callgrind-out-file="$run/cg.out" \
-					"$exe" convert -q -j1 -o "$run/out.d" "$in" \
+					"$exe" convert -q -j1 $opt -o "$run/out.d" "$in" \
 					</dev/null >/dev/null 2>"$run/vg.err" ||
 					{ cat "$run/vg.err" >&2; exit 1; }
 				echo "insn|$b|$name|$(phases "$run/cg.out" | tr ' ' '|')" >>"$run/samples"
@@ -127,3 +136,4 @@ END {
 		print line
 	}
 }' "$run/samples"
+cat "$run/sizes"

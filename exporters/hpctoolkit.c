@@ -105,6 +105,25 @@ static inline void blk_put(struct blk *b, pc_id ctx, uint16_t metric,
 	b->n++;
 }
 
+/* Room for n more values at once (a context's, before they are put
+ * with blk_val). */
+static void blk_reserve(struct blk *b, size_t n)
+{
+	while (b->vcap - b->vlen < 10 * n)
+		blk_room(b);
+}
+
+/* (inline: every value of a profile's block comes through) A value
+ * put in the room blk_reserve made; the context's index entry is the
+ * caller's. */
+static inline void blk_val(struct blk *b, uint16_t metric, double v)
+{
+	pc_le16(b->vb + b->vlen, metric);
+	pc_lef64(b->vb + b->vlen + 2, v);
+	b->vlen += 10;
+	b->n++;
+}
+
 /* The block's place in o: its values start here. */
 static void blk_start(struct pc_out *o, struct blk *b)
 {
@@ -175,8 +194,10 @@ void hpcw_lex_commit(struct writer *w, const struct hpc_lexd *d, size_t n)
 static int whole_ok(const struct writer *w, pc_id c, size_t m, double point,
 		    double exec, struct pc_err *err)
 {
-	if (point == floor(point) && exec == floor(exec) &&
-	    fabs(exec) < 0x1p53 && fabs(point) < 0x1p53)
+	/* (whole below 2^53: a conversion to 64 bits and back keeps it;
+	 * floor() was a call a value) */
+	if (fabs(exec) < 0x1p53 && fabs(point) < 0x1p53 &&
+	    (double)(int64_t)point == point && (double)(int64_t)exec == exec)
 		return 0;
 	return pc_err_set(err, "metric '%s' at context %u: %.17g "
 			  "(execution %.17g) is not a whole number below "
@@ -282,37 +303,43 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 			}
 		}
 	}
-	/* emit in ascending ctx order, metric ids ascending */
+	/* emit in ascending ctx order, metric ids ascending: a context's
+	 * room made at once, its index entry if it has a value */
+	struct blk *b = &s->blk;
 	for (size_t i = s->ntouched; i-- > 0;) {
 		pc_id c = s->touched[i];
 		const double *a = acc + i * row;
 		int loop = db->contexts[c].kind == PC_CTX_LOOP;
+		uint64_t first = b->n;
+		blk_reserve(b, nm * HPC_NSCOPES);
 		for (size_t m = 0; m < nm; m++) {
 			const double *d = a + m * stride;
+			unsigned stored = db->metrics[m].stored;
 			/* lex_aware differs from function only at a loop */
 			double sc[HPC_NSCOPES] = {
 				d[A_POINT], d[A_FUNC],
 				loop ? d[A_LEX] : d[A_FUNC], d[A_EXEC],
 			};
-			for (unsigned k = 1; k < HPC_NSCOPES; k++)
-				if (db->metrics[m].stored & (1u << k))
+			for (unsigned k = 1; stored && k < HPC_NSCOPES; k++)
+				if (stored & (1u << k))
 					sc[k] = d[own + k - 1];
-			if (loop && w->loopix &&
-			    (db->metrics[m].stored & (1u << HPC_LEXAWARE)))
+			if (loop && w->loopix && (stored & (1u << HPC_LEXAWARE)))
 				lex_fix(w, s, c, m, d);
 			unsigned mask = w->l.scopes[m];
 			if (!(mask & 1u << HPC_POINT) && db->metrics[m].whole &&
 			    whole_ok(w, c, m, d[A_POINT], sc[HPC_EXECUTION], err))
 				return -1;
-			for (unsigned k = 0; k < HPC_NSCOPES; k++) {
-				/* the global context carries the aggregate:
-				 * execution scope only */
-				if (sc[k] == 0 || (c == 0 && k != HPC_EXECUTION) ||
-				    !(mask & (1u << k)))
-					continue;
-				blk_put(&s->blk, c, hpc_prop_id(&w->l, m, k),
-					sc[k]);
-			}
+			/* the global context carries the aggregate: execution
+			 * scope only */
+			if (c == 0)
+				mask &= 1u << HPC_EXECUTION;
+			for (unsigned k = 0; k < HPC_NSCOPES; k++)
+				if ((mask & (1u << k)) && sc[k] != 0)
+					blk_val(b, hpc_prop_id(&w->l, m, k), sc[k]);
+		}
+		if (b->n > first) {
+			PC_GROW(b->idx, b->nidx, b->capidx);
+			b->idx[b->nidx++] = (struct blk_ctx){ c, first };
 		}
 	}
 	for (size_t i = 0; i < s->ntouched; i++)

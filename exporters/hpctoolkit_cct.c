@@ -242,11 +242,16 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		double s = 0, sq = 0, mn = v[i].v, mx = mn;
-		for (; j < n && v[j].metric == v[i].metric; j++) {
-			s += v[j].v;
-			sq += v[j].v * v[j].v;
-			mn = v[j].v < mn ? v[j].v : mn;
-			mx = v[j].v > mx ? v[j].v : mx;
+		if (l->npartials == 1) { /* the sum alone */
+			for (; j < n && v[j].metric == v[i].metric; j++)
+				s += v[j].v;
+		} else {
+			for (; j < n && v[j].metric == v[i].metric; j++) {
+				s += v[j].v;
+				sq += v[j].v * v[j].v;
+				mn = v[j].v < mn ? v[j].v : mn;
+				mx = v[j].v > mx ? v[j].v : mx;
+			}
 		}
 		unsigned char *rec = pc_out_put(co, 10);
 		pc_le16(rec, v[i].metric);
@@ -257,6 +262,13 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		if (scope == HPC_LEXAWARE && in->lexfix &&
 		    in->loopix[c] != PC_NONE)
 			s += in->lexfix[(size_t)in->loopix[c] * l->nmetrics + met];
+		if (l->npartials == 1) {
+			if (s != 0)
+				m->sum[m->nsum++] = (struct gv){
+					0, hpc_stat_id(l, met, 0, scope), s };
+			i = j;
+			continue;
+		}
 		double stat[5] = { s, (double)(j - i), sq, mn, mx };
 		for (unsigned k = 0; k < l->npartials; k++) {
 			if (stat[k] == 0)

@@ -21,6 +21,9 @@ struct idtab {
 	struct idname {
 		uint64_t id;
 		const char *name;
+		/* (fn= and cfn=) the model function of the name with module
+		 * fmod and file ffile, found once: func, PC_NONE if not yet */
+		pc_id func, fmod, ffile;
 	} *e;
 	size_t n, cap;
 };
@@ -62,6 +65,7 @@ struct parser {
 	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */
 	pc_id cob, cfi;
 	const char *cfn;
+	pc_id cfn_ix; /* its entry in fn (parse_name) */
 	int expect; /* 0, 'c' after calls=, 'j' after jump=/jcnd= */
 	uint64_t call_count;
 	uint64_t call_addr; /* the callee's entry (calls= target) */
@@ -93,27 +97,27 @@ static int idname_eq(const void *ctx, pc_id id, const void *key)
 	return t->e[id].id == *(const uint64_t *)key;
 }
 
-static const char *idtab_get(const struct idtab *t, uint64_t id)
+/* The entry of id (PC_NONE: none). */
+static pc_id idtab_get(const struct idtab *t, uint64_t id)
 {
 	if (!t->map)
-		return NULL;
-	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
-	return i == PC_NONE ? NULL : t->e[i].name;
+		return PC_NONE;
+	return pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
 }
 
-static void idtab_set(struct idtab *t, uint64_t id, const char *name)
+static pc_id idtab_set(struct idtab *t, uint64_t id, const char *name)
 {
 	if (!t->map)
 		t->map = pc_keymap_new();
 	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
 	if (i != PC_NONE) {
-		t->e[i].name = name;
-		return;
+		t->e[i] = (struct idname){ id, name, PC_NONE, 0, 0 };
+		return i;
 	}
 	PC_GROW(t->e, t->n, t->cap);
-	t->e[t->n] = (struct idname){ id, name };
+	t->e[t->n] = (struct idname){ id, name, PC_NONE, 0, 0 };
 	pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
-	t->n++;
+	return (pc_id)t->n++;
 }
 
 static void idtab_free(struct idtab *t)
@@ -181,6 +185,46 @@ static const char *parse_u64(const char *s, uint64_t *out, int *overflow)
 		return NULL;
 	*out = v;
 	return s;
+}
+
+/* (inline: every count and position) parse_u64 for the usual case,
+ * a decimal of at most 19 digits, in one loop; anything else (hex,
+ * longer, no number) is parse_u64's. */
+static inline const char *parse_num(const char *s, uint64_t *out,
+				    int *overflow)
+{
+	unsigned d = (unsigned)(unsigned char)s[0] - '0';
+	if (d > 9 || (d == 0 && (s[1] == 'x' || s[1] == 'X')))
+		return parse_u64(s, out, overflow);
+	uint64_t v = d;
+	const char *e = s + 1;
+	while ((d = (unsigned)(unsigned char)*e - '0') <= 9) {
+		v = v * 10 + d;
+		e++;
+	}
+	if (e - s > 19)
+		return parse_u64(s, out, overflow);
+	*overflow = 0;
+	*out = v;
+	return e;
+}
+
+/* Decimal digits of v: cg_digits' count, by comparisons (its
+ * divisions were a tenth of reading a file of three events). */
+static inline double digits10(uint64_t v)
+{
+	static const uint64_t p10[19] = {
+		10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	double d = 1;
+	for (int i = 0; i < 19 && v >= p10[i]; i++)
+		d++;
+	return d;
 }
 
 /* ---- parts ---- */
@@ -509,7 +553,7 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 			return fail(p, "%s has more than the %zu counts of "
 				    "'events:'", what, n);
 		int of, neg = *s == '-';
-		const char *e = parse_u64(s + neg, &out[i], &of);
+		const char *e = parse_num(s + neg, &out[i], &of);
 		if (!e || (*e && *e != ' ' && *e != '\t'))
 			return fail(p, of ? "%s: count past 64 bits" :
 				    "%s: bad count '%.40s'", what, s);
@@ -679,10 +723,13 @@ static int parse_positions(struct parser *p, const char *s)
 	return 0;
 }
 
-/* Name specifications: "(ID) name", "(ID)" or "name". */
+/* Name specifications: "(ID) name", "(ID)" or "name"; *ix is the
+ * name's entry in t (PC_NONE: a name without an id, or an id never
+ * defined). */
 static int parse_name(struct parser *p, struct idtab *t, const char *s,
-		      const char **out)
+		      const char **out, pc_id *ix)
 {
+	*ix = PC_NONE;
 	s = skip_space(s);
 	if (s[0] == '(' && s[1] >= '0' && s[1] <= '9') {
 		uint64_t id;
@@ -697,9 +744,10 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
 				n--;
 			*out = pc_intern(p->db, e, n);
-			idtab_set(t, id, *out);
+			*ix = idtab_set(t, id, *out);
 		} else {
-			*out = idtab_get(t, id);
+			*ix = idtab_get(t, id);
+			*out = *ix != PC_NONE ? t->e[*ix].name : NULL;
 			if (!*out) {
 				/* a producer's quirk (callgrind 0.10 wrote
 				 * cob=(8) never naming 8): as KCachegrind,
@@ -725,6 +773,25 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 	return 0;
 }
 
+/* The model function of name (fn= or cfn=, entry ix of the fn table)
+ * in module mod and file file: pc_function_get's, found once a name
+ * id and the same module and file (a name's lookup was a fifth of
+ * reading a file with name compression). */
+static pc_id function_of(struct parser *p, const char *name, pc_id ix,
+			 pc_id mod, pc_id file)
+{
+	struct idname *e = ix != PC_NONE ? &p->fn.e[ix] : NULL;
+	if (e && e->func != PC_NONE && e->fmod == mod && e->ffile == file)
+		return e->func;
+	pc_id func = pc_function_get(p->db, name, mod, 0, file, 0);
+	if (e) {
+		e->func = func;
+		e->fmod = mod;
+		e->ffile = file;
+	}
+	return func;
+}
+
 /* Parses the positions of a cost line, relative to the previous one, and
  * returns the rest of the line (the counts). */
 static const char *parse_positions_of(struct parser *p, const char *s,
@@ -740,7 +807,7 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 			e = s + 1;
 		} else if (*s == '+' || *s == '-') {
 			uint64_t d;
-			e = parse_u64(s + 1, &d, &of);
+			e = parse_num(s + 1, &d, &of);
 			if (!e) {
 				fail(p, of ? "position past 64 bits" :
 				     "bad relative position '%.40s'", s);
@@ -761,7 +828,7 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 				v = base - d;
 			}
 		} else {
-			e = parse_u64(s, &v, &of);
+			e = parse_num(s, &v, &of);
 			if (!e) {
 				if (!*s && i > 0) {
 					/* fewer positions than declared:
@@ -856,8 +923,8 @@ static int cost_line(struct parser *p, const char *s)
 			     p->cob != PC_NONE ? p->cob : p->cur_ob;
 		/* (a file without fl= gives its fn= blocks no file: their
 		 * callees are found without one too) */
-		pc_id func = pc_function_get(p->db, p->cfn, cmod, 0,
-					     p->seen_fl ? cfile : PC_NONE, 0);
+		pc_id func = function_of(p, p->cfn, p->cfn_ix, cmod,
+					 p->seen_fl ? cfile : PC_NONE);
 		note_entry(p, func);
 		struct cg_edge key = {
 			.from = p->cur_fn, .to = pc_cg_graph_fn(&p->g, func),
@@ -884,7 +951,7 @@ static int cost_line(struct parser *p, const char *s)
 	uint64_t *c = same ? g->rcost + (g->nrecs - 1) * g->nev :
 			     pc_cg_graph_rec(g, &key);
 	g->ncost++;
-	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + cg_digits(line);
+	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + digits10(line);
 	for (size_t m = 0; m < p->nev; m++) {
 		uint64_t v = p->line_costs[m];
 		int64_t sum;
@@ -896,7 +963,7 @@ static int cost_line(struct parser *p, const char *s)
 		c[m] = same ? c[m] + v : v;
 		if (v) {
 			g->nonzero++;
-			g->cost_bytes += 1 + cg_digits(p->negev[m] &&
+			g->cost_bytes += 1 + digits10(p->negev[m] &&
 					(int64_t)v < 0 ? 0 - v : v);
 		}
 	}
@@ -919,43 +986,43 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		     const char *val)
 {
 	const char *name;
+	pc_id ix;
 #define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
 	if (p->expect == 'c')
 		return fail(p, "'calls=' must be followed by its cost line");
 	p->expect = 0;
 	if (IS("fn")) {
-		if (parse_name(p, &p->fn, val, &name))
+		if (parse_name(p, &p->fn, val, &name, &ix))
 			return -1;
 		if (!p->nev)
 			return fail(p, "'fn=' before any 'events:' header");
-		pc_id func = pc_function_get(p->db, name, p->cur_ob, 0,
-					     p->cur_fl, 0);
+		pc_id func = function_of(p, name, ix, p->cur_ob, p->cur_fl);
 		p->cur_fn = pc_cg_graph_fn(&p->g, func);
 		p->cur_func = func;
 		p->cur_file = p->cur_fl;
 		return 0;
 	}
 	if (IS("fl")) {
-		if (parse_name(p, &p->fl, val, &name))
+		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
 		p->cur_fl = p->cur_file = file_of(p, name);
 		p->seen_fl = 1;
 		return 0;
 	}
 	if (IS("fi") || IS("fe")) {
-		if (parse_name(p, &p->fl, val, &name))
+		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
 		p->cur_file = file_of(p, name);
 		return 0;
 	}
 	if (IS("ob")) {
-		if (parse_name(p, &p->ob, val, &name))
+		if (parse_name(p, &p->ob, val, &name, &ix))
 			return -1;
 		p->cur_ob = object_of(p, name);
 		return 0;
 	}
 	if (IS("cob")) {
-		if (parse_name(p, &p->ob, val, &name))
+		if (parse_name(p, &p->ob, val, &name, &ix))
 			return -1;
 		p->cob = object_of(p, name);
 		if (p->cob == PC_NONE)
@@ -963,7 +1030,7 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		return 0;
 	}
 	if (IS("cfi") || IS("cfl")) {
-		if (parse_name(p, &p->fl, val, &name))
+		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
 		p->cfi = file_of(p, name);
 		if (p->cfi == PC_NONE)
@@ -971,15 +1038,15 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		return 0;
 	}
 	if (IS("cfn")) {
-		if (parse_name(p, &p->fn, val, &p->cfn))
+		if (parse_name(p, &p->fn, val, &p->cfn, &p->cfn_ix))
 			return -1;
 		return 0;
 	}
 	if (IS("jfi")) {
-		return parse_name(p, &p->fl, val, &name);
+		return parse_name(p, &p->fl, val, &name, &ix);
 	}
 	if (IS("jfn")) {
-		return parse_name(p, &p->fn, val, &name);
+		return parse_name(p, &p->fn, val, &name, &ix);
 	}
 	if (IS("calls")) {
 		if (!p->cfn)

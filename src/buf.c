@@ -188,13 +188,6 @@ int pc_out_close(struct pc_out *o)
 	return bad ? -1 : 0;
 }
 
-void pc_out_align(struct pc_out *o, unsigned a)
-{
-	static const unsigned char zero[8];
-	unsigned pad = (unsigned)((a - o->pos % a) % a);
-	pc_out_write(o, zero, pad);
-}
-
 void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n)
 {
 	pc_out_flush(o);

@@ -145,7 +145,8 @@ void pc_out_seek(struct pc_out *o, uint64_t at);
 int pc_out_close(struct pc_out *o);
 void pc_out_flush(struct pc_out *o);
 static inline void pc_out_write(struct pc_out *o, const void *p, size_t n);
-void pc_out_align(struct pc_out *o, unsigned a);
+/* Pads with zeros to a multiple of a (a power of two, at most 8). */
+static inline void pc_out_align(struct pc_out *o, unsigned a);
 /* Overwrites bytes at an earlier position, then returns to the end. */
 void pc_out_patch(struct pc_out *o, uint64_t at, const void *p, size_t n);
 
@@ -172,6 +173,15 @@ static inline void pc_out_write(struct pc_out *o, const void *p, size_t n)
 	} else {
 		pc_out_write_slow(o, p, n);
 	}
+}
+/* (inline: the writers align every context's block, and most are
+ * aligned already) */
+static inline void pc_out_align(struct pc_out *o, unsigned a)
+{
+	static const unsigned char zero[8];
+	unsigned pad = (unsigned)((a - o->pos % a) % a);
+	if (pad)
+		pc_out_write(o, zero, pad);
 }
 
 #endif

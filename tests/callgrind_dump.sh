@@ -203,4 +203,39 @@ sed 's/^totals: 381818$/totals: 381817/' small.main.out >"$tmp/tot.out"
 "$PROFCONV" convert -o "$tmp/tot.d" "$tmp/tot.out" 2>&1 >/dev/null |
 	grep -q "note: .*'totals: 381817' differs from the sum of the cost lines (381818); using the sum"
 check "... and totals that differ" test $? -eq 0
+
+# A name id's function is found once and kept while its module and file
+# stay: the same fn=(1) in another object is another function, an id
+# named again is the new name's, and a cfn= under another object too.
+cat >"$tmp/ids.out" <<'EOF'
+events: Ir
+ob=(1) liba.so
+fl=(1) a.c
+fn=(1) f
+1 10
+cfn=(2) g
+calls=2 5
+1 7
+fn=(2)
+5 7
+ob=(2) libb.so
+fn=(1)
+2 3
+cfn=(2)
+calls=1 5
+2 1
+fn=(2) h
+3 4
+fn=(1)
+4 1
+EOF
+"$PROFCONV" dump -q "$tmp/ids.out" >"$tmp/ids.dump"
+check "name ids: fn=(1) in liba.so and in libb.so are two functions" \
+	grep -q '^f1 "f" module=M1 ' "$tmp/ids.dump"
+check "... so is cfn=(2) called from libb.so without cob= (libb.so's g)" \
+	grep -q '^f3 "g" module=M1 ' "$tmp/ids.dump"
+check "... an id named again is the new name's (h)" \
+	grep -q '^f4 "h" module=M1 ' "$tmp/ids.dump"
+check "... fn=(1) again in libb.so: the same function as before" \
+	test "$(grep -c 'fn=f1$' "$tmp/ids.dump")" = 1
 done_testing
