@@ -30,7 +30,8 @@ for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 	prog.dumps.out prog.dumps.out.1 prog.default.out.gz \
 	threads.out-01 threads.out-02 threads.out-03 \
 	small.main.out small.main-sepcallers.out small.spin-instr.out \
-	cpp.default.out.gz cpp.instr.out.gz $big; do
+	cpp.default.out.gz cpp.instr.out.gz sparse-group.out.gz \
+	pyS-cachesim.out.gz $big; do
 	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/in.out"
 	nev=$(grep -m1 '^events:' "$tmp/in.out" | wc -w); nev=$((nev - 1))
 	"$HELPER" "$f" >"$tmp/ours" || { not_ok "$f: import"; continue; }
@@ -50,11 +51,12 @@ for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
 	got=$(grep '^T ' "$tmp/ours" | awk '{printf "%s%s", (NR > 1 ? " " : ""), $3} END {print ""}')
 	if [ "$got" = "$want" ]; then ok "$f: totals $got"
 	else not_ok "$f: totals $got, callgrind_annotate $want"; fi
-	# (edges on the full tree: 4 million contexts for the interpreter;
+	# (edges on the full tree: 4 million contexts for the interpreter,
+	# python3 -S's too many for the test's memory;
 	# the C++ ones name edges by keys annotate writes without gcc's
 	# clone suffix, which this helper cannot match: their edges are
 	# checked against annotate after a round trip in callgrind_export)
-	case $f in prog.cachegrind.out | py-json.out.gz | cc1plus.out.gz | cpp.*) continue ;; esac
+	case $f in prog.cachegrind.out | py-json.out.gz | pyS-cachesim.out.gz | cc1plus.out.gz | cpp.*) continue ;; esac
 	callgrind_annotate --auto=no --threshold=100 --inclusive=yes --tree=calling "$tmp/in.out" |
 		awk -v mode=edges -v nev="$nev" -f "$AWKF" >"$tmp/edges"
 	if "$HELPER" --edges "$tmp/edges" "$f" >"$tmp/e.out"; then
@@ -71,11 +73,13 @@ done
 # for --max-contexts=N) is rounded too, and so are the sparse events of
 # python3 -S under --cache-sim=yes (DLmr's shares in ld.so's groups
 # summed to 545.021 for 545: the metric was left unrounded, and the v4
-# output refused).
+# output refused; the cause: a recursive group's member laid out in one
+# column below a caller laid out in another, which sparse-group.out.gz
+# has in a few lines).
 big="py-json.out.gz cc1plus.out.gz"
 heavy "whole numbers in the databases of $big (64 MiB)" || big=
 for f in prog.default.out prog.default.out@3000 prog.cachesim.out \
-	pyS-cachesim.out.gz $big; do
+	pyS-cachesim.out.gz sparse-group.out.gz $big; do
 	opt=
 	case $f in *@*) opt="--max-contexts=${f#*@}" f=${f%@*} ;; esac
 	rm -rf "$tmp/w.d"
