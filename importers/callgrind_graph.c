@@ -798,6 +798,33 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 		for (size_t q = 0; q < K; q++)
 			gs->flow[(size_t)x->nodes[i].fn * K + q] +=
 				gs->nflow[i * K + q];
+	/* a metric whose flow reaches a forward caller of a member but not
+	 * the member is laid out by the scalar column in the whole group
+	 * (no member's flow counted in it: col() takes the scalar one).
+	 * A node's share of its member in a metric is passed on to its
+	 * forward callees (cg_group_walk), so a callee's shares sum to 1
+	 * only where its caller's come from the same column: a share of
+	 * the caller's flow in the metric cannot stand for its share of
+	 * the scalar one (CPython's interpreter group of python3 -c with
+	 * --cache-sim=yes: 0x5a8c00's ILmr shares summed to 3.76, ld.so's
+	 * lazy binding below the group's DLmr to 0.9992) */
+	for (size_t m = 0; m < nev; m++) {
+		int mixed = 0;
+		for (size_t i = gbase; i < x->nnodes && !mixed; i++) {
+			uint32_t f = x->nodes[i].fn;
+			if (!(gs->flow[(size_t)f * K + m] > 0))
+				continue;
+			for (size_t d = x->nodes[i].e0; d < x->nodes[i].e1; d++) {
+				uint32_t to = g->edges[x->dedges[d].edge].to;
+				if (!(gs->flow[(size_t)to * K + m] > 0)) {
+					mixed = 1;
+					break;
+				}
+			}
+		}
+		for (uint32_t k = 0; mixed && k < c->n; k++)
+			gs->flow[(size_t)mem[k] * K + m] = 0;
+	}
 	/* each forward edge's share of its callee's flow, per metric */
 	GROW_TO(x->dfrac, x->capdfrac, x->ndedges * nev);
 	double *den = pc_xmalloc(K * sizeof(double));
