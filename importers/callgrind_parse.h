@@ -1,0 +1,97 @@
+/* The Callgrind reader's state (callgrind.c reads the lines,
+ * callgrind_part.c ends a part: its graph to a tree), private to the
+ * two. */
+#ifndef PC_CALLGRIND_PARSE_H
+#define PC_CALLGRIND_PARSE_H
+#include "callgrind.h"
+
+/* A cfi=/cob= of "???": the callee's file or object is unknown (not
+ * "the caller's", which a missing cfi=/cob= means). */
+#define GIVEN_UNKNOWN (PC_NONE - 1)
+
+#define MAX_POS 3
+#define MAX_EVENTS 4096
+
+enum { POS_INSTR, POS_LINE, POS_BB };
+
+/* id -> name map of one compression table (ob, fl or fn). */
+struct idtab {
+	struct pc_keymap *map;
+	struct idname {
+		uint64_t id;
+		const char *name;
+		/* (fn= and cfn=) the model function of the name with module
+		 * fmod and file ffile, found once: func, PC_NONE if not yet */
+		pc_id func, fmod, ffile;
+	} *e;
+	size_t n, cap;
+};
+
+struct parser {
+	struct pc_db *db;
+	const char *path;
+	const struct pc_import_opts *opts;
+	struct pc_err *err;
+	struct pc_lines in;
+
+	struct idtab ob, fl, fn;
+
+	/* header state of the current part */
+	int npos;
+	int pos[MAX_POS];
+	uint64_t last[MAX_POS];
+	size_t nev;
+	pc_id *ev;         /* metric per event */
+	char **longnames;  /* "event:" long names, in pairs name/long */
+	size_t nlong, caplong;
+	uint64_t *summary, *totals, *selfsum;
+	/* per event: a negative count was read (Xdebug's memory goes
+	 * down): its counts are signed, held as two's complement */
+	uint8_t *negev;
+	int have_summary, have_totals;
+	int warned_calls; /* an event named "Calls" (event_name) */
+	uint64_t pid, thread, part;
+
+	/* body state */
+	pc_id cur_ob, cur_fl, cur_file; /* cur_file follows fi=/fe= */
+	/* compressed name ids used but never defined: how often, the
+	 * first's line and id */
+	size_t undef_n;
+	uint64_t undef_line, undef_id;
+	int seen_fl; /* an fl= line was read: else functions have no file
+		      * (files that name files with fi= alone) */
+	pc_id cur_func;  /* model function of the current fn= */
+	uint32_t cur_fn; /* its graph function, UINT32_MAX if none */
+	pc_id cob, cfi;
+	const char *cfn;
+	pc_id cfn_ix; /* its entry in fn (parse_name) */
+	int expect; /* 0, 'c' after calls=, 'j' after jump=/jcnd= */
+	uint64_t call_count;
+	uint64_t call_addr; /* the callee's entry (calls= target) */
+	uint32_t call_line;
+	/* per model metric: the divisor of a scaled event, 0 or 1 none */
+	double *div;
+	size_t ndiv;
+	/* per model function: its entry from calls= targets, 0 unknown */
+	uint64_t *ent_off;
+	uint32_t *ent_line;
+	size_t nent;
+
+	struct cg_graph g;
+	int part_has_data;
+	uint64_t *line_costs; /* scratch, nev */
+
+	/* two runs on one tree (callgrind_pair.c): each part's graph goes
+	 * to held, not laid out; events named with suffix (NULL: none) */
+	void (*held)(void *ctx, struct cg_part *part);
+	void *hctx;
+	const char *suffix;
+};
+
+/* callgrind_part.c */
+void cg_start_graph(struct parser *p);
+void cg_reset_part_header(struct parser *p);
+void cg_logical_ids(const struct pc_db *db, struct pc_idelem ids[2]);
+void cg_finish_part(struct parser *p);
+
+#endif
