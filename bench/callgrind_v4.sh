@@ -26,9 +26,6 @@ work=${BENCH_DIR:-/tmp/profconv-bench-floor}
 rounds=${ROUNDS:-3}
 mkdir -p "$work"
 . "$top/bench/lib.sh"
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
 cg="$work/cc1plus.out"
 [ -s "$cg" ] || gzip -dc "$top/testdata/callgrind/cc1plus.out.gz" >"$cg"
 gen="$work/callgrind.out.gen-${CG_FUNCS:-50000}"

@@ -32,9 +32,6 @@ work=${BENCH_DIR:-/tmp/profconv-bench-floor}
 rounds=${ROUNDS:-3}
 mkdir -p "$work"
 . "$top/bench/lib.sh"
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- inputs ----
 bench_inputs

@@ -1,5 +1,11 @@
 # Shared by the benchmarks (sourced; needs $work).
 
+# pin: the command that keeps a single-threaded run on one core (empty
+# without taskset); load0: the load average as the bench began
+pin=""
+command -v taskset >/dev/null && pin="taskset -c 0"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+
 # awk's median(s) of the numbers in string s, for the tables: prepend it
 # to a program (awk "$MEDIAN_AWK"'...')
 MEDIAN_AWK='

@@ -19,8 +19,6 @@ work=${BENCH_DIR:-/tmp/profconv-bench-outputs}
 rounds=${ROUNDS:-3}
 mkdir -p "$work"
 . "$top/bench/lib.sh"
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
 
 gen="$work/callgrind.out.gen-${CG_FUNCS:-60000}"
 gen_cg_file "$gen" "${CG_FUNCS:-60000}"
