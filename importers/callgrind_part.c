@@ -196,28 +196,22 @@ void cg_finish_part(struct parser *p)
 	if (!p->part_has_data)
 		return;
 	struct cg_graph *g = &p->g;
+	/* the part's totals line, else its summary, against the sum of
+	 * its cost lines (totals that agree with the cost lines vouch for
+	 * them: Callgrind's cache and branch simulations write a summary a
+	 * few units above both) */
 	const uint64_t *sum = p->selfsum;
-	char a[256], b[256];
-	print_costs(a, sizeof a, sum, p->nev, p->negev);
-	if (p->have_totals &&
-	    memcmp(sum, p->totals, p->nev * sizeof(*sum)) != 0) {
-		print_costs(b, sizeof b, p->totals, p->nev, p->negev);
+	const uint64_t *given = p->have_totals ? p->totals :
+				p->have_summary ? p->summary : NULL;
+	if (given && memcmp(sum, given, p->nev * sizeof(*sum)) != 0) {
+		char a[256], b[256];
+		print_costs(a, sizeof a, sum, p->nev, p->negev);
+		print_costs(b, sizeof b, given, p->nev, p->negev);
 		pc_note(p->db->diag,
-			"%s: part %llu: 'totals: %s' differs from the sum of "
-			"the cost lines (%s); using the sum, as KCachegrind "
-			"does", p->path,
-			(unsigned long long)p->part, b, a);
-	} else if (p->have_summary && !p->have_totals &&
-		   memcmp(sum, p->summary, p->nev * sizeof(*sum)) != 0) {
-		/* (totals that agree with the cost lines vouch for them:
-		 * Callgrind's cache and branch simulations write a summary
-		 * a few units above both) */
-		print_costs(b, sizeof b, p->summary, p->nev, p->negev);
-		pc_note(p->db->diag,
-			"%s: part %llu: 'summary: %s' differs from the sum of "
-			"the cost lines (%s); using the sum, as KCachegrind "
-			"does", p->path,
-			(unsigned long long)p->part, b, a);
+			"%s: part %llu: '%s: %s' differs from the sum of the "
+			"cost lines (%s); using the sum, as KCachegrind does",
+			p->path, (unsigned long long)p->part,
+			p->have_totals ? "totals" : "summary", b, a);
 	}
 
 	costless_callees(p);
