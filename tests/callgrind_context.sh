@@ -67,9 +67,13 @@ else
 fi
 
 # main keeps its inclusive share in go tool pprof's cumulative view
-# (cc1plus: its tree is cut; the cuts stay below their nearest anchor)
+# (cc1plus: its tree is cut; the cuts stay below their nearest anchor).
+# Where ../shared's func_cum.py is, the per-function check below judges
+# main in recur, interp and cache, within 1 point (it lies on no cycle
+# there): this one then only takes cc1plus
 if have_go; then
-	set -- recur interp cache
+	set --
+	[ -x /usr/bin/python3 ] && [ -f "$SHARED/tools/func_cum.py" ] || set -- recur interp cache
 	heavy "cc1plus's main in go tool pprof (8 s of CPU a run)" && set -- "$@" cc1plus
 	for p in "$@"; do
 		"$PROFCONV" convert -q -o "$tmp/$p.pb.gz" "$CG/$p.out.gz"

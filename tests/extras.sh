@@ -47,7 +47,9 @@ find "$top/build-check/tests" -name '*.trs' -exec rm -f {} + 2>/dev/null
 if ! sanitizer_build; then
 	rc=1
 else
+	browser_start
 	run_phase "$top/build-check" asan TESTS="tests/test_model $all_tests" || rc=1
+	browser_stop
 fi
 dist=0
 if wait $dpid; then

@@ -156,3 +156,33 @@ sum_trs() {
 		failed=$((failed + $(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$t")))
 	done
 }
+
+# browser_start: one Chromium for the judges of the whole run
+# (tests/speedscope/browser_server.mjs), its endpoint exported in
+# PC_BROWSER, where Chromium, node and playwright-core are there (a
+# judge launches a browser of its own where PC_BROWSER is empty or its
+# browser gone). A Chromium start is some 4-5 s of CPU here: four
+# scripts' starts were a tenth of the quick run's. browser_stop (or the
+# end of the shell, which closes its input) ends it.
+browser_start() {
+	PC_BROWSER=
+	export PC_BROWSER
+	[ -x /usr/bin/chromium ] && command -v node >/dev/null &&
+		[ -d "$top/tests/speedscope/node_modules/playwright-core" ] || return 0
+	bdir=$(mktemp -d "${TMPDIR:-/tmp}/profconv-browser.XXXXXX") || return 0
+	mkfifo "$bdir/in" "$bdir/ws" || { rm -rf "$bdir"; return 0; }
+	node "$top/tests/speedscope/browser_server.mjs" <"$bdir/in" >"$bdir/ws" 2>"$bdir/err" &
+	bpid=$!
+	# (its input stays open on fd 8 until browser_stop; the endpoint is
+	# its first line, or nothing if it could not start)
+	exec 8>"$bdir/in"
+	read -r PC_BROWSER <"$bdir/ws" || PC_BROWSER=
+	case $PC_BROWSER in ws://*) ;; *) PC_BROWSER= ;; esac
+}
+browser_stop() {
+	[ -n "${bpid:-}" ] || return 0
+	exec 8>&-
+	wait "$bpid" 2>/dev/null
+	rm -rf "$bdir"
+	bpid=
+}

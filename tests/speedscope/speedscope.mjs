@@ -7,13 +7,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {createRequire} from 'node:module'
+import {openBrowser, CHROMIUM} from './browser.mjs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(path.join(HERE, 'package.json'))
 const {chromium} = require('playwright-core')
 
 const env = process.env
-const CHROMIUM = env.SS_CHROMIUM || '/usr/bin/chromium'
 const TIMEOUT_MS = Number(env.SS_TIMEOUT_MS || 60000)
 const DETAIL = env.SS_DETAIL !== '0' // print frame/call lines
 const MAX_LINES = Number(env.SS_MAX_LINES || 200) // cap per profile per kind
@@ -91,8 +91,10 @@ const pageURL = `${origin}/app/index.html#${hash}`
 
 // ---------------------------------------------------------------- browser
 let browser
+let context
 const cleanup = async () => {
   try {
+    if (context) await context.close()
     if (browser) await browser.close()
   } catch {}
   server.close()
@@ -105,22 +107,12 @@ const fail = async (msg, code = 1) => {
 const out = []
 const emit = s => out.push(s)
 try {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--headless=new',
-      // speedscope needs WebGL; headless has no GPU, use SwiftShader.
-      '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader',
-      '--ignore-gpu-blocklist',
-    ],
-  })
+  browser = await openBrowser(chromium)
 } catch (e) {
   await fail(`cannot launch ${CHROMIUM}: ${String(e.message).split('\n')[0]}`, 70)
 }
-const page = await browser.newPage({viewport: {width: W, height: H}})
+context = await browser.newContext()
+const page = await context.newPage({viewport: {width: W, height: H}})
 const dialogs = []
 const importerLogs = []
 const consoleErrors = []

@@ -23,6 +23,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {createRequire} from 'node:module'
 import {FRAMES} from './svg_frames.mjs'
+import {openBrowser} from './browser.mjs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(path.join(HERE, 'package.json'))
@@ -34,10 +35,8 @@ if (!file || pattern === undefined) {
   process.exit(64)
 }
 const url = 'file://' + path.resolve(file)
-const browser = await chromium.launch({
-  executablePath: process.env.SS_CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu'],
-})
+const browser = await openBrowser(chromium)
+const context = await browser.newContext()
 let errors = 0
 const out = s => process.stdout.write(s + '\n')
 const matched = p => p.evaluate(() => {
@@ -45,7 +44,7 @@ const matched = p => p.evaluate(() => {
   return m ? m[1] : 'none'
 })
 try {
-  const page = await browser.newPage({viewport: {width: 1240, height: 800}})
+  const page = await context.newPage({viewport: {width: 1240, height: 800}})
   let dialogs = 0
   page.on('console', m => { if (m.type() === 'error') errors++ })
   page.on('pageerror', () => errors++)
@@ -82,7 +81,7 @@ try {
   }
   const hash = await page.evaluate(() => location.hash)
   out(`hash ${hash}`)
-  const p2 = await browser.newPage({viewport: {width: 1240, height: 800}})
+  const p2 = await context.newPage({viewport: {width: 1240, height: 800}})
   p2.on('pageerror', () => errors++)
   await p2.goto(url + hash)
   await p2.evaluate(n => { window.zoomName = n }, name)
@@ -92,6 +91,7 @@ try {
   out(`error ${String(e.message || e).replace(/\s+/g, ' ').slice(0, 300)}`)
   errors++
 } finally {
+  await context.close()
   await browser.close()
 }
 out(`errors ${errors}`)
