@@ -48,7 +48,7 @@ if ! sanitizer_build; then
 	rc=1
 else
 	browser_start
-	run_phase "$top/build-check" asan TESTS="tests/test_model $all_tests" || rc=1
+	run_phase "$top/build-check" asan TESTS="tests/test_model $all_tests" 8>&- || rc=1
 	browser_stop
 fi
 dist=0

@@ -173,8 +173,9 @@ browser_start() {
 	mkfifo "$bdir/in" "$bdir/ws" || { rm -rf "$bdir"; return 0; }
 	node "$top/tests/speedscope/browser_server.mjs" <"$bdir/in" >"$bdir/ws" 2>"$bdir/err" &
 	bpid=$!
-	# (its input stays open on fd 8 until browser_stop; the endpoint is
-	# its first line, or nothing if it could not start)
+	# (its input stays open on fd 8 until browser_stop, and the tests run
+	# with fd 8 closed, so that nothing they leave running holds it; the
+	# endpoint is its first line, or nothing if it could not start)
 	exec 8>"$bdir/in"
 	read -r PC_BROWSER <"$bdir/ws" || PC_BROWSER=
 	case $PC_BROWSER in ws://*) ;; *) PC_BROWSER= ;; esac
@@ -182,6 +183,7 @@ browser_start() {
 browser_stop() {
 	[ -n "${bpid:-}" ] || return 0
 	exec 8>&-
+	kill "$bpid" 2>/dev/null
 	wait "$bpid" 2>/dev/null
 	rm -rf "$bdir"
 	bpid=

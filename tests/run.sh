@@ -33,7 +33,7 @@ echo "every test script at once ..."
 PC_QUICK=1
 export PC_QUICK
 browser_start
-run_phase "$top/build" quick
+run_phase "$top/build" quick 8>&-
 rc=$?
 browser_stop
 passed=0; failed=0; skipped=0
