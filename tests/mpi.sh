@@ -47,10 +47,12 @@ same() {
 	fi
 	rm -rf "$tmp/ser$sfx" "$tmp/mpi$sfx"
 }
-# the quick check (tests/run.sh, PC_QUICK) takes 2 and 3 ranks alone;
-# .ci/run's extras 1 to 4
-ALL="1 2 3 4"
-[ -n "${PC_QUICK:-}" ] && ALL="2 3"
+# the quick check (tests/run.sh, PC_QUICK) takes 3 ranks (an uneven
+# split) for the generated database and 2 (an even one) for its v4
+# copy, and 3 for the cut trees below; .ci/run's extras 1 to 4 for
+# both, 2 and 3 for the cut trees
+ALL3="1 2 3 4" ALL2="1 2 3 4" CUT="2 3"
+[ -n "${PC_QUICK:-}" ] && ALL3=3 ALL2=2 CUT=3
 # the fixtures and samples at 2 and 3 ranks: an even split, an uneven
 # one, and ranks without a profile for inputs of two (each mpirun is
 # half a second of start-up; one rank and four are the generated
@@ -66,13 +68,13 @@ some() {
 	# (and one in three of them: each is an mpirun of a second of CPU)
 	[ $((k % 3)) = 1 ]
 }
-heavy "two in three fixtures and samples, the others at the other of 2 and 3 ranks, cc1plus's cut trees" || :
+heavy "two in three fixtures and samples, the others at the other of 2 and 3 ranks, the generated database at 2 ranks and its v4 copy at 3, the cut trees at 2, cc1plus's cut trees" || :
 # a generated old database: 24 threads, traces; its v4 copy
 "$top_builddir/bench/gen_legacy" "$tmp/old" 24 3000 >/dev/null
 "$PROFCONV" convert -q -o "$tmp/old.d" "$tmp/old"
-same "old database 4.0, 24 threads" "$ALL" .d "$tmp/old"
+same "old database 4.0, 24 threads" "$ALL3" .d "$tmp/old"
 same "old database 4.0, 24 threads" "3" .callgrind "$tmp/old"
-same "its v4 copy" "$ALL" .d "$tmp/old.d"
+same "its v4 copy" "$ALL2" .d "$tmp/old.d"
 same "its v4 copy" "2" .pb.gz "$tmp/old.d"
 some && same "tiny old database 2.0 (per-thread files)" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-2.0"
 some && same "tiny old database 4.0" "$SOME" .d "$TD/hpctoolkit-legacy/tiny-4.0"
@@ -89,7 +91,7 @@ some && same "Callgrind thread files of small (3)" "$SOME" .d "$TD"/callgrind/sm
 # the cost below cuts; cc1plus's, three times, at the default bound in
 # the extras): each rank lays out and rounds its files' trees alone, as
 # one process does
-same "Callgrind thread files with cut trees (--max-contexts=8000)" "2 3" .d --max-contexts=8000 "$TD"/callgrind/threads.out-0*
+same "Callgrind thread files with cut trees (--max-contexts=8000)" "$CUT" .d --max-contexts=8000 "$TD"/callgrind/threads.out-0*
 if [ -z "${PC_QUICK:-}" ]; then
 	for i in 1 2 3; do gzip -dc "$TD/callgrind/cc1plus.out.gz" >"$tmp/cc.out-0$i"; done
 	same "Callgrind thread files with cut trees (cc1plus x 3)" "2 3" .d "$tmp"/cc.out-0*
