@@ -42,7 +42,7 @@
 /* ... and of the room the rests have left, this part is kept from the
  * splits for the heavy paths */
 #ifndef CG_HEAVY_ROOM
-#define CG_HEAVY_ROOM 0.7
+#define CG_HEAVY_ROOM 0.9
 #endif
 /* After this many cuts in a row of work below CG_MIN_SHARE, what is
  * pending goes to the rests as it lies (callgrind_tree.c) */
