@@ -1,8 +1,8 @@
 /* The parts of the call-graph-to-tree expansion that lay out what the
  * budget left out (see callgrind_tree.c's opening comment): the flat
  * profile of an instance cut below its call site, the rests passed up
- * to anchors and laid out there (the budget itself is
- * callgrind_budget.c's). */
+ * to anchors and laid out there, by heavy path (the budget itself is
+ * callgrind_budget.c's, the heavy paths callgrind_hpath.c's). */
 #include "callgrind_tree.h"
 
 #include <math.h>
@@ -391,6 +391,9 @@ struct restwalk {
 	uint32_t *heap; /* the SCCs to walk, a max-heap (nsccs) */
 	uint32_t *solo; /* per SCC: the edge its share came by (solo_note) */
 	uint32_t *edge; /* per function reached: its SCC's solo */
+	struct hpends pe; /* the walks' entries by heavy path */
+	struct hpend *calls; /* scratch: a path's calls into its entries */
+	size_t capcalls;
 };
 
 static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
@@ -402,31 +405,36 @@ static void touch(struct expand *x, struct restwalk *rw, uint32_t f)
 	}
 }
 
-/* The rest of anchor an: its cuts' flat profiles in one pass over the
- * SCCs (callers before callees, shares passed on as for a cut below its
- * call site), giving each function reached its weight and the calls
- * into it (rw's lists). Its entries are consumed. */
-static void walk_rest(struct expand *x, struct anchor *an,
-		      struct restwalk *rw)
+/* The walk of one heavy path of an anchor's rest: its entries (the
+ * top of rw->pe) in one pass over the SCCs (callers before callees,
+ * shares passed on as for a cut below its call site), giving each
+ * function reached its weight and the calls into it (rw's lists); a
+ * heavy function not on the path passes its shares on to the walk of
+ * the path below it (cg_divert_fn). Returns the path. */
+static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 {
 	size_t nev = x->nev;
 	const struct cg_graph *g = x->g;
 	double *rest = rw->sh, *nsh = rw->nsh, *fsh = x->fsh;
+	uint32_t path = rw->pe.e[0].path;
 	/* the cut SCCs' shares, the cut nodes' masses; their SCCs on the
-	 * heap (callers first: the largest index) */
-	size_t nh = 0;
-	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next) {
-		const struct rent *r = &x->rents[i];
-		const double *v = x->rval + (size_t)i * nev;
+	 * heap (callers first: the largest index); the calls into the
+	 * cuts' entries after the walk */
+	size_t nh = 0, ncalls = 0;
+	while (rw->pe.n && rw->pe.e[0].path == path) {
+		struct hpend r = cg_pend_pop(&rw->pe);
+		const double *v = rw->pe.pw + r.w;
 		double *d;
-		if (r->kind == CG_REST_SCC) {
-			d = rest + (size_t)r->idx * nev;
-			heap_push(rw->on, rw->heap, &nh, r->idx);
-			rw->solo[r->idx] = CG_EDGES; /* a cut's callee */
-		} else if (r->kind == CG_REST_NODE) {
-			d = cg_node_mass(x, nsh, r->inst, r->idx);
-			heap_push(rw->on, rw->heap, &nh, x->dags[r->inst].scc);
+		if (r.kind == CG_REST_SCC) {
+			d = rest + (size_t)r.idx * nev;
+			heap_push(rw->on, rw->heap, &nh, r.idx);
+			rw->solo[r.idx] = CG_EDGES; /* a cut's callee */
+		} else if (r.kind == CG_REST_NODE) {
+			d = cg_node_mass(x, nsh, r.inst, r.idx);
+			heap_push(rw->on, rw->heap, &nh, x->dags[r.inst].scc);
 		} else {
+			PC_GROW(rw->calls, ncalls, rw->capcalls);
+			rw->calls[ncalls++] = r;
 			continue;
 		}
 		for (size_t m = 0; m < nev; m++)
@@ -442,11 +450,37 @@ static void walk_rest(struct expand *x, struct anchor *an,
 		for (size_t k = 0; k < n; k++) {
 			uint32_t f = x->flist[k];
 			const double *sf = fsh + (size_t)f * nev;
-			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh,
-				  rw->solo);
+			/* (a path below a heavy function for work of
+			 * CG_HEAVY_MIN or more below it) */
+			uint32_t below = path;
+			if (one && x->heavy[f]) {
+				for (size_t m = 0; m < nev; m++)
+					x->uw[m] = x->incl[(size_t)u * nev + m] -
+						   x->fself[(size_t)f * nev + m];
+				if (cg_share_of(x, sf, x->uw) >= CG_HEAVY_MIN)
+					below = cg_hpath_step(x, path, f);
+			}
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)
 				rw->wf[(size_t)f * nev + m] += sf[m];
+			if (below != path) {
+				/* below it by its path; its calls to
+				 * itself at it */
+				cg_divert_fn(x, &rw->pe, u, f, sf, below);
+				for (uint32_t j = x->edge_start[f];
+				     j < x->edge_start[f + 1] &&
+				     cg_has_calls(x); j++) {
+					uint32_t e = x->edge_idx[j];
+					if (g->edges[e].to == f)
+						rw->cin[f] = cg_calls_sum(
+							rw->cin[f],
+							cg_edge_calls(x, u, sf,
+								      e));
+				}
+				continue;
+			}
+			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh,
+				  rw->solo);
 			if (!cg_has_calls(x))
 				continue;
 			/* its calls: all of one function's; a group
@@ -479,16 +513,16 @@ static void walk_rest(struct expand *x, struct anchor *an,
 		scc_clear(x, u, rest, NULL, fsh, n);
 	}
 	/* the calls into the cuts' entries */
-	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next)
-		if (x->rents[i].kind == CG_REST_CALLS) {
-			uint32_t f = x->rents[i].idx;
-			touch(x, rw, f);
-			rw->cin[f].n[0] += x->rval[(size_t)i * nev];
-			if (g->count2)
-				rw->cin[f].n[1] += x->rval[(size_t)i * nev + 1];
-			rw->edge[f] = CG_EDGES;
-		}
-	an->rhead = UINT32_MAX;
+	for (size_t i = 0; i < ncalls; i++) {
+		uint32_t f = rw->calls[i].idx;
+		const double *v = rw->pe.pw + rw->calls[i].w;
+		touch(x, rw, f);
+		rw->cin[f].n[0] += v[0];
+		if (g->count2)
+			rw->cin[f].n[1] += v[1];
+		rw->edge[f] = CG_EDGES;
+	}
+	return path;
 }
 
 /* Whether function f has self cost to lay out with weights w. */
@@ -547,6 +581,7 @@ struct pieces {
 	uint32_t *f, *src;
 	uint32_t *e;   /* the call edge its weight came by (CG_EDGES: none
 			* alone) */
+	uint32_t *path; /* the heavy path it was reached by */
 	double *w;
 	cg_calls *c;
 	size_t n, cap;
@@ -578,17 +613,20 @@ static void piece_reserve(struct pieces *p, size_t nev, size_t more)
 	p->cap = p->n + more;
 	p->f = pc_xrealloc(p->f, p->cap, sizeof(uint32_t));
 	p->e = pc_xrealloc(p->e, p->cap, sizeof(uint32_t));
+	p->path = pc_xrealloc(p->path, p->cap, sizeof(uint32_t));
 	p->src = pc_xrealloc(p->src, p->cap, sizeof(uint32_t));
 	p->w = pc_xrealloc(p->w, p->cap * nev, sizeof(double));
 	p->c = pc_xrealloc(p->c, p->cap, sizeof(cg_calls));
 }
 
 static void piece_add(struct pieces *p, size_t nev, uint32_t f, uint32_t src,
-		      const double *w, cg_calls calls, uint32_t e)
+		      const double *w, cg_calls calls, uint32_t e,
+		      uint32_t path)
 {
 	piece_reserve(p, nev, 1);
 	p->f[p->n] = f;
 	p->e[p->n] = e;
+	p->path[p->n] = path;
 	p->src[p->n] = src;
 	memcpy(p->w + p->n * nev, w, nev * sizeof(double));
 	p->c[p->n++] = calls;
@@ -768,10 +806,10 @@ static void cand_of(const struct expand *x, struct pieces *p, size_t gi,
 			cost ? gain / (double)cost : HUGE_VAL, cost, gi });
 }
 
-/* A place of a function: (anchor, function), its group. */
+/* A piece's place: (anchor, function, the node of its heavy path
+ * there), the piece. */
 struct pplace {
-	uint32_t at, f;
-	size_t g;
+	uint32_t at, f, node, q;
 };
 
 static int cmp_pplace(const void *a, const void *b)
@@ -781,35 +819,43 @@ static int cmp_pplace(const void *a, const void *b)
 		return x->at < y->at ? -1 : 1;
 	if (x->f != y->f)
 		return x->f < y->f ? -1 : 1;
-	return x->g < y->g ? -1 : x->g > y->g;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->q < y->q ? -1 : x->q > y->q;
 }
 
-/* One function's places below one anchor: places pl[lo, hi), the
- * calls into it, whether it has cost there, and where it is nested (up:
- * the run of the function that passes it its weight there, by call edge
- * e; UINT32_MAX: below the summed frame) and its context. */
+/* One function's pieces below one anchor and one node of their heavy
+ * paths there: places pl[lo, hi), the calls into it, whether it has
+ * cost there, and where it is nested (up: the run of the function that
+ * passes it its weight there, by call edge e; UINT32_MAX: below the
+ * summed frame's node) and its context. */
 struct prun {
-	uint32_t at, f, up, e;
+	uint32_t at, f, node, up, e;
 	uint32_t lo, hi;
 	cg_calls calls;
 	int cost;
 	pc_id ctx;
 };
 
-/* The run of (at, f) among runs[0, n) (sorted so), or UINT32_MAX. */
+/* The run of (at, f, node) among runs[0, n) (sorted so), or
+ * UINT32_MAX. */
 static uint32_t run_of(const struct prun *run, size_t n, uint32_t at,
-		       uint32_t f)
+		       uint32_t f, uint32_t node)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (run[mid].at < at || (run[mid].at == at && run[mid].f < f))
+		const struct prun *r = &run[mid];
+		if (r->at < at || (r->at == at && (r->f < f ||
+						   (r->f == f && r->node < node))))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && run[lo].at == at && run[lo].f == f ? (uint32_t)lo :
-							     UINT32_MAX;
+	return lo < n && run[lo].at == at && run[lo].f == f &&
+			       run[lo].node == node ?
+		       (uint32_t)lo :
+		       UINT32_MAX;
 }
 
 /* Function F's piece from anchor src (its pieces by[first[F],
@@ -849,9 +895,9 @@ static int site_laid(const struct expand *x, uint32_t F, const double *w,
 }
 
 /* Run ri nested below the run of the function that passes it all its
- * weight at its anchor, if every piece of it came by one call edge
- * from that function, whose pieces from the same anchors lie at the
- * same anchor, and the call's site fits in *spare. */
+ * weight at its anchor and path node, if every piece of it came by one
+ * call edge from that function, whose pieces from the same anchors lie
+ * at the same anchor, and the call's site fits in *spare. */
 static void nest_run(const struct expand *x, const struct pieces *p,
 		     const uint32_t *by, const size_t *first, const uint32_t *pat,
 		     const struct pplace *pl, struct prun *run, size_t nrun,
@@ -860,13 +906,10 @@ static void nest_run(const struct expand *x, const struct pieces *p,
 	struct prun *r = &run[ri];
 	uint32_t e = CG_NO_EDGE;
 	for (size_t i = r->lo; i < r->hi; i++) {
-		const struct pgroup *gr = &p->g[pl[i].g];
-		for (size_t k = gr->lo; k < gr->hi; k++) {
-			uint32_t pe = p->e[p->idx[k]];
-			if (pe >= CG_EDGES || (e != CG_NO_EDGE && pe != e))
-				return;
-			e = pe;
-		}
+		uint32_t pe = p->e[pl[i].q];
+		if (pe >= CG_EDGES || (e != CG_NO_EDGE && pe != e))
+			return;
+		e = pe;
 	}
 	if (e == CG_NO_EDGE)
 		return;
@@ -874,16 +917,13 @@ static void nest_run(const struct expand *x, const struct pieces *p,
 	uint32_t F = ed->from;
 	if (F == r->f)
 		return;
-	uint32_t rf = run_of(run, nrun, r->at, F);
+	uint32_t rf = run_of(run, nrun, r->at, F, r->node);
 	if (rf == UINT32_MAX || (!run[rf].cost && !cg_calls_any(run[rf].calls)))
 		return;
 	for (size_t i = r->lo; i < r->hi; i++) {
-		const struct pgroup *gr = &p->g[pl[i].g];
-		for (size_t k = gr->lo; k < gr->hi; k++) {
-			size_t q = piece_of(p, by, first, F, p->src[p->idx[k]]);
-			if (q == SIZE_MAX || pat[q] != r->at)
-				return;
-		}
+		size_t q = piece_of(p, by, first, F, p->src[pl[i].q]);
+		if (q == SIZE_MAX || pat[q] != r->at)
+			return;
 	}
 	size_t per = site_laid(x, F, rsum + (size_t)rf * x->nev, ed) ? 0 :
 		     (size_t)x->g->has_line + (size_t)(x->instr_ctx != 0);
@@ -929,20 +969,28 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		struct anchor *an = &x->anchors[a];
 		if (an->rhead == UINT32_MAX)
 			continue;
-		walk_rest(x, an, &rw);
-		piece_reserve(&p, nev, rw.n);
-		for (size_t i = 0; i < rw.n; i++) {
-			uint32_t f = rw.list[i];
-			double *w = rw.wf + (size_t)f * nev;
-			if (!a)
-				size0 += settled_size(x, f, w, rw.cin[f]);
-			if (cg_any_positive(w, nev) || cg_calls_any(rw.cin[f]))
-				piece_add(&p, nev, f, (uint32_t)a, w, rw.cin[f],
-					  rw.edge[f]);
-			memset(w, 0, nev * sizeof(double));
-			rw.cin[f] = (cg_calls){ { 0, 0 } };
+		cg_rest_pend(x, (uint32_t)a, &rw.pe);
+		while (rw.pe.n) {
+			uint32_t path = walk_path(x, &rw);
+			piece_reserve(&p, nev, rw.n);
+			for (size_t i = 0; i < rw.n; i++) {
+				uint32_t f = rw.list[i];
+				double *w = rw.wf + (size_t)f * nev;
+				if (!a)
+					size0 += settled_size(x, f, w,
+							      rw.cin[f]);
+				if (cg_any_positive(w, nev) ||
+				    cg_calls_any(rw.cin[f]))
+					piece_add(&p, nev, f, (uint32_t)a, w,
+						  rw.cin[f], rw.edge[f], path);
+				memset(w, 0, nev * sizeof(double));
+				rw.cin[f] = (cg_calls){ { 0, 0 } };
+			}
 		}
 	}
+	free(rw.pe.e);
+	free(rw.pe.pw);
+	free(rw.calls);
 	free(rw.wf);
 	free(rw.cin);
 	free(rw.list);
@@ -1003,8 +1051,16 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	}
 	uint32_t *by = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
 	memcpy(by, p.idx, (p.n + 1) * sizeof(uint32_t));
+	/* the places of the heavy paths below the summed frames: where a
+	 * piece has a heavy path below its anchor's, half of what room is
+	 * left is kept from the splits for them */
+	size_t spare = used < end ? end - used : 0, hres = 0;
+	struct hplace hp = { 0 };
+	for (size_t q = 0; q < p.n && !hres; q++)
+		if (p.path[q] != x->anchors[p.src[q]].hpath)
+			hres = (size_t)((double)spare * CG_HEAVY_ROOM);
+	spare -= hres;
 	/* the splits, most gain per context first, while room is left */
-	size_t spare = used < end ? end - used : 0;
 	struct pcand *h = NULL;
 	size_t nh = 0, caph = 0;
 	for (size_t gi = 0; gi < p.ng; gi++)
@@ -1021,17 +1077,30 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			cand_of(x, &p, gi, &h, &nh, &caph);
 	}
 	free(h);
+	spare += hres;
 	/* each piece's place */
 	uint32_t *pat = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
 	for (size_t gi = 0; gi < p.ng; gi++)
 		for (size_t k = p.g[gi].lo; k < p.g[gi].hi; k++)
 			pat[p.idx[k]] = p.g[gi].at;
-	/* laid out per (anchor, function): a run of places */
-	struct pplace *pl = pc_xmalloc((p.ng + 1) * sizeof(*pl));
-	size_t npl = 0;
-	for (size_t gi = 0; gi < p.ng; gi++)
-		if (p.g[gi].hi > p.g[gi].lo)
-			pl[npl++] = (struct pplace){ p.g[gi].at, p.g[gi].f, gi };
+	/* the heavy paths' places there, the most weight per context
+	 * first within the room */
+	double *pw = pc_xmalloc((p.n + 1) * sizeof(double));
+	uint32_t *pnode = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
+	for (size_t q = 0; q < p.n; q++) {
+		pw[q] = cg_share_of(x, p.w + q * nev,
+				    self + (size_t)p.f[q] * nev);
+		cg_hplace_add(x, &hp, pat[q], p.path[q], pw[q]);
+	}
+	spare -= cg_hplace_keep(x, &hp, spare, p.n, pat, p.path, p.f, pw,
+				pnode);
+	free(pw);
+	/* laid out per (anchor, function, path): a run of pieces */
+	struct pplace *pl = pc_xmalloc((p.n + 1) * sizeof(*pl));
+	size_t npl = p.n;
+	for (size_t q = 0; q < p.n; q++)
+		pl[q] = (struct pplace){ pat[q], p.f[q], pnode[q], (uint32_t)q };
+	free(pnode);
 	qsort(pl, npl, sizeof(*pl), cmp_pplace);
 	struct prun r0 = { 0 }, *run = pc_xmalloc((npl + 1) * sizeof(*run));
 	size_t nrun = 0;
@@ -1044,29 +1113,31 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		*r = r0;
 		r->at = pl[i].at;
 		r->f = pl[i].f;
+		r->node = pl[i].node;
 		r->lo = (uint32_t)i;
 		r->up = UINT32_MAX;
 		r->ctx = PC_NONE;
 		double *sum = rsum + nrun * nev;
 		const double *sf = self + (size_t)r->f * nev;
-		for (; i < npl && pl[i].at == r->at && pl[i].f == r->f; i++) {
-			const struct pgroup *gr = &p.g[pl[i].g];
-			for (size_t k = gr->lo; k < gr->hi; k++) {
-				size_t q = p.idx[k];
-				for (size_t m = 0; m < nev; m++) {
-					double v = p.w[q * nev + m];
-					sum[m] += v;
-					if (p.src[q] != r->at)
-						moved[m] += v * sf[m];
-					if (!r->at)
-						flat[m] += v * sf[m];
-				}
-				r->calls = cg_calls_sum(r->calls, p.c[q]);
+		for (; i < npl && pl[i].at == r->at && pl[i].f == r->f &&
+		       pl[i].node == r->node; i++) {
+			size_t q = pl[i].q;
+			for (size_t m = 0; m < nev; m++) {
+				double v = p.w[q * nev + m];
+				sum[m] += v;
+				if (p.src[q] != r->at)
+					moved[m] += v * sf[m];
+				if (!r->at)
+					flat[m] += v * sf[m];
 			}
+			r->calls = cg_calls_sum(r->calls, p.c[q]);
 		}
 		r->hi = (uint32_t)i;
 		r->cost = has_cost(x, r->f, sum);
-		cnt[r->at] += r->cost;
+		/* (a function counted once at its anchor) */
+		cnt[r->at] += r->cost && !(nrun && run[nrun - 1].at == r->at &&
+					   run[nrun - 1].f == r->f &&
+					   run[nrun - 1].cost);
 		nrun++;
 	}
 	/* a function nested below the one that passes it all its weight
@@ -1082,6 +1153,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(pl);
 	free(p.f);
 	free(p.e);
+	free(p.path);
 	free(p.src);
 	free(p.w);
 	free(p.c);
@@ -1112,8 +1184,9 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 				sctx[at] = cg_summed_ctx(x, at ? x->anchors[at].ctx :
 								 entry,
 							 cnt[at] ? cnt[at] : 1);
-			run[j].ctx = cg_call_ctx(x, sctx[at],
-						 g->fns[run[j].f].func);
+			run[j].ctx = cg_call_ctx(
+				x, cg_hplace_ctx(x, &hp, at, run[j].node, sctx[at]),
+				g->fns[run[j].f].func);
 		}
 		while (top) {
 			uint32_t k = stack[--top];
@@ -1129,6 +1202,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	}
 	free(stack);
 	free(sctx);
+	cg_hplace_free(&hp);
 	free(run);
 	free(rsum);
 	x->flat_share = cg_share_of(x, x->ones, flat);

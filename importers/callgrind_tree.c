@@ -29,8 +29,12 @@
  * context per function with that function's cost there, heaviest first
  * as room allows; what is left of a function is passed up from anchor
  * to anchor and laid out once, below the lowest anchor above all the
- * cuts it came from. The default bound is never below a 64 MiB
- * database (cg_default_cap): a small input's tree is laid out whole. */
+ * cuts it came from. A rest keeps the heavy functions (on no cycle,
+ * 1% of a total or more) its cost was reached through: below the
+ * summed frame, frames of them hold what was reached through them, as
+ * room allows (callgrind_hpath.c), so their inclusive cost stays below
+ * them. The default bound is never below a 64 MiB database
+ * (cg_default_cap): a small input's tree is laid out whole. */
 #include "callgrind_tree.h"
 
 #include <math.h>
@@ -94,34 +98,37 @@ static void note_cut(struct expand *x, double share)
 		x->heaviest = share;
 }
 
-/* The slot of rest entry (a, kind, idx) in the hash table: its own, or
- * the free one where it would go. */
+/* The slot of rest entry (a, kind, idx, heavy path hp) in the hash
+ * table: its own, or the free one where it would go. */
 static uint32_t *rest_slot(const struct expand *x, uint32_t a, uint32_t kind,
-			   uint32_t idx)
+			   uint32_t idx, uint32_t hp)
 {
 	uint64_t h = ((uint64_t)a * 0x9E3779B97F4A7C15u) ^
-		     (((uint64_t)idx << 2 | kind) * 0xC2B2AE3D27D4EB4Fu);
+		     (((uint64_t)idx << 2 | kind) * 0xC2B2AE3D27D4EB4Fu) ^
+		     ((uint64_t)hp * 0xD6E8FEB86659FD93u);
 	size_t i = (size_t)(h >> 20) & (x->nslot - 1);
 	for (;; i = (i + 1) & (x->nslot - 1)) {
 		uint32_t e = x->rslot[i];
 		if (!e)
 			return &x->rslot[i];
 		const struct rent *r = &x->rents[e - 1];
-		if (r->anchor == a && r->idx == idx && r->kind == kind)
+		if (r->anchor == a && r->idx == idx && r->kind == kind &&
+		    r->hpath == hp)
 			return &x->rslot[i];
 	}
 }
 
-/* Rest entry (kind, idx) of anchor a: a's own, new (with inst and zero
- * values) if need be, or past maxrents entries the same entry of the
- * nearest anchor above that has one, else the entry point's. */
+/* Rest entry (kind, idx, heavy path hp) of anchor a: a's own, new
+ * (with inst and zero values) if need be, or past maxrents entries the
+ * same entry of the nearest anchor above that has one, else the entry
+ * point's. */
 static size_t rest_entry(struct expand *x, uint32_t a, uint32_t kind,
-			 uint32_t idx, uint32_t inst)
+			 uint32_t idx, uint32_t inst, uint32_t hp)
 {
 	size_t nev = x->nev;
 	if (x->nrents >= x->maxrents) {
 		for (uint32_t b = a; b; b = x->anchors[b].up) {
-			uint32_t *sl = rest_slot(x, b, kind, idx);
+			uint32_t *sl = rest_slot(x, b, kind, idx, hp);
 			if (*sl)
 				return *sl - 1;
 		}
@@ -133,11 +140,11 @@ static size_t rest_entry(struct expand *x, uint32_t a, uint32_t kind,
 		x->rslot = pc_xcalloc(x->nslot, sizeof(uint32_t));
 		for (size_t e = 0; e < x->nrents; e++) {
 			const struct rent *r = &x->rents[e];
-			*rest_slot(x, r->anchor, r->kind, r->idx) =
+			*rest_slot(x, r->anchor, r->kind, r->idx, r->hpath) =
 				(uint32_t)e + 1;
 		}
 	}
-	uint32_t *sl = rest_slot(x, a, kind, idx);
+	uint32_t *sl = rest_slot(x, a, kind, idx, hp);
 	if (!*sl) {
 		if (x->nrents == x->caprents) {
 			x->caprents = x->caprents ? 2 * x->caprents : 1024;
@@ -148,7 +155,7 @@ static size_t rest_entry(struct expand *x, uint32_t a, uint32_t kind,
 		}
 		size_t e = x->nrents++;
 		x->rents[e] = (struct rent){ a, idx, inst, x->anchors[a].rhead,
-					     kind };
+					     kind, hp };
 		x->anchors[a].rhead = (uint32_t)e;
 		memset(x->rval + e * nev, 0, nev * sizeof(double));
 		*sl = (uint32_t)e + 1;
@@ -164,10 +171,12 @@ static void to_rest(struct expand *x, const struct work *it, const double *w)
 	size_t nev = x->nev, e;
 	uint32_t fn = it->entry;
 	if (it->inst == UINT32_MAX) {
-		e = rest_entry(x, it->anchor, CG_REST_SCC, it->scc, 0);
+		e = rest_entry(x, it->anchor, CG_REST_SCC, it->scc, 0,
+			       it->hpath);
 	} else {
 		uint32_t node = (uint32_t)(x->dags[it->inst].base + it->node);
-		e = rest_entry(x, it->anchor, CG_REST_NODE, node, it->inst);
+		e = rest_entry(x, it->anchor, CG_REST_NODE, node, it->inst,
+			       it->hpath);
 		fn = x->nodes[node].fn;
 	}
 	for (size_t m = 0; m < nev; m++)
@@ -175,7 +184,8 @@ static void to_rest(struct expand *x, const struct work *it, const double *w)
 	if (cg_calls_any(it->calls)) {
 		/* (the entry first: it may move rval; a pair's NEW's
 		 * calls in the second of its nev >= 2 values) */
-		e = rest_entry(x, it->anchor, CG_REST_CALLS, fn, 0);
+		e = rest_entry(x, it->anchor, CG_REST_CALLS, fn, 0,
+			       it->hpath);
 		x->rval[e * nev] += it->calls.n[0];
 		if (x->g->count2)
 			x->rval[e * nev + 1] += it->calls.n[1];
@@ -220,7 +230,7 @@ static void push_work(struct expand *x, struct workheap *h, uint32_t scc,
 	size_t nev = x->nev;
 	struct work it = { scc, entry, parent, h->npool,
 			   cg_share_of(x, w, x->total + (size_t)scc * nev), calls,
-			   UINT32_MAX, 0, x->cur };
+			   UINT32_MAX, 0, x->cur, x->curpath };
 	if (x->sccs[scc].n > 1) { /* a group: its entry member's node */
 		size_t node = cg_entry_node(x, entry);
 		it.inst = x->dag_of[entry];
@@ -334,7 +344,7 @@ static void expand_member(struct expand *x, struct workheap *ws,
 			it->scc, it->entry, c, ws->npool,
 			cg_share_of(x, wchild,
 				    x->sub + (x->dags[it->inst].base + t) * nev),
-			{ { 0, 0 } }, it->inst, t, x->cur
+			{ { 0, 0 } }, it->inst, t, x->cur, x->curpath
 		};
 		if (hopeless(x, cw.share, member_size(x, nd[t].fn))) {
 			cut_to_rest(x, &cw, wchild);
@@ -369,6 +379,7 @@ static uint32_t anchor_at(struct expand *x, const struct work *it,
 		.up = it->anchor,
 		.fn = fn,
 		.rhead = UINT32_MAX,
+		.hpath = x->curpath,
 	};
 	return (uint32_t)x->nanchors++;
 }
@@ -422,6 +433,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		x.ones[m] = 1;
 	x.visit = pc_xcalloc(g->nfns, sizeof(uint32_t));
 	cg_analyze(&x);
+	cg_hpath_init(&x);
 	/* the flat profile (every function once with its positions) is
 	 * the floor; by default as much again goes to calling context, and
 	 * at least room for one instance of the largest recursive cluster
@@ -531,6 +543,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		size_t lim = it.share >= CG_MIN_SHARE ? caproom : room;
 		if (it.inst == UINT32_MAX &&
 		    cg_used(&x) + x.isize[it.scc] <= lim) {
+			x.curpath = cg_hpath_step(&x, it.hpath, it.entry);
 			x.cur = anchor_at(&x, &it, it.entry);
 			expand_instance(&x, &ws, &it, w, wchild);
 			run = 0;
@@ -542,6 +555,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		if (it.inst != UINT32_MAX) {
 			uint32_t f = x.nodes[x.dags[it.inst].base + it.node].fn;
 			if (cg_used(&x) + member_size(&x, f) <= lim) {
+				x.curpath = it.hpath; /* (not heavy) */
 				x.cur = anchor_at(&x, &it, f);
 				expand_member(&x, &ws, &it, w, wchild);
 				run = 0;
@@ -620,6 +634,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	ws.pool = NULL;
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
 	cg_lay_signed_flat(&x, entry);
+	cg_hpath_free(&x);
 	free(x.ref);
 	free(x.anchors);
 	free(x.rents);

@@ -18,12 +18,31 @@
 #define CG_SMALL_DB (64.0 * 1048576.0)
 /* ... of which 1/CG_SUMMED_PART is kept for the summed frames of the
  * cuts, where it is cut */
+#ifndef CG_SUMMED_PART
 #define CG_SUMMED_PART 5
+#endif
 /* Work laid out with this share of a metric's total or more is an
  * anchor: the cuts below it that do not fit below their call sites go
  * below its summed frame (see cg_lay_rests). */
 #ifndef CG_ANCHOR_SHARE
 #define CG_ANCHOR_SHARE 1e-2
+#endif
+/* A function on no cycle of the call graph holding this share of a
+ * metric's total inclusively is heavy: a rest's cost below it keeps a
+ * path through it (callgrind_hpath.c) */
+#ifndef CG_HEAVY_SHARE
+#define CG_HEAVY_SHARE 1e-2
+#endif
+/* ... and a path below a heavy function is kept in a rest for work of
+ * this share or more reached by it (lighter work takes the path above:
+ * the rests' walks are per path) */
+#ifndef CG_HEAVY_MIN
+#define CG_HEAVY_MIN 1e-3
+#endif
+/* ... and of the room the rests have left, this part is kept from the
+ * splits for the heavy paths */
+#ifndef CG_HEAVY_ROOM
+#define CG_HEAVY_ROOM 0.9
 #endif
 /* After this many cuts in a row of work below CG_MIN_SHARE, what is
  * pending goes to the rests as it lies (callgrind_tree.c) */
@@ -147,6 +166,7 @@ struct expand {
 		uint32_t up;   /* the anchor above */
 		uint32_t fn;   /* its function (UINT32_MAX: the entry point) */
 		uint32_t rhead; /* its rest's last entry (UINT32_MAX: none) */
+		uint32_t hpath; /* the heavy path of its context */
 	} *anchors;
 	size_t nanchors, capanchors;
 	/* the anchors' rests, sparse: an entry per anchor and cut SCC
@@ -159,6 +179,7 @@ struct expand {
 		uint32_t anchor, idx, inst, next; /* next: the anchor's one
 						   * before */
 		uint32_t kind;
+		uint32_t hpath; /* the heavy path its cost was reached by */
 	} *rents;
 	double *rval;     /* per entry: nev weights (calls: the count) */
 	size_t nrents, caprents, maxrents;
@@ -210,6 +231,18 @@ struct expand {
 	double *nsh;   /* scratch: per DAG node x nev, zero between uses */
 	uint32_t *flist; /* scratch: per function */
 	double *mw;    /* scratch: nev */
+
+	/* heavy paths (callgrind_hpath.c): per function whether it is
+	 * heavy; the trie of paths (hn[0]: none), its hash table; the path
+	 * of the context being laid out */
+	uint8_t *heavy;
+	struct hnode {
+		uint32_t up, fn, depth;
+	} *hn;
+	size_t nhn, caphn;
+	uint32_t *hslot;
+	size_t nhslot;
+	uint32_t curpath;
 };
 
 struct work {
@@ -221,6 +254,7 @@ struct work {
 	uint32_t inst; /* a whole instance (UINT32_MAX), or a member node of */
 	uint32_t node; /* DAG inst: its node (0: the entry) */
 	uint32_t anchor; /* where it goes if it becomes a rest */
+	uint32_t hpath;  /* the heavy path of its parent context */
 };
 
 /* The event function f's costs in event m (of negative counts) follow
@@ -273,6 +307,52 @@ int cg_cut_member(struct expand *x, const struct work *it,
 		  const double *w, double *sh, uint8_t *on,
 		  uint32_t *heap, size_t limit);
 void cg_lay_rests(struct expand *x, size_t avail, pc_id entry);
+
+/* callgrind_hpath.c: heavy paths */
+void cg_hpath_init(struct expand *x);
+void cg_hpath_free(struct expand *x);
+uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f);
+/* places of heavy paths below anchors (cg_lay_rests) */
+struct hplace {
+	struct hpl {
+		uint32_t at, node;
+		double w;   /* the largest share of a metric's total below */
+		pc_id ctx;  /* made when first needed */
+		int kept;
+	} *e;
+	size_t n, cap;
+	uint32_t *slot; /* hash table: 1 + an entry, 0 free */
+	size_t nslot;
+};
+void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
+		   uint32_t p, double w);
+size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
+		      size_t np, const uint32_t *pat, const uint32_t *path,
+		      const uint32_t *fn, const double *w, uint32_t *pnode);
+pc_id cg_hplace_ctx(struct expand *x, struct hplace *t, uint32_t at,
+		    uint32_t n, pc_id summed);
+void cg_hplace_free(struct hplace *t);
+uint32_t cg_hplace_trim(const struct expand *x, const struct hplace *t,
+			uint32_t at, uint32_t p, double min);
+/* a rest's walks' entries, per heavy path (a min-heap on the path: a
+ * path's entries all come before it is walked, from its rest's entries
+ * or from the walk of the path above it, made before it) and their
+ * weights (nev each) */
+struct hpends {
+	struct hpend {
+		uint32_t path, kind, idx, inst;
+		size_t w;
+	} *e;
+	size_t n, cap;
+	double *pw;
+	size_t npw, cappw;
+};
+void cg_pend_add(struct hpends *rw, size_t nev, uint32_t path, uint32_t kind,
+		 uint32_t idx, uint32_t inst, const double *w);
+struct hpend cg_pend_pop(struct hpends *rw);
+void cg_divert_fn(struct expand *x, struct hpends *rw, uint32_t u, uint32_t f,
+		  const double *su, uint32_t q);
+void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw);
 
 /* callgrind_budget.c: the budget */
 size_t cg_flat_floor(struct expand *x);

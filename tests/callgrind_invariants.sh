@@ -100,7 +100,7 @@ done
 big="py-json.out.gz cc1plus.out.gz"
 heavy "whole numbers in the databases of $big (64 MiB)" || big=
 for f in prog.default.out prog.default.out@3000 prog.cachesim.out \
-	pyS-cachesim.out.gz sparse-group.out.gz $big $made; do
+	pyS-cachesim.out.gz sparse-group.out.gz heavy-cut.out@2000 $big $made; do
 	opt=
 	case $f in *@*) opt="--max-contexts=${f#*@}" f=${f%@*} ;; esac
 	rm -rf "$tmp/w.d"

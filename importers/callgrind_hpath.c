@@ -1,0 +1,543 @@
+/* Heavy paths (doc/design.md, "Cuts and summed frames"): which heavy
+ * functions a piece of cut cost was reached through. A heavy function
+ * lies on no cycle of the call graph (a one-function SCC) and holds
+ * CG_HEAVY_SHARE of a metric's total or more inclusively. A path is a
+ * node of a trie of heavy functions, from the entry point down (node
+ * 0: none); a function is on a path at most once (recursion folded, as
+ * a stack view counts a function once per stack). The tree carries the
+ * path of each context it lays out on its pending work, and a rest
+ * carries it through its walk, so that the summed frame of an anchor
+ * can lay each function's cost below the heavy functions it was reached
+ * through: their inclusive cost then lies below them. */
+#include "callgrind_tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cg_hpath_init(struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	x->heavy = pc_xcalloc(g->nfns + 1, 1);
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		uint32_t s = x->scc_of[f];
+		if (x->sccs[s].n != 1)
+			continue;
+		for (size_t m = 0; m < nev; m++)
+			if (x->grand[m] > 0 &&
+			    x->incl[(size_t)s * nev + m] >=
+				    CG_HEAVY_SHARE * x->grand[m])
+				x->heavy[f] = 1;
+	}
+	x->hn = pc_xmalloc(sizeof(*x->hn));
+	x->hn[0] = (struct hnode){ UINT32_MAX, UINT32_MAX, 0 };
+	x->nhn = x->caphn = 1;
+}
+
+void cg_hpath_free(struct expand *x)
+{
+	free(x->heavy);
+	free(x->hn);
+	free(x->hslot);
+	x->heavy = NULL;
+	x->hn = NULL;
+	x->hslot = NULL;
+}
+
+static size_t hslot_of(const struct expand *x, uint32_t up, uint32_t f)
+{
+	uint64_t h = ((uint64_t)up * 0x9E3779B97F4A7C15u) ^
+		     ((uint64_t)f * 0xC2B2AE3D27D4EB4Fu);
+	size_t i = (size_t)(h >> 20) & (x->nhslot - 1);
+	for (;; i = (i + 1) & (x->nhslot - 1)) {
+		uint32_t e = x->hslot[i];
+		if (!e || (x->hn[e].up == up && x->hn[e].fn == f))
+			return i;
+	}
+}
+
+/* Whether heavy function f is on path p. */
+static int on_path(const struct expand *x, uint32_t p, uint32_t f)
+{
+	for (; p; p = x->hn[p].up)
+		if (x->hn[p].fn == f)
+			return 1;
+	return 0;
+}
+
+/* The path below function f reached by path p: p and f, where f is
+ * heavy and not on p already; else p. */
+uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
+{
+	if (!x->heavy[f] || on_path(x, p, f))
+		return p;
+	if (2 * (x->nhn + 1) > x->nhslot) { /* (half full at most) */
+		free(x->hslot);
+		x->nhslot = x->nhslot ? 2 * x->nhslot : 1024;
+		x->hslot = pc_xcalloc(x->nhslot, sizeof(uint32_t));
+		for (uint32_t e = 1; e < x->nhn; e++)
+			x->hslot[hslot_of(x, x->hn[e].up, x->hn[e].fn)] = e;
+	}
+	size_t i = hslot_of(x, p, f);
+	if (x->hslot[i])
+		return x->hslot[i];
+	if (x->nhn >= UINT32_MAX - 1)
+		pc_die("the call tree's heavy paths: more than 2^32");
+	PC_GROW(x->hn, x->nhn, x->caphn);
+	x->hn[x->nhn] = (struct hnode){ p, f, x->hn[p].depth + 1 };
+	x->hslot[i] = (uint32_t)x->nhn;
+	return (uint32_t)x->nhn++;
+}
+
+/* The places of paths below anchors' summed frames: a heavy path's
+ * node below an anchor whose context's path lies above it. */
+static size_t hplace_slot(const struct hplace *t, uint32_t at, uint32_t n)
+{
+	uint64_t h = ((uint64_t)at * 0x9E3779B97F4A7C15u) ^
+		     ((uint64_t)n * 0xC2B2AE3D27D4EB4Fu);
+	size_t i = (size_t)(h >> 20) & (t->nslot - 1);
+	for (;; i = (i + 1) & (t->nslot - 1)) {
+		uint32_t e = t->slot[i];
+		if (!e || (t->e[e - 1].at == at && t->e[e - 1].node == n))
+			return i;
+	}
+}
+
+static struct hpl *hplace_find(const struct hplace *t, uint32_t at,
+			       uint32_t n)
+{
+	if (!t->nslot)
+		return NULL;
+	uint32_t e = t->slot[hplace_slot(t, at, n)];
+	return e ? &t->e[e - 1] : NULL;
+}
+
+/* Weight w reached by path p at anchor `at`: on each node of p below
+ * the anchor's own path, made if need be. */
+void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
+		   uint32_t p, double w)
+{
+	uint32_t top = x->hn[x->anchors[at].hpath].depth;
+	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
+		if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
+			free(t->slot);
+			t->nslot = t->nslot ? 2 * t->nslot : 1024;
+			t->slot = pc_xcalloc(t->nslot, sizeof(uint32_t));
+			for (size_t e = 0; e < t->n; e++)
+				t->slot[hplace_slot(t, t->e[e].at,
+						    t->e[e].node)] =
+					(uint32_t)e + 1;
+		}
+		size_t i = hplace_slot(t, at, n);
+		if (!t->slot[i]) {
+			if (t->n >= UINT32_MAX - 1)
+				pc_die("the call tree's heavy paths: more "
+				       "than 2^32 places");
+			PC_GROW(t->e, t->n, t->cap);
+			t->e[t->n] = (struct hpl){ at, n, 0, PC_NONE, 0 };
+			t->slot[i] = (uint32_t)++t->n;
+		}
+		t->e[t->slot[i] - 1].w += w;
+	}
+}
+
+/* A unit: a function's pieces below a place (their count and weight),
+ * how many lie at the place, whether they were moved there. */
+struct hunit {
+	uint32_t pl, f, nsub, cur;
+	double w;
+	int done;
+};
+
+struct hunits {
+	struct hunit *e;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t nslot;
+};
+
+static size_t hunit_slot(const struct hunits *c, uint32_t pl, uint32_t f)
+{
+	uint64_t h = ((uint64_t)pl * 0x9E3779B97F4A7C15u) ^
+		     ((uint64_t)f * 0xC2B2AE3D27D4EB4Fu);
+	size_t i = (size_t)(h >> 20) & (c->nslot - 1);
+	for (;; i = (i + 1) & (c->nslot - 1)) {
+		uint32_t e = c->slot[i];
+		if (!e || (c->e[e - 1].pl == pl && c->e[e - 1].f == f))
+			return i;
+	}
+}
+
+/* Unit (pl, f), or with make new if need be; else NULL. */
+static struct hunit *hunit_get(struct hunits *c, uint32_t pl, uint32_t f,
+			       int make)
+{
+	if (make && 2 * (c->n + 1) > c->nslot) {
+		free(c->slot);
+		c->nslot = c->nslot ? 2 * c->nslot : 1024;
+		c->slot = pc_xcalloc(c->nslot, sizeof(uint32_t));
+		for (size_t k = 0; k < c->n; k++)
+			c->slot[hunit_slot(c, c->e[k].pl, c->e[k].f)] =
+				(uint32_t)k + 1;
+	}
+	if (!c->nslot)
+		return NULL;
+	size_t i = hunit_slot(c, pl, f);
+	if (c->slot[i])
+		return &c->e[c->slot[i] - 1];
+	if (!make)
+		return NULL;
+	if (c->n >= UINT32_MAX - 1)
+		pc_die("the call tree's heavy paths: more than 2^32 units");
+	PC_GROW(c->e, c->n, c->cap);
+	c->e[c->n] = (struct hunit){ pl, f, 0, 0, 0, 0 };
+	c->slot[i] = (uint32_t)++c->n;
+	return &c->e[c->n - 1];
+}
+
+/* Contexts function f's run at a place takes at most. */
+static size_t run_size(const struct expand *x, uint32_t f)
+{
+	return x->rec_start[f] != x->rec_start[f + 1] ? 1 + x->npos[f] : 1;
+}
+
+/* A candidate unit: its weight per context, the unit. */
+struct hcand {
+	double key;
+	uint32_t e;
+};
+
+static int hcand_before(const struct hcand *a, const struct hcand *b)
+{
+	return a->key > b->key || (a->key == b->key && a->e < b->e);
+}
+
+static void hcand_push(struct hcand **h, size_t *n, size_t *cap,
+		       struct hcand c)
+{
+	PC_GROW(*h, *n, *cap);
+	size_t i = (*n)++;
+	while (i && hcand_before(&c, &(*h)[(i - 1) / 2])) {
+		(*h)[i] = (*h)[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	(*h)[i] = c;
+}
+
+static struct hcand hcand_pop(struct hcand *h, size_t *n)
+{
+	struct hcand top = h[0], last = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && hcand_before(&h[c + 1], &h[c]))
+			c++;
+		if (!hcand_before(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+/* The contexts moving unit u (its pieces, all at its place's parent
+ * par) to its place takes: the function's run there, the place's own
+ * context if not made yet, less the run its parent no longer has. */
+static size_t unit_cost(const struct expand *x, const struct hplace *t,
+			struct hunits *us, const struct hunit *u,
+			uint32_t par)
+{
+	size_t r = run_size(x, u->f);
+	const struct hunit *pu = hunit_get(us, par, u->f, 0);
+	size_t c = r + !t->e[u->pl].kept;
+	return pu && pu->cur == u->nsub ? c - r : c;
+}
+
+/* Moves each function's pieces below the places of their heavy paths
+ * (np pieces: at anchor pat[q], function fn[q], path path[q], weight
+ * w[q]), most weight per context first, within room: a unit (a place,
+ * a function) moves the function's pieces below the place there from
+ * the place above, taking a run of the function there (its context and
+ * positions) and the place's context if new, less the run the place
+ * above no longer has. Sets each piece's node (pnode: its place's, or
+ * its anchor's own path: the summed frame); returns the contexts
+ * taken. */
+size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
+		      size_t np, const uint32_t *pat, const uint32_t *path,
+		      const uint32_t *fn, const double *w, uint32_t *pnode)
+{
+	size_t nplace = t->n;
+	/* the anchors' own places (their summed frames), made */
+	uint32_t *root = pc_xmalloc((x->nanchors + 1) * sizeof(uint32_t));
+	memset(root, 0xff, (x->nanchors + 1) * sizeof(uint32_t));
+	for (size_t q = 0; q < np; q++) {
+		uint32_t at = pat[q];
+		pnode[q] = x->anchors[at].hpath;
+		if (root[at] != UINT32_MAX)
+			continue;
+		PC_GROW(t->e, t->n, t->cap);
+		t->e[t->n] = (struct hpl){ at, x->anchors[at].hpath, 0,
+					   PC_NONE, 1 };
+		root[at] = (uint32_t)t->n++;
+	}
+	if (!nplace || !room) {
+		free(root);
+		t->n = nplace;
+		return 0;
+	}
+	/* each place's parent and children (CSR); each piece's place */
+	size_t n = t->n;
+	uint32_t *par = pc_xmalloc((n + 1) * sizeof(uint32_t));
+	size_t *cs = pc_xcalloc(n + 2, sizeof(size_t));
+	uint32_t *own = pc_xmalloc((np + 1) * sizeof(uint32_t));
+	for (size_t e = 0; e < n; e++) {
+		par[e] = UINT32_MAX;
+		if (e >= nplace)
+			continue;
+		uint32_t up = x->hn[t->e[e].node].up, at = t->e[e].at;
+		const struct hpl *u = hplace_find(t, at, up);
+		par[e] = u ? (uint32_t)(u - t->e) : root[at];
+		cs[par[e] + 1]++;
+	}
+	for (size_t e = 0; e < n; e++)
+		cs[e + 1] += cs[e];
+	uint32_t *kid = pc_xmalloc((n + 1) * sizeof(uint32_t));
+	{
+		size_t *fill = pc_xmalloc((n + 1) * sizeof(size_t));
+		memcpy(fill, cs, (n + 1) * sizeof(size_t));
+		for (size_t e = 0; e < n; e++)
+			if (par[e] != UINT32_MAX)
+				kid[fill[par[e]]++] = (uint32_t)e;
+		free(fill);
+	}
+	/* the units: per function, its pieces at its anchor's summed
+	 * frame, and below each place on their paths */
+	struct hunits us = { 0 };
+	for (size_t q = 0; q < np; q++) {
+		const struct hpl *h = hplace_find(t, pat[q], path[q]);
+		own[q] = h ? (uint32_t)(h - t->e) : root[pat[q]];
+		hunit_get(&us, root[pat[q]], fn[q], 1)->cur++;
+		for (uint32_t a = own[q]; a != root[pat[q]]; a = par[a]) {
+			struct hunit *u = hunit_get(&us, a, fn[q], 1);
+			u->w += w[q];
+			u->nsub++;
+		}
+	}
+	struct hcand *h = NULL;
+	size_t nh = 0, caph = 0, used = 0;
+	for (size_t k = 0; k < us.n; k++) {
+		const struct hunit *u = &us.e[k];
+		if (u->pl < nplace && par[u->pl] >= nplace && u->w > 0) {
+			size_t c = unit_cost(x, t, &us, u, par[u->pl]);
+			hcand_push(&h, &nh, &caph, (struct hcand){
+				u->w / (double)(c ? c : 1), (uint32_t)k });
+		}
+	}
+	while (nh && used < room) {
+		struct hcand c = hcand_pop(h, &nh);
+		struct hunit *u = &us.e[c.e];
+		uint32_t pu = par[u->pl];
+		size_t cost = unit_cost(x, t, &us, u, pu);
+		if (cost > room - used)
+			continue;
+		double key = u->w / (double)(cost ? cost : 1);
+		if (nh && key < h[0].key) {
+			hcand_push(&h, &nh, &caph, (struct hcand){ key, c.e });
+			continue;
+		}
+		hunit_get(&us, pu, u->f, 0)->cur -= u->nsub;
+		u->cur += u->nsub;
+		u->done = 1;
+		t->e[u->pl].kept = 1;
+		used += cost;
+		uint32_t e = u->pl, f = u->f;
+		for (size_t i = cs[e]; i < cs[e + 1]; i++) {
+			struct hunit *v = hunit_get(&us, kid[i], f, 0);
+			if (!v || !(v->w > 0))
+				continue;
+			size_t vc = unit_cost(x, t, &us, v, e);
+			hcand_push(&h, &nh, &caph, (struct hcand){
+				v->w / (double)(vc ? vc : 1),
+				(uint32_t)(v - us.e) });
+		}
+	}
+	/* each piece at the lowest place above it its function moved to */
+	for (size_t q = 0; q < np; q++)
+		for (uint32_t a = own[q]; a != root[pat[q]]; a = par[a]) {
+			const struct hunit *u = hunit_get(&us, a, fn[q], 0);
+			if (u->done) {
+				pnode[q] = t->e[a].node;
+				break;
+			}
+		}
+	free(h);
+	free(us.e);
+	free(us.slot);
+	free(kid);
+	free(own);
+	free(cs);
+	free(par);
+	free(root);
+	t->n = nplace; /* (the roots' entries out of the table again) */
+	return used;
+}
+
+/* The context of kept node n at anchor `at` (n the anchor's own path:
+ * its summed frame `summed`): a chain of the path's heavy functions
+ * below the summed frame, made as needed. */
+pc_id cg_hplace_ctx(struct expand *x, struct hplace *t, uint32_t at,
+		    uint32_t n, pc_id summed)
+{
+	uint32_t top = x->hn[x->anchors[at].hpath].depth;
+	if (x->hn[n].depth <= top)
+		return summed;
+	struct hpl *h = hplace_find(t, at, n);
+	if (h->ctx == PC_NONE)
+		h->ctx = cg_call_ctx(x, cg_hplace_ctx(x, t, at, x->hn[n].up,
+						      summed),
+				     x->g->fns[x->hn[n].fn].func);
+	return h->ctx;
+}
+
+void cg_hplace_free(struct hplace *t)
+{
+	free(t->e);
+	free(t->slot);
+	*t = (struct hplace){ 0 };
+}
+
+/* Path p at anchor `at` without its places lighter than min (t holds
+ * the weights of the anchor's rest by path): the nearest place above
+ * it of min or more, or the anchor's own path. */
+uint32_t cg_hplace_trim(const struct expand *x, const struct hplace *t,
+			uint32_t at, uint32_t p, double min)
+{
+	uint32_t top = x->hn[x->anchors[at].hpath].depth, q = p;
+	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
+		const struct hpl *h = hplace_find(t, at, n);
+		if (h && h->w < min)
+			q = x->hn[n].up;
+	}
+	return q;
+}
+
+/* An entry of the walk of an anchor's rest: the weights w of (kind,
+ * idx, inst) reached by heavy path `path`. */
+void cg_pend_add(struct hpends *rw, size_t nev, uint32_t path,
+		     uint32_t kind, uint32_t idx, uint32_t inst,
+		     const double *w)
+{
+	if (rw->npw + nev > rw->cappw) {
+		rw->cappw = 2 * (rw->npw + nev);
+		rw->pw = pc_xrealloc(rw->pw, rw->cappw, sizeof(double));
+	}
+	memcpy(rw->pw + rw->npw, w, nev * sizeof(double));
+	struct hpend e = { path, kind, idx, inst, rw->npw };
+	rw->npw += nev;
+	PC_GROW(rw->e, rw->n, rw->cap);
+	size_t i = rw->n++;
+	while (i && e.path < rw->e[(i - 1) / 2].path) {
+		rw->e[i] = rw->e[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	rw->e[i] = e;
+}
+
+struct hpend cg_pend_pop(struct hpends *rw)
+{
+	struct hpend *h = rw->e, top = h[0], last = h[--rw->n];
+	size_t i = 0, n = rw->n;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1].path < h[c].path)
+			c++;
+		if (h[c].path >= last.path)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = last;
+	return top;
+}
+
+/* Heavy function f of SCC u reached by one path passes its shares su
+ * on by path q (that path and f): its calls out of u become entries of
+ * q's walk, the calls into them too. */
+void cg_divert_fn(struct expand *x, struct hpends *rw, uint32_t u,
+		      uint32_t f, const double *su, uint32_t q)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	double *add = x->mw;
+	for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1]; j++) {
+		uint32_t e = x->edge_idx[j], to = g->edges[e].to;
+		uint32_t v = x->scc_of[to];
+		if (v == u)
+			continue;
+		int any = 0;
+		for (size_t m = 0; m < nev; m++) {
+			add[m] = su[m] * x->efrac[e * nev + m];
+			any |= add[m] > 0;
+		}
+		if (any) {
+			if (x->sccs[v].n > 1)
+				cg_pend_add(rw, nev, q, CG_REST_NODE,
+					 (uint32_t)cg_entry_node(x, to),
+					 x->dag_of[to], add);
+			else
+				cg_pend_add(rw, nev, q, CG_REST_SCC, v, 0, add);
+		}
+		if (!cg_has_calls(x))
+			continue;
+		cg_calls c = cg_edge_calls(x, u, su, e);
+		if (cg_calls_any(c)) {
+			memset(add, 0, nev * sizeof(double));
+			add[0] = c.n[0];
+			if (g->count2)
+				add[1] = c.n[1];
+			cg_pend_add(rw, nev, q, CG_REST_CALLS, to, 0, add);
+		}
+	}
+}
+
+/* The share of the totals rest entry i stands for. */
+static double rent_share(const struct expand *x, uint32_t i)
+{
+	const struct rent *r = &x->rents[i];
+	const double *v = x->rval + (size_t)i * x->nev;
+	if (r->kind == CG_REST_SCC)
+		return cg_share_of(x, v, x->total + (size_t)r->idx * x->nev);
+	if (r->kind == CG_REST_NODE)
+		return cg_share_of(x, v, x->sub + (size_t)r->idx * x->nev);
+	return 0;
+}
+
+/* The rest of anchor a as the entries of its walks by heavy path
+ * (rw, for callgrind_rest.c's walk_path), each path's places below the anchor's of
+ * CG_HEAVY_MIN or more; they are consumed. */
+void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw)
+{
+	struct anchor *an = &x->anchors[a];
+	struct hplace t = { 0 };
+	rw->n = rw->npw = 0;
+	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next)
+		if (x->rents[i].hpath != an->hpath)
+			cg_hplace_add(x, &t, a, x->rents[i].hpath,
+				      rent_share(x, i));
+	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next) {
+		const struct rent *r = &x->rents[i];
+		cg_pend_add(rw, x->nev,
+			 cg_hplace_trim(x, &t, a, r->hpath, CG_HEAVY_MIN),
+			 r->kind, r->idx, r->inst,
+			 x->rval + (size_t)i * x->nev);
+	}
+	cg_hplace_free(&t);
+	an->rhead = UINT32_MAX;
+}
