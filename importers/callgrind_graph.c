@@ -228,45 +228,38 @@ int cg_any_positive(const double *w, size_t n)
 	return 0;
 }
 
-/* Prim's order: a max-heap of (key, function), ties to the smaller
- * function, so the order does not depend on the heap's. */
-struct pkey {
-	double key;
-	uint32_t fn;
-};
-static int pkey_above(struct pkey a, struct pkey b)
+static int cand_above(const struct cg_cand *a, const struct cg_cand *b)
 {
-	return a.key > b.key || (a.key == b.key && a.fn < b.fn);
+	return a->key > b->key || (a->key == b->key && a->id < b->id);
 }
-/* qsort's order of pkey_above (members' indices stand for functions in
- * function order) */
-static int pkey_cmp(const void *a, const void *b)
+int cg_cand_cmp(const void *a, const void *b)
 {
-	struct pkey p = *(const struct pkey *)a, q = *(const struct pkey *)b;
-	return pkey_above(p, q) ? -1 : pkey_above(q, p) ? 1 : 0;
+	const struct cg_cand *p = a, *q = b;
+	return cand_above(p, q) ? -1 : cand_above(q, p) ? 1 : 0;
 }
 
-static void pkey_push(struct pkey **h, size_t *n, size_t *cap, struct pkey k)
+void cg_cand_push(struct cg_cand **h, size_t *n, size_t *cap,
+		  struct cg_cand c)
 {
 	PC_GROW(*h, *n, *cap);
 	size_t i = (*n)++;
-	while (i && pkey_above(k, (*h)[(i - 1) / 2])) {
+	while (i && cand_above(&c, &(*h)[(i - 1) / 2])) {
 		(*h)[i] = (*h)[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	(*h)[i] = k;
+	(*h)[i] = c;
 }
-static struct pkey pkey_pop(struct pkey *h, size_t *n)
+struct cg_cand cg_cand_pop(struct cg_cand *h, size_t *n)
 {
-	struct pkey top = h[0], last = h[--*n];
+	struct cg_cand top = h[0], last = h[--*n];
 	size_t i = 0;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= *n)
 			break;
-		if (c + 1 < *n && pkey_above(h[c + 1], h[c]))
+		if (c + 1 < *n && cand_above(&h[c + 1], &h[c]))
 			c++;
-		if (!pkey_above(h[c], last))
+		if (!cand_above(&h[c], &last))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -291,7 +284,7 @@ struct gscratch {
 	double *escale; /* per function x nev: a group member's calls in
 			 * from outside, scaled by balance() */
 	size_t capnflow;
-	struct pkey *h;
+	struct cg_cand *h; /* Prim's order: (key, function) */
 	size_t caph;
 	size_t work; /* edges left for avoid()'s passes */
 };
@@ -652,7 +645,7 @@ static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 	uint32_t n = 0;
 	x->stamp++;
 	while (nh) {
-		uint32_t f = pkey_pop(gs->h, &nh).fn;
+		uint32_t f = (uint32_t)cg_cand_pop(gs->h, &nh).id;
 		if (x->visit[f] == x->stamp)
 			continue;
 		x->visit[f] = x->stamp;
@@ -663,8 +656,8 @@ static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 		     j++) {
 			uint32_t e = x->edge_idx[j], to = g->edges[e].to;
 			if (x->scc_of[to] == s && x->visit[to] != x->stamp)
-				pkey_push(&gs->h, &nh, &gs->caph,
-					  (struct pkey){ gs->cs[e], to });
+				cg_cand_push(&gs->h, &nh, &gs->caph,
+					     (struct cg_cand){ gs->cs[e], to, 0 });
 		}
 	}
 	GROW_TO(gs->nflow, gs->capnflow, (base + n) * K);
@@ -752,12 +745,12 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 			}
 	}
 	/* the heaviest entries first (ties: the smaller function) */
-	struct pkey *ek = pc_xmalloc((nent + 1) * sizeof(*ek));
+	struct cg_cand *ek = pc_xmalloc((nent + 1) * sizeof(*ek));
 	for (uint32_t i = 0; i < nent; i++)
-		ek[i] = (struct pkey){ xflow[ent[i] * K + nev], ent[i] };
-	qsort(ek, nent, sizeof(*ek), pkey_cmp);
+		ek[i] = (struct cg_cand){ xflow[ent[i] * K + nev], ent[i], 0 };
+	qsort(ek, nent, sizeof(*ek), cg_cand_cmp);
 	for (uint32_t i = 0; i < nent; i++)
-		ent[i] = ek[i].fn;
+		ent[i] = (uint32_t)ek[i].id;
 	free(ek);
 	/* a DAG per entry while the bound lasts, then one for the rest */
 	x->sdag[s] = (uint32_t)x->ndags;
@@ -775,8 +768,8 @@ static void group(struct expand *x, struct gscratch *gs, uint32_t s)
 			uint32_t k = ent[j];
 			memcpy(xf + (size_t)k * K, xflow + (size_t)k * K,
 			       K * sizeof(double));
-			pkey_push(&gs->h, &nh, &gs->caph,
-				  (struct pkey){ xflow[k * K + nev], mem[k] });
+			cg_cand_push(&gs->h, &nh, &gs->caph,
+				     (struct cg_cand){ xflow[k * K + nev], mem[k], 0 });
 		}
 		GROW_TO(x->nodes, x->capnodes, x->nnodes + c->n);
 		size_t base = x->nnodes, pbase = x->npos_all;

@@ -201,49 +201,6 @@ static size_t run_size(const struct expand *x, uint32_t f)
 	return x->rec_start[f] != x->rec_start[f + 1] ? 1 + x->npos[f] : 1;
 }
 
-/* A candidate unit: its weight per context, the unit. */
-struct hcand {
-	double key;
-	uint32_t e;
-};
-
-static int hcand_before(const struct hcand *a, const struct hcand *b)
-{
-	return a->key > b->key || (a->key == b->key && a->e < b->e);
-}
-
-static void hcand_push(struct hcand **h, size_t *n, size_t *cap,
-		       struct hcand c)
-{
-	PC_GROW(*h, *n, *cap);
-	size_t i = (*n)++;
-	while (i && hcand_before(&c, &(*h)[(i - 1) / 2])) {
-		(*h)[i] = (*h)[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	(*h)[i] = c;
-}
-
-static struct hcand hcand_pop(struct hcand *h, size_t *n)
-{
-	struct hcand top = h[0], last = h[--*n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && hcand_before(&h[c + 1], &h[c]))
-			c++;
-		if (!hcand_before(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
-
 /* The contexts moving unit u (its pieces, all at its place's parent
  * par) to its place takes: the function's run there, the place's own
  * context if not made yet, less the run its parent no longer has. */
@@ -327,26 +284,26 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 			u->nsub++;
 		}
 	}
-	struct hcand *h = NULL;
+	struct cg_cand *h = NULL; /* (weight per context, unit) */
 	size_t nh = 0, caph = 0, used = 0;
 	for (size_t k = 0; k < us.n; k++) {
 		const struct hunit *u = &us.e[k];
 		if (u->pl < nplace && par[u->pl] >= nplace && u->w > 0) {
 			size_t c = unit_cost(x, t, &us, u, par[u->pl]);
-			hcand_push(&h, &nh, &caph, (struct hcand){
-				u->w / (double)(c ? c : 1), (uint32_t)k });
+			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
+				u->w / (double)(c ? c : 1), k, 0 });
 		}
 	}
 	while (nh && used < room) {
-		struct hcand c = hcand_pop(h, &nh);
-		struct hunit *u = &us.e[c.e];
+		struct cg_cand c = cg_cand_pop(h, &nh);
+		struct hunit *u = &us.e[c.id];
 		uint32_t pu = par[u->pl];
 		size_t cost = unit_cost(x, t, &us, u, pu);
 		if (cost > room - used)
 			continue;
 		double key = u->w / (double)(cost ? cost : 1);
 		if (nh && key < h[0].key) {
-			hcand_push(&h, &nh, &caph, (struct hcand){ key, c.e });
+			cg_cand_push(&h, &nh, &caph, (struct cg_cand){ key, c.id, 0 });
 			continue;
 		}
 		hunit_get(&us, pu, u->f, 0)->cur -= u->nsub;
@@ -360,9 +317,9 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 			if (!v || !(v->w > 0))
 				continue;
 			size_t vc = unit_cost(x, t, &us, v, e);
-			hcand_push(&h, &nh, &caph, (struct hcand){
+			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
 				v->w / (double)(vc ? vc : 1),
-				(uint32_t)(v - us.e) });
+				(size_t)(v - us.e), 0 });
 		}
 	}
 	/* each piece at the lowest place above it its function moved to */

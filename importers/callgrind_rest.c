@@ -752,58 +752,16 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	return 1;
 }
 
-/* A pending split: its gain per context, its cost, its group. */
-struct pcand {
-	double key;
-	size_t cost;
-	size_t g;
-};
-
-static int cand_before(const struct pcand *a, const struct pcand *b)
-{
-	return a->key > b->key || (a->key == b->key && a->g < b->g);
-}
-
-static void cand_push(struct pcand **h, size_t *n, size_t *cap,
-		      struct pcand c)
-{
-	PC_GROW(*h, *n, *cap);
-	size_t i = (*n)++;
-	while (i && cand_before(&c, &(*h)[(i - 1) / 2])) {
-		(*h)[i] = (*h)[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	(*h)[i] = c;
-}
-
-static struct pcand cand_pop(struct pcand *h, size_t *n)
-{
-	struct pcand top = h[0], last = h[--*n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && cand_before(&h[c + 1], &h[c]))
-			c++;
-		if (!cand_before(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
-
+/* Group gi's split, pending: its gain per context (the key), its cost,
+ * the group (the id). */
 static void cand_of(const struct expand *x, struct pieces *p, size_t gi,
-		    struct pcand **h, size_t *n, size_t *cap)
+		    struct cg_cand **h, size_t *n, size_t *cap)
 {
 	double gain;
 	size_t cost;
 	if (split_group(x, p, gi, 0, &gain, &cost))
-		cand_push(h, n, cap, (struct pcand){
-			cost ? gain / (double)cost : HUGE_VAL, cost, gi });
+		cg_cand_push(h, n, cap, (struct cg_cand){
+			cost ? gain / (double)cost : HUGE_VAL, gi, cost });
 }
 
 /* A piece's place: (anchor, function, the node of its heavy path
@@ -1061,17 +1019,17 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			hres = (size_t)((double)spare * CG_HEAVY_ROOM);
 	spare -= hres;
 	/* the splits, most gain per context first, while room is left */
-	struct pcand *h = NULL;
+	struct cg_cand *h = NULL;
 	size_t nh = 0, caph = 0;
 	for (size_t gi = 0; gi < p.ng; gi++)
 		cand_of(x, &p, gi, &h, &nh, &caph);
 	while (nh) {
-		struct pcand c = cand_pop(h, &nh);
+		struct cg_cand c = cg_cand_pop(h, &nh);
 		if (c.cost > spare)
 			continue;
 		double gain;
 		size_t cost, ng = p.ng;
-		split_group(x, &p, c.g, 1, &gain, &cost);
+		split_group(x, &p, c.id, 1, &gain, &cost);
 		spare -= cost;
 		for (size_t gi = ng; gi < p.ng; gi++)
 			cand_of(x, &p, gi, &h, &nh, &caph);

@@ -359,4 +359,19 @@ size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);
 
+/* A max-heap of candidates by key, ties to the smaller id, so that the
+ * order does not depend on the heap's: Prim's order of a group's
+ * members (callgrind_graph.c), the rests' splits (callgrind_rest.c),
+ * the heavy paths' units (callgrind_hpath.c). */
+struct cg_cand {
+	double key;
+	size_t id;
+	size_t cost; /* (what taking it costs, where that is kept) */
+};
+void cg_cand_push(struct cg_cand **h, size_t *n, size_t *cap,
+		  struct cg_cand c);
+struct cg_cand cg_cand_pop(struct cg_cand *h, size_t *n);
+/* qsort's order of the heap's: first what it pops first */
+int cg_cand_cmp(const void *a, const void *b);
+
 #endif
