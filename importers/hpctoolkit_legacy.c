@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "buf.h"
 #include "hpctoolkit_legacy.h"
+#include "hpctoolkit_legacy_libxml.h"
 
 #include <errno.h>
 #include <math.h>

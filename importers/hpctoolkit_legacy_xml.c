@@ -4,6 +4,7 @@
 #include "pc.h"
 #include "internal.h"
 #include "hpctoolkit_legacy.h"
+#include "hpctoolkit_legacy_libxml.h"
 
 #include <errno.h>
 #include <math.h>
@@ -761,6 +762,8 @@ static int check_prolog(struct legacy *r, struct xin *in)
 /* Reads experiment.xml: tables and tree. */
 int legacy_read_xml(struct legacy *r)
 {
+	if (pc_libxml_load(r->err))
+		return -1;
 	struct xin in = { .r = r };
 	in.f = pc_fopen_file(r->xml, r->err);
 	if (!in.f)
@@ -821,10 +824,14 @@ int legacy_read_xml(struct legacy *r)
 					continue;
 				}
 				seen_root = 1;
-				xmlChar *vs = xmlTextReaderGetAttribute(
-					r->xr, BAD_CAST "version");
-				int major = vs ? atoi((const char *)vs) : 0;
-				xmlFree(vs);
+				int major = 0;
+				if (xmlTextReaderMoveToAttribute(
+					    r->xr, BAD_CAST "version") == 1) {
+					const char *vs = (const char *)
+						xmlTextReaderConstValue(r->xr);
+					major = vs ? atoi(vs) : 0;
+				}
+				xmlTextReaderMoveToElement(r->xr);
 				if (major != 2 && major != 4) {
 					fail = xml_fail(r, "experiment.xml version "
 							"%d (2.x and 4.0 are "

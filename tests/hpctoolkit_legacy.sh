@@ -63,6 +63,16 @@ else
 	skip "$NO_SHARED"
 fi
 
+# libxml2 (with the ICU and C++ libraries it brings: two thirds of a
+# short run's start) is loaded to read an experiment.xml, not before
+LD_DEBUG=libs "$PROFCONV" convert -q "$D/tiny-4.0" -o "$tmp/lazy.folded" 2>"$tmp/ld" &&
+	grep -q 'calling init: .*libxml2' "$tmp/ld" && loaded=1 || loaded=0
+LD_DEBUG=libs "$PROFCONV" convert -q "$tmp/tiny-4.0.d" -o "$tmp/lazy2.folded" 2>"$tmp/ld2"
+if [ "$loaded" = 1 ] && [ -s "$tmp/lazy2.folded" ] && ! grep -q 'libxml2' "$tmp/ld2"; then
+	ok "libxml2 is loaded to read experiment.xml, and only then"
+else not_ok "libxml2 loaded when not needed, or not loaded when needed (loaded for experiment.xml: $loaded)"
+	grep 'libxml2' "$tmp/ld2" | head -3 | sed 's/^/# /'; fi
+
 # point values: the statement costs the fixture was made of (its
 # README), as Callgrind self costs (x1000000: the exporter's scale for
 # fractional costs)
