@@ -120,8 +120,13 @@ if ! [ -x /usr/bin/python3 ] || ! [ -f "$SHARED/tools/func_cum.py" ]; then
 elif ! have_go; then
 	skip "per-function shares: $go_why"
 else
-	for f in recur.out.gz interp.out.gz cache.out.gz sort-threads.out.gz \
-		perl.out.gz prog.default.out recinl.out.gz; do
+	# (each judge is go tool pprof, callgrind_annotate and python3: some
+	# 0.7 s of CPU; the quick check takes mutual recursion, perl and the
+	# two cut trees below, the extras the others too)
+	set -- recur.out.gz perl.out.gz
+	heavy "per-function shares of interp, cache, sort-threads, prog and recinl" &&
+		set -- "$@" interp.out.gz cache.out.gz sort-threads.out.gz prog.default.out recinl.out.gz
+	for f in "$@"; do
 		funcs "$f" 0
 	done
 	# the python3 fixture cut hard: what does not fit below the anchors

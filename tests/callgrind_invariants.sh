@@ -46,13 +46,17 @@ shown() { if [ "$1" = "$made" ]; then echo "python3 --cache-sim=yes (made here)"
 # takes seconds on each) in the extras
 big="py-json.out.gz cc1plus.out.gz"
 heavy "self costs and totals of $big" || big=
-for f in prog.default.out prog.nocompress.out prog.instr-jumps.out \
-	prog.cachesim.out prog.sepcallers.out prog.cachegrind.out \
-	prog.dumps.out prog.dumps.out.1 prog.default.out.gz \
-	threads.out-01 threads.out-02 threads.out-03 \
-	small.main.out small.main-sepcallers.out small.spin-instr.out \
-	cpp.default.out.gz cpp.instr.out.gz sparse-group.out.gz \
-	pyS-cachesim.out.gz $big $made; do
+# the quick check takes one file of each producer's option (a fixture
+# is some half a second of CPU: callgrind_annotate twice and the
+# helper), the extras every one
+more="prog.nocompress.out prog.sepcallers.out prog.dumps.out
+	prog.default.out.gz threads.out-01 threads.out-03 small.main.out
+	small.spin-instr.out cpp.default.out.gz"
+heavy "self costs, totals and edges of $(echo $more)" || more=
+for f in prog.default.out prog.instr-jumps.out prog.cachesim.out \
+	prog.cachegrind.out prog.dumps.out.1 threads.out-02 \
+	small.main-sepcallers.out cpp.instr.out.gz sparse-group.out.gz \
+	pyS-cachesim.out.gz $more $big $made; do
 	gzip -dcf "$f" | sed 's/^calls=0 /calls=1 /' >"$tmp/in.out"
 	nev=$(grep -m1 '^events:' "$tmp/in.out" | wc -w); nev=$((nev - 1))
 	"$HELPER" "$f" >"$tmp/ours" || { not_ok "$(shown "$f"): import"; continue; }
@@ -97,10 +101,10 @@ done
 # output refused; the cause: a recursive group's member laid out in one
 # column below a caller laid out in another, which sparse-group.out.gz
 # has in a few lines).
-big="py-json.out.gz cc1plus.out.gz"
+big="py-json.out.gz cc1plus.out.gz prog.default.out prog.cachesim.out"
 heavy "whole numbers in the databases of $big (64 MiB)" || big=
-for f in prog.default.out prog.default.out@3000 prog.cachesim.out \
-	pyS-cachesim.out.gz sparse-group.out.gz heavy-cut.out@2000 $big $made; do
+for f in prog.default.out@3000 pyS-cachesim.out.gz sparse-group.out.gz \
+	heavy-cut.out@2000 $big $made; do
 	opt=
 	case $f in *@*) opt="--max-contexts=${f#*@}" f=${f%@*} ;; esac
 	rm -rf "$tmp/w.d"

@@ -176,7 +176,11 @@ fi
 if have_go; then
 	"$PROFCONV" convert -q "$A" -o "$tmp/a.pb.gz"
 	"$PROFCONV" convert -q "$B" -o "$tmp/b.pb.gz"
-	for ty in Ir Calls; do
+	# (a go tool pprof -diff_base is some 0.8 s of CPU: the calls in the
+	# extras)
+	tys=Ir
+	heavy "go tool pprof -diff_base of the calls" && tys="Ir Calls"
+	for ty in $tys; do
 		top() { HOME="$tmp" go tool pprof -top -nodefraction=0 -nodecount=1000000 \
 			-sample_index=$ty "$@" 2>/dev/null | sed -n '/flat%/,$p' | sort; }
 		top "$tmp/apart.pb.gz" >"$tmp/top1"
