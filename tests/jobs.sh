@@ -92,7 +92,10 @@ for d in split more multi/ovni good; do
 	same "ovni $d" "$TD/ovni/$d"
 done
 if [ -d "$SHARED/ovni-data" ]; then
-	for d in "$SHARED"/ovni-data/*/ovni; do
+	# (the quick check takes the newest layout, the extras each)
+	set -- "$SHARED"/ovni-data/*/ovni
+	heavy "the real ovni traces of the older layouts at -j" || shift $(($# - 1))
+	for d in "$@"; do
 		same "ovni $(basename "$(dirname "$d")")" "$d"
 	done
 else
@@ -116,12 +119,13 @@ if heavy "Callgrind thread files with cut trees at the default bound (cc1plus x 
 	same "Callgrind thread files with cut trees (cc1plus x 2)" "$tmp"/cc.out-0*
 	rm -f "$tmp"/cc.out-0*
 fi
-same "tiny old database 4.0" "$TD/hpctoolkit-legacy/tiny-4.0"
 same "tiny old database 2.0" "$TD/hpctoolkit-legacy/tiny-2.0"
+if heavy "the tiny old database 4.0 and hatchet's cpi at -j"; then
+	same "tiny old database 4.0" "$TD/hpctoolkit-legacy/tiny-4.0"
+	have_shared && same "v4-hatchet_cpi" "$SHARED"/hpctoolkit-data/v4-hatchet_cpi
+fi
 if have_shared; then
-	for d in "$SHARED"/hpctoolkit-data/v4-hatchet_cpi "$SHARED"/hpctoolkit-data/v4-pipit-ping-pong; do
-		same "$(basename "$d")" "$d"
-	done
+	same "v4-pipit-ping-pong" "$SHARED"/hpctoolkit-data/v4-pipit-ping-pong
 else
 	skip "real v4 databases at -j: $NO_SHARED"
 fi
