@@ -119,19 +119,31 @@ watch() {
 report_trs() {
 	log=${1%.trs}.log
 	name=${1#"$top"/build-*/}
-	p=$(grep -c '^:test-result: PASS' "$1")
-	s=$(grep -c '^:test-result: SKIP' "$1")
-	f=$(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$1")
-	v=PASS
-	[ "$f" -gt 0 ] && v=FAIL
-	printf '%-4s %s (%s): %d passed, %d failed, %d skipped\n' "$v" \
-		"${name%.trs}" "$phase" "$p" "$f" "$s"
-	grep -E '^ok [0-9]+ - # SKIP' "$log" | sed 's/^ok [0-9]* - # SKIP */skip: /' |
-		sort | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, "")
-			print "    " $0 (n > 1 ? " (x" n ")" : "") }'
-	if [ "$f" -gt 0 ]; then
-		grep -E -A6 '^not ok|^ERROR' "$log" | head -40 | sed 's/^/    /'
-	fi
+	# (one awk for the counts, the SKIP reasons, counted, in the order
+	# they came, and the failures with the 6 lines after each: it runs
+	# once a script)
+	awk -v trs="$1" -v name="${name%.trs}" -v phase="$phase" '
+		FILENAME == trs {
+			if (/^:test-result: PASS/) p++
+			else if (/^:test-result: SKIP/) s++
+			else if (/^:test-result: (FAIL|ERROR|XPASS)/) f++
+			next
+		}
+		/^ok [0-9]+ - # SKIP/ {
+			r = $0; sub(/^ok [0-9]* - # SKIP */, "", r)
+			if (!(r in nr)) order[++k] = r
+			nr[r]++
+		}
+		/^not ok|^ERROR/ { after = 7 }
+		after > 0 { after--; if (nf < 40) bad[++nf] = $0 }
+		END {
+			printf "%-4s %s (%s): %d passed, %d failed, %d skipped\n",
+				(f > 0 ? "FAIL" : "PASS"), name, phase, p, f, s
+			for (i = 1; i <= k; i++)
+				print "    skip: " order[i] (nr[order[i]] > 1 ? " (x" nr[order[i]] ")" : "")
+			if (f > 0)
+				for (i = 1; i <= nf; i++) print "    " bad[i]
+		}' "$1" "$log"
 }
 
 # run_phase DIR PHASE MAKE-ARGS...: `make check` in DIR with a line per
@@ -154,11 +166,10 @@ run_phase() {
 
 # sum_trs FILES...: sets passed, skipped and failed (added to them)
 sum_trs() {
-	for t in "$@"; do
-		passed=$((passed + $(grep -c '^:test-result: PASS' "$t")))
-		skipped=$((skipped + $(grep -c '^:test-result: SKIP' "$t")))
-		failed=$((failed + $(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$t")))
-	done
+	set -- $(awk '/^:test-result: PASS/ { p++ } /^:test-result: SKIP/ { s++ }
+		/^:test-result: (FAIL|ERROR|XPASS)/ { f++ }
+		END { print p + 0, s + 0, f + 0 }' "$@" /dev/null)
+	passed=$((passed + $1)) skipped=$((skipped + $2)) failed=$((failed + $3))
 }
 
 # browser_start: one Chromium for the judges of the whole run
