@@ -142,11 +142,13 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 }
 
 /* A unit: a function's pieces below a place (their count and weight),
- * how many lie at the place, whether they were moved there. */
+ * how many lie at the place, whether they were moved there (20 bytes:
+ * the units are the rests' peak of memory; the weight orders them) */
 struct hunit {
-	uint32_t pl, f, nsub, cur;
-	double w;
-	int done;
+	uint32_t pl, f;
+	uint32_t nsub : 31, done : 1;
+	uint32_t cur;
+	float w;
 };
 
 struct hunits {
@@ -214,15 +216,144 @@ static size_t unit_cost(const struct expand *x, const struct hplace *t,
 	return pu && pu->cur == u->nsub ? c - r : c;
 }
 
+/* Each heavy function's loss were no unit moved (a share of the first
+ * metric's total, into loss[f]): its inclusive cost less what lies
+ * below its contexts in the tree laid out so far (every cost but the
+ * rests') and the pieces that count for it where they lie anyway (its
+ * own, and those at anchors below it). */
+static void tree_loss(const struct expand *x, size_t np, const uint32_t *pat,
+		      const uint32_t *fn, const double *w, double *loss)
+{
+	const struct pc_db *db = x->db;
+	const struct cg_graph *g = x->g;
+	size_t nc = db->ncontexts, nev = x->nev;
+	if (!(x->grand[0] > 0))
+		return;
+	double *inc = pc_xcalloc(nc + 1, sizeof(double));
+	pc_id m0 = g->metric[0];
+	for (size_t i = 0; i < db->nvalues; i++) {
+		const struct pc_value *v = &db->values[i];
+		if (v->profile == x->profile && v->metric == m0 && v->ctx < nc)
+			inc[v->ctx] += v->value;
+	}
+	for (size_t c = nc; c-- > 1;) {
+		pc_id up = db->contexts[c].parent;
+		if (up < c)
+			inc[up] += inc[c];
+	}
+	uint32_t *hof = pc_xcalloc(db->nfunctions + 1, sizeof(uint32_t));
+	for (uint32_t f = 0; f < g->nfns; f++)
+		if (x->heavy[f]) {
+			hof[g->fns[f].func] = f + 1;
+			loss[f] = x->incl[(size_t)x->scc_of[f] * nev] /
+				  x->grand[0];
+		}
+	for (size_t c = 1; c < nc; c++) {
+		const struct pc_context *k = &db->contexts[c];
+		if (k->kind != PC_CTX_FUNCTION || k->function >= db->nfunctions ||
+		    !hof[k->function] || !(inc[c] != 0))
+			continue;
+		int top = 1; /* (not below a context of its own) */
+		for (pc_id a = k->parent; a && top; a = db->contexts[a].parent)
+			top = !(db->contexts[a].kind == PC_CTX_FUNCTION &&
+				db->contexts[a].function == k->function);
+		if (top)
+			loss[hof[k->function] - 1] -= inc[c] / x->grand[0];
+	}
+	for (size_t q = 0; q < np; q++) {
+		if (x->heavy[fn[q]])
+			loss[fn[q]] -= w[q];
+		for (uint32_t n = x->anchors[pat[q]].hpath; n; n = x->hn[n].up)
+			loss[x->hn[n].fn] -= w[q];
+	}
+	free(hof);
+	free(inc);
+}
+
+/* What a unit's key is computed with: the places' tree (each one's
+ * parent, its children kid[cs[e], cs[e + 1])), per heavy function its
+ * loss now and its goal, a stack of the walk below a unit. */
+struct ustep {
+	uint32_t pl;
+	size_t ki, ke;
+	double g;
+	size_t c;
+};
+struct ukey {
+	const struct expand *x;
+	const struct hplace *t;
+	struct hunits *us;
+	const uint32_t *par;
+	const size_t *cs;
+	const uint32_t *kid;
+	const double *loss, *goal;
+	size_t nplace;
+	struct ustep *st;
+};
+
+/* What moving unit u gains: its weight, as far as its heavy function
+ * loses more than its goal, and CG_HEAVY_EPS of it (so that the order
+ * goes on by weight once every loss is down to its goal). */
+static double unit_gain(const struct ukey *k, const struct hunit *u)
+{
+	uint32_t f = k->x->hn[k->t->e[u->pl].node].fn;
+	double l = k->loss[f] - k->goal[f];
+	double g = l <= 0 ? 0 : l < u->w ? l : u->w;
+	return g + CG_HEAVY_EPS * u->w;
+}
+
+/* Unit u's key: the most gain per context of a chain of units of its
+ * function from it down the places below (each unit there moves the
+ * pieces below its place from the one above, whose run it frees where
+ * they were all of them). */
+static double unit_key(struct ukey *k, const struct hunit *u)
+{
+	const struct expand *x = k->x;
+	size_t r = run_size(x, u->f);
+	size_t c0 = unit_cost(x, k->t, k->us, u, k->par[u->pl]);
+	double g0 = unit_gain(k, u);
+	double best = g0 / (double)(c0 ? c0 : 1);
+	size_t top = 0;
+	k->st[top++] = (struct ustep){ u->pl, k->cs[u->pl], k->cs[u->pl + 1],
+				       g0, c0 };
+	while (top) {
+		struct ustep *s = &k->st[top - 1];
+		if (s->ki == s->ke) {
+			top--;
+			continue;
+		}
+		uint32_t pl = k->kid[s->ki++];
+		const struct hunit *v = hunit_get(k->us, pl, u->f, 0);
+		if (!v || !(v->w > 0))
+			continue;
+		const struct hunit *pv = hunit_get(k->us, s->pl, u->f, 0);
+		size_t c = r + !k->t->e[pl].kept;
+		if (pv && v->nsub == pv->nsub)
+			c -= r;
+		double g = s->g + unit_gain(k, v);
+		c += s->c;
+		double key = g / (double)(c ? c : 1);
+		if (key > best)
+			best = key;
+		k->st[top++] = (struct ustep){ pl, k->cs[pl], k->cs[pl + 1], g, c };
+	}
+	return best;
+}
+
 /* Moves each function's pieces below the places of their heavy paths
  * (np pieces: at anchor pat[q], function fn[q], path path[q], weight
- * w[q]), most weight per context first, within room: a unit (a place,
- * a function) moves the function's pieces below the place there from
- * the place above, taking a run of the function there (its context and
- * positions) and the place's context if new, less the run the place
- * above no longer has. Sets each piece's node (pnode: its place's, or
- * its anchor's own path: the summed frame); returns the contexts
- * taken. */
+ * w[q]) within room: a unit (a place, a function) moves the
+ * function's pieces below the place there from the place above, taking
+ * a run of the function there (its context and positions) and the
+ * place's context if new, less the run the place above no longer has;
+ * it gives the place's heavy function their weight back. The units go
+ * most gain per context first, counting a unit's chain of units below
+ * it (unit_key): a gain is weight given back to a heavy function that
+ * loses more than its goal (tree_loss: CG_HEAVY_LOSS, or where it
+ * loses more than CG_HEAVY_OFF whatever the units do, CG_HEAVY_OVER
+ * more than that), CG_HEAVY_EPS of the weight beyond. Sets each
+ * piece's node (pnode: its place's, or its anchor's own path: the
+ * summed frame); returns the contexts taken. */
 size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		      size_t np, const uint32_t *pat, const uint32_t *path,
 		      const uint32_t *fn, const double *w, uint32_t *pnode)
@@ -280,19 +411,38 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		hunit_get(&us, root[pat[q]], fn[q], 1)->cur++;
 		for (uint32_t a = own[q]; a != root[pat[q]]; a = par[a]) {
 			struct hunit *u = hunit_get(&us, a, fn[q], 1);
-			u->w += w[q];
+			u->w += (float)w[q];
 			u->nsub++;
 		}
 	}
-	struct cg_cand *h = NULL; /* (weight per context, unit) */
+	/* each heavy function's loss (a share of the first metric's total,
+	 * the pprof and stack views' default; the units' weights are shares
+	 * of the metric of each piece's largest share) */
+	double *loss = pc_xcalloc(x->g->nfns + 1, sizeof(double));
+	tree_loss(x, np, pat, fn, w, loss);
+	/* what each one's loss is brought to: CG_HEAVY_LOSS, or where
+	 * what the units cannot give back (the cuts', the pieces no path
+	 * reached it by) passes CG_HEAVY_OFF, CG_HEAVY_OVER more than
+	 * that: such a function is off whatever the units do, and room for
+	 * it goes to those it brings within the goal */
+	double *goal = pc_xcalloc(x->g->nfns + 1, sizeof(double));
+	for (size_t k = 0; k < us.n; k++)
+		if (us.e[k].pl < nplace)
+			goal[x->hn[t->e[us.e[k].pl].node].fn] -= us.e[k].w;
+	for (uint32_t f = 0; f < x->g->nfns; f++) {
+		double fl = loss[f] + goal[f];
+		goal[f] = fl <= CG_HEAVY_OFF ? CG_HEAVY_LOSS :
+					       fl + CG_HEAVY_OVER;
+	}
+	struct ukey kc = { x, t, &us, par, cs, kid, loss, goal, nplace,
+			   pc_xmalloc((n + 1) * sizeof(struct ustep)) };
+	struct cg_cand *h = NULL; /* (gain per context, unit) */
 	size_t nh = 0, caph = 0, used = 0;
 	for (size_t k = 0; k < us.n; k++) {
 		const struct hunit *u = &us.e[k];
-		if (u->pl < nplace && par[u->pl] >= nplace && u->w > 0) {
-			size_t c = unit_cost(x, t, &us, u, par[u->pl]);
+		if (u->pl < nplace && par[u->pl] >= nplace && u->w > 0)
 			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				u->w / (double)(c ? c : 1), k, 0 });
-		}
+				unit_key(&kc, u), k, 0 });
 	}
 	while (nh && used < room) {
 		struct cg_cand c = cg_cand_pop(h, &nh);
@@ -301,7 +451,7 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		size_t cost = unit_cost(x, t, &us, u, pu);
 		if (cost > room - used)
 			continue;
-		double key = u->w / (double)(cost ? cost : 1);
+		double key = unit_key(&kc, u);
 		if (nh && key < h[0].key) {
 			cg_cand_push(&h, &nh, &caph, (struct cg_cand){ key, c.id, 0 });
 			continue;
@@ -310,18 +460,18 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		u->cur += u->nsub;
 		u->done = 1;
 		t->e[u->pl].kept = 1;
+		loss[x->hn[t->e[u->pl].node].fn] -= u->w;
 		used += cost;
 		uint32_t e = u->pl, f = u->f;
 		for (size_t i = cs[e]; i < cs[e + 1]; i++) {
 			struct hunit *v = hunit_get(&us, kid[i], f, 0);
 			if (!v || !(v->w > 0))
 				continue;
-			size_t vc = unit_cost(x, t, &us, v, e);
 			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				v->w / (double)(vc ? vc : 1),
-				(size_t)(v - us.e), 0 });
+				unit_key(&kc, v), (size_t)(v - us.e), 0 });
 		}
 	}
+	free(kc.st);
 	/* each piece at the lowest place above it its function moved to */
 	for (size_t q = 0; q < np; q++)
 		for (uint32_t a = own[q]; a != root[pat[q]]; a = par[a]) {
@@ -332,6 +482,8 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 			}
 		}
 	free(h);
+	free(loss);
+	free(goal);
 	free(us.e);
 	free(us.slot);
 	free(kid);

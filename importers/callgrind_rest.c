@@ -451,13 +451,13 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 			uint32_t f = x->flist[k];
 			const double *sf = fsh + (size_t)f * nev;
 			/* (a path below a heavy function for work of
-			 * CG_HEAVY_MIN or more below it) */
+			 * CG_HEAVY_DIVERT or more below it) */
 			uint32_t below = path;
 			if (one && x->heavy[f]) {
 				for (size_t m = 0; m < nev; m++)
 					x->uw[m] = x->incl[(size_t)u * nev + m] -
 						   x->fself[(size_t)f * nev + m];
-				if (cg_share_of(x, sf, x->uw) >= CG_HEAVY_MIN)
+				if (cg_share_of(x, sf, x->uw) >= CG_HEAVY_DIVERT)
 					below = cg_hpath_step(x, path, f);
 			}
 			touch(x, rw, f);

@@ -39,10 +39,34 @@
 #ifndef CG_HEAVY_MIN
 #define CG_HEAVY_MIN 1e-3
 #endif
+/* ... while a rest's walk passes what a heavy function reaches on to
+ * the walk of the path below it for work of this share or more below
+ * it there (from a path kept) */
+#ifndef CG_HEAVY_DIVERT
+#define CG_HEAVY_DIVERT 2e-4
+#endif
 /* ... and of the room the rests have left, this part is kept from the
  * splits for the heavy paths */
 #ifndef CG_HEAVY_ROOM
 #define CG_HEAVY_ROOM 0.9
+#endif
+/* ... the units first that bring the heavy functions' losses (their
+ * inclusive share less their share in a stack view) down to this goal
+ * (a share of the total); a function that loses more than CG_HEAVY_OFF
+ * whatever the units do gets that loss and CG_HEAVY_OVER more as its
+ * goal; a unit's weight beyond a goal counts CG_HEAVY_EPS of itself
+ * (callgrind_hpath.c, cg_hplace_keep) */
+#ifndef CG_HEAVY_LOSS
+#define CG_HEAVY_LOSS 9e-3
+#endif
+#ifndef CG_HEAVY_OFF
+#define CG_HEAVY_OFF 1e-2
+#endif
+#ifndef CG_HEAVY_OVER
+#define CG_HEAVY_OVER 1e-2
+#endif
+#ifndef CG_HEAVY_EPS
+#define CG_HEAVY_EPS 1e-3
 #endif
 /* After this many cuts in a row of work below CG_MIN_SHARE, what is
  * pending goes to the rests as it lies (callgrind_tree.c) */
