@@ -878,6 +878,12 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
  * next call. */
 int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
 		  struct pc_err *err);
+/* Where the unread input starts with the bytes s[0, n) (lines: the
+ * newlines in them), those read past at once (1: as if pc_lines_next
+ * had returned those lines); else nothing read (0); -1: read error (set
+ * in err). For a reader that knows what a text repeats. */
+int pc_lines_skip(struct pc_lines *r, const char *s, size_t n,
+		  uint64_t lines, struct pc_err *err);
 void pc_lines_close(struct pc_lines *r);
 
 /* On a terminal: "what: NN% (1.2 MB)"; bytes UINT64_MAX: none shown. */
