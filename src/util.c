@@ -10,6 +10,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,6 +71,12 @@ static uintptr_t heap_done; /* marked up to here (0: not in use) */
 void pc_memory_init(void)
 {
 #ifdef M_MMAP_THRESHOLD
+	/* (under an address-space limit, ulimit -v, the heap's 64 MiB
+	 * steps would count against it: there it stays as glibc keeps it,
+	 * and running out is said where it happens, as before) */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur != RLIM_INFINITY)
+		return;
 	mallopt(M_MMAP_THRESHOLD, (int)HEAP_MMAP);
 	mallopt(M_TRIM_THRESHOLD, (int)(4 * HEAP_PAD));
 	mallopt(M_TOP_PAD, (int)HEAP_PAD);
