@@ -427,8 +427,13 @@ static int take_line(struct pr *r, char *line, size_t len,
 					      "sample (no sample line before "
 					      "it)");
 		/* the first frame parsed, its callers looked up */
-		if (r->nfr && r->chain)
-			return perf_caller_line(r, line, len, 0, err);
+		if (r->nfr && r->chain) {
+			int first = !r->nlids;
+			if (perf_caller_line(r, line, len, 0, err))
+				return -1;
+			/* (line is not valid after this) */
+			return first && perf_callers_known(r, err) < 0 ? -1 : 0;
+		}
 		return perf_parse_frame(r, line, err);
 	}
 	/* a source line (-F +srcline): two blanks, after a frame */
@@ -474,6 +479,8 @@ static void pr_free(struct pr *r)
 	free(r->sufh);
 	free(r->lent);
 	free(r->lslot);
+	free(r->cand);
+	free(r->ctext);
 	free(r->ltext);
 	free(r->lstr);
 	free(r->hprev);

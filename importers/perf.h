@@ -35,6 +35,22 @@ struct lent {
 	uint8_t keyed;    /* 1: a line of callers kept in the callers
 			   * cache, 2: the first of them (a hint only:
 			   * the cache may have been emptied since) */
+	uint32_t cand[2]; /* the last callers that began with this line
+			   * below the main thread's entry, the
+			   * application thread's: an index in cand
+			   * (UINT32_MAX: none) */
+};
+
+/* The last callers that began with a line: the text of the lines after
+ * it, each with its newline, and the blank line that ended the sample
+ * (ctext[at, at + len), len <= cap: its room), the context they gave;
+ * a sample whose lines after that first caller are the same bytes takes
+ * it at one comparison (pc_lines_skip). */
+struct cand {
+	uint32_t at, len, cap;
+	uint32_t nl;      /* its lines (newlines) */
+	pc_id ctx, module;
+	uint64_t ip;      /* the address of the first caller */
 };
 
 struct thread_key {
@@ -101,6 +117,12 @@ struct pr {
 	char *lstr;       /* and their strings (frames made from them) */
 	size_t nlstr, caplstr;
 	pc_id unknown_module; /* "[unknown]" (PC_NONE: not looked up) */
+	struct cand *cand;
+	size_t ncand, capcand;
+	char *ctext;      /* the candidates' texts (lt_bytes at most) */
+	size_t nctext;
+	int cfull;        /* a text did not fit: emptied with the lines */
+	struct cand *hit; /* the sample's callers found by their text */
 	/* the bounds of the caches (perf_stack_init) */
 	size_t sc_bytes, sc_slots, lt_bytes, lent_max;
 	/* callers seen and first frames seen (struct scache): a sample
@@ -147,6 +169,10 @@ pc_id perf_event_metric(struct pr *r, const char *ev, size_t n);
  * sample's callers. 0, or -1 with err set. */
 int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 		     struct pc_err *err);
+/* After the sample's first caller's line: where the rest of its stack
+ * is the text of the last callers that began with that line, that
+ * text read and the sample ended (1); else 0, or -1 with err set. */
+int perf_callers_known(struct pr *r, struct pc_err *err);
 /* The sample read into the tree, its period and time. */
 void perf_sample_end(struct pr *r);
 /* The caches' bounds set (before the first line). */

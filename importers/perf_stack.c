@@ -392,6 +392,9 @@ static void lines_clear(struct pr *r)
 	r->nlent = 0;
 	r->nltext = 0;
 	r->nlstr = 0;
+	r->ncand = 0; /* (their keys are entries) */
+	r->nctext = 0;
+	r->cfull = 0;
 	scache_clear(r); /* (its callers' keys are entries) */
 }
 
@@ -403,7 +406,7 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 {
 	/* (emptied between samples only: the sample's entries stay) */
 	if (!r->nlids && (r->nltext + r->nlstr > r->lt_bytes ||
-			  r->nlent > r->lent_max))
+			  r->nlent > r->lent_max || r->cfull))
 		lines_clear(r);
 	if (2 * (r->nlent + 1) > r->caplslot) {
 		size_t cap = r->caplslot ? 2 * r->caplslot : 4096;
@@ -480,7 +483,8 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 		id = (uint32_t)r->nlent;
 		r->lent[r->nlent++] = (struct lent){
 			.h = h, .at = (uint32_t)at, .len = (uint32_t)len,
-			.f = f, .src = (uint8_t)src };
+			.f = f, .src = (uint8_t)src,
+			.cand = { UINT32_MAX, UINT32_MAX } };
 		r->lslot[j] = (struct lslot){ tag, id + 1, (uint32_t)at,
 					      (uint32_t)len };
 	}
@@ -611,28 +615,100 @@ static pc_id callers_walk(struct pr *r, pc_id e, pc_id *module)
 	return walk(r, e, r->nfr, 1, module);
 }
 
+/* The thread's entry (main thread, application thread: 0, 1), looked
+ * up the first time. */
+static pc_id sample_entry(struct pr *r, int *app)
+{
+	*app = r->has_pid && r->pid != r->tid;
+	if (r->entry[*app] == PC_NONE)
+		r->entry[*app] = pc_ctx_entry(r->db, *app ? PC_ENTRY_APP_THREAD :
+							    PC_ENTRY_MAIN);
+	return r->entry[*app];
+}
+
+int perf_callers_known(struct pr *r, struct pc_err *err)
+{
+	int app = r->has_pid && r->pid != r->tid;
+	uint32_t ci = r->lent[r->lids[0]].cand[app];
+	if (ci == UINT32_MAX)
+		return 0;
+	struct cand *x = &r->cand[ci];
+	int got = pc_lines_skip(&r->in, r->ctext + x->at, x->len, x->nl, err);
+	if (got <= 0)
+		return got;
+	r->hit = x;
+	perf_sample_end(r);
+	return 1;
+}
+
+/* The sample's callers (found by their lines, not by their text) kept as
+ * the last that began with their first line, their context c. */
+static void cand_put(struct pr *r, int app, pc_id c, pc_id module,
+		     uint64_t ip)
+{
+	size_t n = 1;
+	for (size_t k = 1; k < r->nlids; k++)
+		n += r->lent[r->lids[k]].len + 1;
+	struct lent *first = &r->lent[r->lids[0]];
+	uint32_t ci = first->cand[app];
+	struct cand *x = ci != UINT32_MAX ? &r->cand[ci] : NULL;
+	if (!x || x->cap < n) {
+		if (n > r->in.max_line)
+			return; /* (pc_lines_skip would not take it) */
+		if (r->nctext + n > r->lt_bytes) {
+			r->cfull = 1; /* (emptied before the next sample) */
+			return;
+		}
+		if (!r->ctext) /* (at its bound: pages untouched are free) */
+			r->ctext = pc_xmalloc(r->lt_bytes);
+		if (!x) {
+			PC_GROW(r->cand, r->ncand, r->capcand);
+			ci = (uint32_t)r->ncand++;
+			first->cand[app] = ci;
+			x = &r->cand[ci];
+		}
+		x->at = (uint32_t)r->nctext;
+		x->cap = (uint32_t)n;
+		r->nctext += n;
+	}
+	char *t = r->ctext + x->at;
+	for (size_t k = 1; k < r->nlids; k++) {
+		const struct lent *l = &r->lent[r->lids[k]];
+		memcpy(t, r->ltext + l->at, l->len);
+		t += l->len;
+		*t++ = '\n';
+	}
+	*t = '\n';
+	x->len = (uint32_t)n;
+	x->nl = (uint32_t)r->nlids;
+	x->ctx = c;
+	x->module = module;
+	x->ip = ip;
+}
+
 /* The sample read: its stack into the tree (its callers walked once
  * while the cache holds them, its first frame every time), its period
  * into the value of the innermost context, its time into the thread's
  * trace. (Its lines were parsed as they came.) */
 void perf_sample_end(struct pr *r)
 {
-	struct pc_db *db = r->db;
 	r->open = 0;
 	pc_id prof = thread_profile(r);
-	int app = r->has_pid && r->pid != r->tid;
-	if (r->entry[app] == PC_NONE)
-		r->entry[app] = pc_ctx_entry(db, app ? PC_ENTRY_APP_THREAD :
-						       PC_ENTRY_MAIN);
-	pc_id e = r->entry[app];
+	int app;
+	pc_id e = sample_entry(r, &app);
 	if (!r->nfr) {
 		sample_add(r, prof, e);
 		return;
 	}
 	pc_id c = e, module = PC_NONE;
 	uint64_t ip = 0;
-	int callers = r->nlids > 0;
-	if (callers) {
+	int callers = r->nlids > 0, found = 0;
+	if (r->hit) {
+		c = r->hit->ctx;
+		module = r->hit->module;
+		ip = r->hit->ip;
+		r->hit = NULL;
+	} else if (callers) {
 		uint64_t h = lids_hash(r, e);
 		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
 						  r->lids, 4 * r->nlids);
@@ -640,6 +716,7 @@ void perf_sample_end(struct pr *r)
 			c = slot->ctx;
 			module = slot->module;
 			ip = slot->ip;
+			found = 1;
 		} else {
 			callers_frames(r);
 			ip = r->fr[1].ip;
@@ -656,6 +733,9 @@ void perf_sample_end(struct pr *r)
 				r->lent[r->lids[0]].keyed |= 2;
 			}
 		}
+		/* (callers found twice: most new ones are not seen again) */
+		if (found)
+			cand_put(r, app, c, module, ip);
 	}
 	/* the first frame: inlined in its caller's code where it is at the
 	 * same address (walk's rule) */

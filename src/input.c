@@ -228,6 +228,26 @@ static int fill(struct pc_lines *r, struct pc_err *err)
 	return n;
 }
 
+int pc_lines_skip(struct pc_lines *r, const char *s, size_t n,
+		  uint64_t lines, struct pc_err *err)
+{
+	/* (no longer than a line may be: the buffer stays bounded) */
+	if (n > r->max_line)
+		return 0;
+	while (r->end - r->pos < n && !r->eof) {
+		int k = fill(r, err);
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			r->eof = 1;
+	}
+	if (r->end - r->pos < n || memcmp(r->buf + r->pos, s, n))
+		return 0;
+	r->pos += n;
+	r->lineno += lines;
+	return 1;
+}
+
 static int too_long(const struct pc_lines *r, struct pc_err *err)
 {
 	return pc_err_at_line(err, r->path, r->lineno + 1,

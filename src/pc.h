@@ -65,6 +65,9 @@ void pc_release(void *p, size_t n);
 /* The heap's free pages back to the system (malloc_trim), one thread at
  * a time: readers on threads each trim as they go. */
 void pc_trim(void);
+/* The heap in transparent huge pages as it grows (src/util.c): called
+ * once, first thing in main. */
+void pc_memory_init(void);
 /* The entries of a directory but those starting with '.', sorted by
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);
@@ -878,6 +881,12 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
  * next call. */
 int pc_lines_next(struct pc_lines *r, char **line, size_t *len,
 		  struct pc_err *err);
+/* Where the unread input starts with the bytes s[0, n) (lines: the
+ * newlines in them), those read past at once (1: as if pc_lines_next
+ * had returned those lines); else nothing read (0); -1: read error (set
+ * in err). For a reader that knows what a text repeats. */
+int pc_lines_skip(struct pc_lines *r, const char *s, size_t n,
+		  uint64_t lines, struct pc_err *err);
 void pc_lines_close(struct pc_lines *r);
 
 /* On a terminal: "what: NN% (1.2 MB)"; bytes UINT64_MAX: none shown. */

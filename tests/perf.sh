@@ -259,6 +259,42 @@ for f in thr.txt thr.srcline.txt thr.inline.txt thr.two-events.txt gzip.txt; do
 	check "$f: the same Callgrind file with the caches emptied every few samples" \
 		cmp "$tmp/$f.c1.out" "$tmp/$f.c2.out"
 done
+# a sample's lines after its first caller taken as one text where they
+# are those of the last callers found twice that began with that line
+# (pc_lines_skip): a longer and a shorter stack after it, another
+# thread's entry, a line ending in CR, the end of the input without a
+# blank line; the same with the caches emptied every sample (1 byte:
+# no text kept) and every few; and the line of an error after them
+cand_h() { printf 'prog %s %s: 10 cpu-clock: \n' "$1" "$2"; }
+cand_f() { printf '\t%s %s (/bin/x)\n' "$1" "$2"; }
+cand_bcd() { cand_f 402010 b+0x10; cand_f 403010 c+0x10; cand_f 404010 d+0x10; }
+{
+	for i in 1 2 3; do cand_h 1 1.0$i; cand_f 40100$i a+0x$i; cand_bcd; echo; done
+	cand_h 1 1.04; cand_f 401004 a+0x4; cand_bcd; cand_f 405010 e+0x10; echo
+	cand_h 1 1.05; cand_f 401005 a+0x5; cand_f 402010 b+0x10; cand_f 403010 c+0x10; echo
+	cand_h 2/3 1.06; cand_f 401006 a+0x6; cand_bcd; echo
+	cand_h 1 1.07; cand_f 401007 a+0x7; cand_f 402010 b+0x10
+	printf '\t403010 c+0x10 (/bin/x)\r\n'; cand_f 404010 d+0x10; echo
+	for i in 8 9; do cand_h 1 1.0$i; cand_f 40100$i a+0x$i; cand_bcd; echo; done
+	cand_h 1 1.10; cand_f 40100a a+0xa; cand_bcd
+} >"$tmp/cand.txt"
+printf '%s\n' '[main thread];d;c;b;a 70' '[main thread];e;d;c;b;a 10' \
+	'[main thread];c;b;a 10' '[application thread];d;c;b;a 10' >"$tmp/cand.want"
+for cb in 0 1 200; do
+	PROFCONV_PERF_CACHE=$cb "$PROFCONV" convert -q "$tmp/cand.txt" -t folded \
+		--min-width=0 -o "$tmp/cand.$cb.folded" 2>&1
+	check "callers taken as one text (caches' bound $cb bytes, 0: the default): the same stacks" \
+		cmp "$tmp/cand.want" "$tmp/cand.$cb.folded"
+done
+mkdir -p "$tmp/bad2"
+{
+	for i in 1 2 3; do cand_h 1 1.0$i; cand_f 40100$i a+0x$i; cand_bcd; echo; done
+	cand_h 1 1.04; cand_f 401004 a+0x4; cand_f 402010 b+0x10; cand_f 403010 c+0x10
+	printf '\tzz1 d (/bin/x)\n\n'
+} >"$tmp/bad2/cand-bad.txt"
+bad_inputs "$tmp/bad2" <<'LIST'
+cand-bad.txt cand-bad.txt:23: a stack frame that does not start with an address
+LIST
 if ! sanitized && /usr/bin/time -f %M true >/dev/null 2>&1; then
 	for k in 1 10; do
 		PROFCONV_TRACE_SPILL=65536 /usr/bin/time -f %M -o "$tmp/kb$k" "$PROFCONV" \
@@ -269,6 +305,25 @@ if ! sanitized && /usr/bin/time -f %M true >/dev/null 2>&1; then
 		test "$b" -le $((a + 2048))
 else
 	skip "peak memory: needs GNU time and a build without sanitizers"
+fi
+
+# the heap in huge pages (pc_memory_init): 10 MB of generated text
+# (bench/gen_perf.pl) to folded faults in less than half its peak in
+# 4 KiB pages (7,300 faults of 31 MB at 100 MB before: its tables grow
+# page by page; 2,100 now). Where the kernel gives no transparent huge
+# pages (or a sanitizer's allocator runs), SKIP.
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+if sanitized || ! /usr/bin/time -f %R true >/dev/null 2>&1; then
+	skip "page faults: needs GNU time and a build without sanitizers"
+elif ! grep -q '\[always\]\|\[madvise\]' "$thp" 2>/dev/null; then
+	skip "page faults: no transparent huge pages here ($thp)"
+else
+	perl "$top_srcdir/bench/gen_perf.pl" 10 >"$tmp/gen10.txt" 2>/dev/null
+	/usr/bin/time -f '%R %M' -o "$tmp/pf" "$PROFCONV" convert -q -j1 \
+		"$tmp/gen10.txt" -t folded -o "$tmp/gen10.folded"
+	set -- $(tail -n 1 "$tmp/pf")
+	check "10 MB of text to folded: $1 page faults (of 4 KiB) below half the peak ($(($2 / 1024)) MB)" \
+		test $(($1 * 4 * 2)) -lt "$2"
 fi
 
 # 7. a recording made here: perf record -g of gzip (SKIP where perf may
