@@ -89,25 +89,9 @@ static void blk_room(struct blk *b)
 	}
 }
 
-/* (inline: every value written comes through) */
-static inline void blk_put(struct blk *b, pc_id ctx, uint16_t metric,
-			   double v)
-{
-	if (!b->nidx || b->idx[b->nidx - 1].ctx != ctx) {
-		PC_GROW(b->idx, b->nidx, b->capidx);
-		b->idx[b->nidx++] = (struct blk_ctx){ ctx, b->n };
-	}
-	if (b->vcap - b->vlen < 10)
-		blk_room(b);
-	pc_le16(b->vb + b->vlen, metric);
-	pc_lef64(b->vb + b->vlen + 2, v);
-	b->vlen += 10;
-	b->n++;
-}
-
 /* Room for n more values at once (a context's, before they are put
  * with blk_val). */
-static void blk_reserve(struct blk *b, size_t n)
+static inline void blk_reserve(struct blk *b, size_t n)
 {
 	while (b->vcap - b->vlen < 10 * n)
 		blk_room(b);
@@ -362,11 +346,21 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 	}
 }
 
-/* A summary value: the summary's block is the last of profile.db. */
-static void cct_summary(void *ctx, pc_id c, uint16_t metric, double v)
+/* Context c's summary values: the summary's block is the last of
+ * profile.db (the room for them made once, the index entry once). */
+static void cct_summary(void *ctx, pc_id c, const struct hpc_sv *v, size_t n)
 {
 	struct writer *w = ctx;
-	blk_put(&w->sblk, c, metric, v);
+	struct blk *b = &w->sblk;
+	if (!n)
+		return;
+	if (!b->nidx || b->idx[b->nidx - 1].ctx != c) {
+		PC_GROW(b->idx, b->nidx, b->capidx);
+		b->idx[b->nidx++] = (struct blk_ctx){ c, b->n };
+	}
+	blk_reserve(b, n);
+	for (size_t i = 0; i < n; i++)
+		blk_val(b, v[i].metric, v[i].v);
 }
 
 static void step(struct writer *w, const char *what)
