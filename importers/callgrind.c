@@ -126,6 +126,27 @@ static inline const char *parse_num(const char *s, uint64_t *out,
 	return e;
 }
 
+/* (inline: the usual count or position) A decimal of 1 to 19 digits
+ * at s ended by a blank or the line's end: its value in *v, its end;
+ * NULL for anything else (hex, longer, a sign, a bad end: the general
+ * path's, which says what is wrong). */
+static inline const char *dec_fast(const char *s, uint64_t *v)
+{
+	unsigned d = (unsigned)(unsigned char)*s - '0';
+	if (d > 9)
+		return NULL;
+	uint64_t x = d;
+	const char *e = s + 1;
+	while ((d = (unsigned)(unsigned char)*e - '0') <= 9) {
+		x = x * 10 + d;
+		e++;
+	}
+	if (e - s > 19 || (*e && *e != ' ' && *e != '\t'))
+		return NULL;
+	*v = x;
+	return e;
+}
+
 /* Decimal digits of v: cg_digits' count, from the bit length (a loop
  * of comparisons was a tenth of the parse; divisions before it) */
 static inline double digits10(uint64_t v)
@@ -218,6 +239,12 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 		if (i == n)
 			return fail(p, "%s has more than the %zu counts of "
 				    "'events:'", what, n);
+		const char *f = dec_fast(s, &out[i]);
+		if (f) {
+			s = f;
+			i++;
+			continue;
+		}
 		int of, neg = *s == '-';
 		const char *e = parse_num(s + neg, &out[i], &of);
 		if (!e || (*e && *e != ' ' && *e != '\t'))
@@ -479,6 +506,12 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 		uint64_t v, base = p->last[i];
 		int of = 0;
 		const char *e;
+		if (*s == '+' && (e = dec_fast(s + 1, &v)) &&
+		    base <= UINT64_MAX - v) { /* (the usual: +N) */
+			pos[i] = base + v;
+			s = e;
+			continue;
+		}
 		if (*s == '*') {
 			v = base;
 			e = s + 1;
