@@ -256,7 +256,27 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		m->sum = pc_xrealloc(m->sum, m->capsum, sizeof(*m->sum));
 	}
 	unsigned per = l->npartials * HPC_NSCOPES;
-	for (size_t i = 0; i < n;) {
+	size_t from = 0; /* the values left to the general loop */
+	if (l->npartials == 1 && nids == n) {
+		/* a value a metric id (one profile's, say), the sum alone:
+		 * the sum is the value, its statistic's id the metric id */
+		for (size_t i = 0; i < n; i++) {
+			uint16_t id = v[i].metric;
+			double s = 0;
+			s += v[i].v;
+			pc_le16(me, id);
+			pc_le64(me + 2, i);
+			me += 10;
+			if (id % HPC_NSCOPES == HPC_LEXAWARE && in->lexfix &&
+			    in->loopix[c] != PC_NONE)
+				s += in->lexfix[(size_t)in->loopix[c] *
+						l->nmetrics + id / per];
+			if (s != 0)
+				m->sum[m->nsum++] = (struct hpc_sv){ id, s };
+		}
+		from = n;
+	}
+	for (size_t i = from; i < n;) {
 		uint16_t id = v[i].metric;
 		size_t j = i;
 		double s = 0, sq = 0, mn = v[i].v, mx = mn;
