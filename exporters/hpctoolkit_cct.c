@@ -17,34 +17,43 @@ struct rd {
 	size_t cap, pos, len;
 };
 
-/* The stream's next n bytes (n <= cap); NULL if the file ends first or
- * cannot be read. */
-static const unsigned char *rd_next(int fd, struct rd *r, size_t n)
+static const unsigned char *rd_fill(int fd, struct rd *r, size_t n);
+
+/* (inline: twice a context and profile) The stream's next n bytes (n
+ * <= cap); NULL if the file ends first or cannot be read. */
+static inline const unsigned char *rd_next(int fd, struct rd *r, size_t n)
 {
-	if (r->len - r->pos < n) {
-		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-		r->len -= r->pos;
-		r->pos = 0;
-		uint64_t want = r->cap - r->len;
-		if (want > r->end - r->off)
-			want = r->end - r->off;
-		while (want) {
-			ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
-					  (off_t)r->off);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			r->len += (size_t)k;
-			r->off += (uint64_t)k;
-			want -= (uint64_t)k;
-		}
-		if (r->len < n)
-			return NULL;
-	}
+	if (r->len - r->pos < n)
+		return rd_fill(fd, r, n);
 	const unsigned char *p = r->buf + r->pos;
 	r->pos += n;
 	return p;
+}
+
+/* rd_next once the buffer holds less than n bytes: it is refilled. */
+static const unsigned char *rd_fill(int fd, struct rd *r, size_t n)
+{
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	uint64_t want = r->cap - r->len;
+	if (want > r->end - r->off)
+		want = r->end - r->off;
+	while (want) {
+		ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
+				  (off_t)r->off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		r->len += (size_t)k;
+		r->off += (uint64_t)k;
+		want -= (uint64_t)k;
+	}
+	if (r->len < n)
+		return NULL;
+	r->pos = n;
+	return r->buf;
 }
 
 /* One thread's block read back context by context: the current
@@ -59,7 +68,7 @@ struct cur {
 };
 
 /* Reads the index entry after the current one (or the end). */
-static int cur_ahead(int fd, struct cur *k)
+static inline int cur_ahead(int fd, struct cur *k)
 {
 	if (!k->left) {
 		k->next = k->nvalues;
