@@ -61,7 +61,7 @@ phases() {
 	}
 	END {
 		printf "%.0f %.0f %.0f %.0f %.0f %.0f %.0f\n", tot / 1e6,
-			(v["cg_read"] - v["finish_part"]) / 1e6,
+			(v["cg_read"] - v["finish_part"] - v["cg_finish_part"]) / 1e6,
 			v["pc_cg_expand"] / 1e6, v["pc_cg_round"] / 1e6,
 			v["pc_values_finish"] / 1e6,
 			(v["hpc_write"] - v["pc_check_db"]) / 1e6,

@@ -31,7 +31,7 @@ int hpcw_io_error(struct writer *w, const char *file)
 }
 
 /* Adds context c to the thread's set (once). */
-static void touch(struct scratch *s, pc_id c)
+static inline void touch(struct scratch *s, pc_id c)
 {
 	if (s->slot[c] != PC_NONE)
 		return;
@@ -89,25 +89,9 @@ static void blk_room(struct blk *b)
 	}
 }
 
-/* (inline: every value written comes through) */
-static inline void blk_put(struct blk *b, pc_id ctx, uint16_t metric,
-			   double v)
-{
-	if (!b->nidx || b->idx[b->nidx - 1].ctx != ctx) {
-		PC_GROW(b->idx, b->nidx, b->capidx);
-		b->idx[b->nidx++] = (struct blk_ctx){ ctx, b->n };
-	}
-	if (b->vcap - b->vlen < 10)
-		blk_room(b);
-	pc_le16(b->vb + b->vlen, metric);
-	pc_lef64(b->vb + b->vlen + 2, v);
-	b->vlen += 10;
-	b->n++;
-}
-
 /* Room for n more values at once (a context's, before they are put
  * with blk_val). */
-static void blk_reserve(struct blk *b, size_t n)
+static inline void blk_reserve(struct blk *b, size_t n)
 {
 	while (b->vcap - b->vlen < 10 * n)
 		blk_room(b);
@@ -191,13 +175,17 @@ void hpcw_lex_commit(struct writer *w, const struct hpc_lexd *d, size_t n)
 /* A whole-number metric written without its point scope: reading it
  * back derives the point values from execution, exactly as long as the
  * values are whole numbers below 2^53 (struct pc_metric, whole). */
-static int whole_ok(const struct writer *w, pc_id c, size_t m, double point,
-		    double exec, struct pc_err *err)
+static inline int whole_below(double v)
 {
 	/* (whole below 2^53: a conversion to 64 bits and back keeps it;
 	 * floor() was a call a value) */
-	if (fabs(exec) < 0x1p53 && fabs(point) < 0x1p53 &&
-	    (double)(int64_t)point == point && (double)(int64_t)exec == exec)
+	return fabs(v) < 0x1p53 && (double)(int64_t)v == v;
+}
+
+static int whole_ok(const struct writer *w, pc_id c, size_t m, double point,
+		    double exec, struct pc_err *err)
+{
+	if (whole_below(point) && whole_below(exec))
 		return 0;
 	return pc_err_set(err, "metric '%s' at context %u: %.17g "
 			  "(execution %.17g) is not a whole number below "
@@ -327,15 +315,22 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 				lex_fix(w, s, c, m, d);
 			unsigned mask = w->l.scopes[m];
 			if (!(mask & 1u << HPC_POINT) && db->metrics[m].whole &&
+			    !(whole_below(d[A_POINT]) &&
+			      whole_below(sc[HPC_EXECUTION])) &&
 			    whole_ok(w, c, m, d[A_POINT], sc[HPC_EXECUTION], err))
 				return -1;
 			/* the global context carries the aggregate: execution
 			 * scope only */
 			if (c == 0)
 				mask &= 1u << HPC_EXECUTION;
-			for (unsigned k = 0; k < HPC_NSCOPES; k++)
-				if ((mask & (1u << k)) && sc[k] != 0)
-					blk_val(b, hpc_prop_id(&w->l, m, k), sc[k]);
+			/* the scopes written, ascending: their bits one by
+			 * one, not a test of each of the four */
+			uint16_t id0 = hpc_prop_id(&w->l, m, 0);
+			for (; mask; mask &= mask - 1) {
+				unsigned k = (unsigned)__builtin_ctz(mask);
+				if (sc[k] != 0)
+					blk_val(b, (uint16_t)(id0 + k), sc[k]);
+			}
 		}
 		if (b->n > first) {
 			PC_GROW(b->idx, b->nidx, b->capidx);
@@ -362,11 +357,21 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 	}
 }
 
-/* A summary value: the summary's block is the last of profile.db. */
-static void cct_summary(void *ctx, pc_id c, uint16_t metric, double v)
+/* Context c's summary values: the summary's block is the last of
+ * profile.db (the room for them made once, the index entry once). */
+static void cct_summary(void *ctx, pc_id c, const struct hpc_sv *v, size_t n)
 {
 	struct writer *w = ctx;
-	blk_put(&w->sblk, c, metric, v);
+	struct blk *b = &w->sblk;
+	if (!n)
+		return;
+	if (!b->nidx || b->idx[b->nidx - 1].ctx != c) {
+		PC_GROW(b->idx, b->nidx, b->capidx);
+		b->idx[b->nidx++] = (struct blk_ctx){ c, b->n };
+	}
+	blk_reserve(b, n);
+	for (size_t i = 0; i < n; i++)
+		blk_val(b, v[i].metric, v[i].v);
 }
 
 static void step(struct writer *w, const char *what)

@@ -49,6 +49,10 @@ static inline uint16_t hpc_stat_id(const struct hpc_layout *l, size_t m,
  * hpctoolkit_cct.c): blocks go to co (its Context Info entries to ci),
  * summary values to summary() in context order. */
 #define SZ_CI 0x20 /* a Context Info entry of cct.db */
+struct hpc_sv { /* a summary value: its metric id and value */
+	uint16_t metric;
+	double v;
+};
 struct hpc_cct {
 	const struct pc_db *db;
 	const struct hpc_layout *l;
@@ -61,7 +65,9 @@ struct hpc_cct {
 	unsigned jobs;                /* threads (ranges of contexts) */
 	void *ctx;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
-	void (*summary)(void *ctx, pc_id c, uint16_t metric, double v);
+	/* context c's summary values v[0..n), metric ids ascending (a
+	 * context's at once: a call a value was a tenth of the merge) */
+	void (*summary)(void *ctx, pc_id c, const struct hpc_sv *v, size_t n);
 };
 int pc_hpc_cct(const struct hpc_cct *in, struct pc_out *co, unsigned char *ci,
 	       struct pc_err *err);

@@ -17,34 +17,43 @@ struct rd {
 	size_t cap, pos, len;
 };
 
-/* The stream's next n bytes (n <= cap); NULL if the file ends first or
- * cannot be read. */
-static const unsigned char *rd_next(int fd, struct rd *r, size_t n)
+static const unsigned char *rd_fill(int fd, struct rd *r, size_t n);
+
+/* (inline: twice a context and profile) The stream's next n bytes (n
+ * <= cap); NULL if the file ends first or cannot be read. */
+static inline const unsigned char *rd_next(int fd, struct rd *r, size_t n)
 {
-	if (r->len - r->pos < n) {
-		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-		r->len -= r->pos;
-		r->pos = 0;
-		uint64_t want = r->cap - r->len;
-		if (want > r->end - r->off)
-			want = r->end - r->off;
-		while (want) {
-			ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
-					  (off_t)r->off);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			r->len += (size_t)k;
-			r->off += (uint64_t)k;
-			want -= (uint64_t)k;
-		}
-		if (r->len < n)
-			return NULL;
-	}
+	if (r->len - r->pos < n)
+		return rd_fill(fd, r, n);
 	const unsigned char *p = r->buf + r->pos;
 	r->pos += n;
 	return p;
+}
+
+/* rd_next once the buffer holds less than n bytes: it is refilled. */
+static const unsigned char *rd_fill(int fd, struct rd *r, size_t n)
+{
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	uint64_t want = r->cap - r->len;
+	if (want > r->end - r->off)
+		want = r->end - r->off;
+	while (want) {
+		ssize_t k = pread(fd, r->buf + r->len, (size_t)want,
+				  (off_t)r->off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		r->len += (size_t)k;
+		r->off += (uint64_t)k;
+		want -= (uint64_t)k;
+	}
+	if (r->len < n)
+		return NULL;
+	r->pos = n;
+	return r->buf;
 }
 
 /* One thread's block read back context by context: the current
@@ -59,7 +68,7 @@ struct cur {
 };
 
 /* Reads the index entry after the current one (or the end). */
-static int cur_ahead(int fd, struct cur *k)
+static inline int cur_ahead(int fd, struct cur *k)
 {
 	if (!k->left) {
 		k->next = k->nvalues;
@@ -116,7 +125,7 @@ struct gv {
 
 static int cmp_stat(const void *a, const void *b)
 {
-	const struct gv *x = a, *y = b;
+	const struct hpc_sv *x = a, *y = b;
 	return x->metric < y->metric ? -1 : x->metric > y->metric;
 }
 
@@ -141,22 +150,27 @@ struct range {
 	int rc, err_no;
 };
 
+/* Context c's summary values v[0..n) (the range's own: range 0 hands
+ * them on, the others keep them in their file: 14-byte records). */
 static void summary_out(const struct hpc_cct *in, struct range *r, pc_id c,
-			uint16_t metric, double v)
+			const struct hpc_sv *v, size_t n)
 {
 	if (r->first) {
-		in->summary(in->ctx, c, metric, v);
+		in->summary(in->ctx, c, v, n);
 		return;
 	}
-	unsigned char *rec = pc_out_put(&r->so, 14);
-	pc_le32(rec, c);
-	pc_le16(rec + 4, metric);
-	pc_lef64(rec + 6, v);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *rec = pc_out_put(&r->so, 14);
+		pc_le32(rec, c);
+		pc_le16(rec + 4, v[i].metric);
+		pc_lef64(rec + 6, v[i].v);
+	}
 }
 
 /* State of the pass over all threads' blocks by context. */
 struct merge {
-	struct gv *g, *out, *sum;
+	struct gv *g, *out;
+	struct hpc_sv *sum;
 	size_t ng, capg, capout, nsum, capsum;
 	uint32_t *cnt; /* per metric id */
 	uint16_t *ids; /* the ids of the context, distinct */
@@ -203,7 +217,9 @@ static void sort_metric(struct merge *m, size_t n, size_t *pnids)
 
 /* Writes context c's values m->g[0..ng) (profiles ascending) as its
  * cct.db block, metric-major, and their statistics to the summary
- * (the range's own: see struct range). */
+ * (the range's own: see struct range). A block's records and its
+ * metric entries are put at once where they fit the output's buffer,
+ * not a test of room a value. */
 static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 			struct range *r, unsigned char *ci)
 {
@@ -211,27 +227,36 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	struct pc_out *co = &r->co;
 	size_t n = m->ng, nids = 0;
 	/* one profile's values come in metric order: the sort's order
-	 * already (the ids are those of the runs) */
-	size_t i0 = 1;
-	while (i0 < n && m->g[i0].metric >= m->g[i0 - 1].metric)
-		i0++;
+	 * already (the ids are those of the runs), counted in one pass */
 	const struct gv *v = m->g;
+	size_t i0 = 1;
+	for (; i0 < n && v[i0].metric >= v[i0 - 1].metric; i0++)
+		nids += v[i0].metric != v[i0 - 1].metric;
 	if (i0 >= n) {
-		for (size_t i = 0; i < n; i++)
-			nids += !i || m->g[i].metric != m->g[i - 1].metric;
+		nids += n > 0;
 	} else {
 		sort_metric(m, n, &nids);
 		v = m->out;
 	}
 	pc_out_align(co, 8);
 	uint64_t pv = co->pos;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char *rec = pc_out_put(co, 12);
-		pc_le32(rec, v[i].prof);
-		pc_lef64(rec + 4, v[i].v);
+	if (12 * n <= PC_OUT_BUF) {
+		unsigned char *rec = pc_out_put(co, 12 * n);
+		for (size_t i = 0; i < n; i++, rec += 12) {
+			pc_le32(rec, v[i].prof);
+			pc_lef64(rec + 4, v[i].v);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			unsigned char *rec = pc_out_put(co, 12);
+			pc_le32(rec, v[i].prof);
+			pc_lef64(rec + 4, v[i].v);
+		}
 	}
 	pc_out_align(co, 2);
 	uint64_t pm = co->pos;
+	/* (nids <= 65536: 640 KiB at most, within the buffer) */
+	unsigned char *me = pc_out_put(co, 10 * nids);
 	m->nsum = 0;
 	/* at most npartials statistics a metric id */
 	if (m->capsum < nids * l->npartials) {
@@ -239,33 +264,55 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 				    nids * l->npartials : 2 * m->capsum;
 		m->sum = pc_xrealloc(m->sum, m->capsum, sizeof(*m->sum));
 	}
-	for (size_t i = 0; i < n;) {
+	unsigned per = l->npartials * HPC_NSCOPES;
+	size_t from = 0; /* the values left to the general loop */
+	if (l->npartials == 1 && nids == n) {
+		/* a value a metric id (one profile's, say), the sum alone:
+		 * the sum is the value, its statistic's id the metric id */
+		for (size_t i = 0; i < n; i++) {
+			uint16_t id = v[i].metric;
+			double s = 0;
+			s += v[i].v;
+			pc_le16(me, id);
+			pc_le64(me + 2, i);
+			me += 10;
+			if (id % HPC_NSCOPES == HPC_LEXAWARE && in->lexfix &&
+			    in->loopix[c] != PC_NONE)
+				s += in->lexfix[(size_t)in->loopix[c] *
+						l->nmetrics + id / per];
+			if (s != 0)
+				m->sum[m->nsum++] = (struct hpc_sv){ id, s };
+		}
+		from = n;
+	}
+	for (size_t i = from; i < n;) {
+		uint16_t id = v[i].metric;
 		size_t j = i;
 		double s = 0, sq = 0, mn = v[i].v, mx = mn;
 		if (l->npartials == 1) { /* the sum alone */
-			for (; j < n && v[j].metric == v[i].metric; j++)
+			for (; j < n && v[j].metric == id; j++)
 				s += v[j].v;
 		} else {
-			for (; j < n && v[j].metric == v[i].metric; j++) {
+			for (; j < n && v[j].metric == id; j++) {
 				s += v[j].v;
 				sq += v[j].v * v[j].v;
 				mn = v[j].v < mn ? v[j].v : mn;
 				mx = v[j].v > mx ? v[j].v : mx;
 			}
 		}
-		unsigned char *rec = pc_out_put(co, 10);
-		pc_le16(rec, v[i].metric);
-		pc_le64(rec + 2, i);
+		pc_le16(me, id);
+		pc_le64(me + 2, i);
+		me += 10;
 		/* the summary: hpc_partials' statistics over the threads */
-		size_t met = v[i].metric / (l->npartials * HPC_NSCOPES);
-		unsigned scope = v[i].metric % HPC_NSCOPES;
+		size_t met = id / per;
+		unsigned scope = id % HPC_NSCOPES;
 		if (scope == HPC_LEXAWARE && in->lexfix &&
 		    in->loopix[c] != PC_NONE)
 			s += in->lexfix[(size_t)in->loopix[c] * l->nmetrics + met];
 		if (l->npartials == 1) {
 			if (s != 0)
-				m->sum[m->nsum++] = (struct gv){
-					0, hpc_stat_id(l, met, 0, scope), s };
+				m->sum[m->nsum++] = (struct hpc_sv){
+					hpc_stat_id(l, met, 0, scope), s };
 			i = j;
 			continue;
 		}
@@ -273,8 +320,8 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		for (unsigned k = 0; k < l->npartials; k++) {
 			if (stat[k] == 0)
 				continue;
-			m->sum[m->nsum++] = (struct gv){
-				0, hpc_stat_id(l, met, k, scope), stat[k] };
+			m->sum[m->nsum++] = (struct hpc_sv){
+				hpc_stat_id(l, met, k, scope), stat[k] };
 		}
 		i = j;
 	}
@@ -286,8 +333,7 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	/* with several statistics, their ids interleave over scopes */
 	if (l->npartials > 1)
 		qsort(m->sum, m->nsum, sizeof(*m->sum), cmp_stat);
-	for (size_t i = 0; i < m->nsum; i++)
-		summary_out(in, r, c, m->sum[i].metric, m->sum[i].v);
+	summary_out(in, r, c, m->sum, m->nsum);
 }
 
 /* The first index entry of the block of cursor k whose context is lo or
@@ -468,10 +514,11 @@ static int summary_back(const struct hpc_cct *in, struct range *r)
 			rc = -1;
 			break;
 		}
-		for (const unsigned char *rec = buf; rec < buf + REC * n; rec += REC)
-			in->summary(in->ctx, (pc_id)pc_getle(rec, 4),
-				    (uint16_t)pc_getle(rec + 4, 2),
-				    pc_getlef64(rec + 6));
+		for (const unsigned char *rec = buf; rec < buf + REC * n; rec += REC) {
+			struct hpc_sv sv = { (uint16_t)pc_getle(rec + 4, 2),
+					     pc_getlef64(rec + 6) };
+			in->summary(in->ctx, (pc_id)pc_getle(rec, 4), &sv, 1);
+		}
 		left -= n;
 	}
 	free(buf);

@@ -126,22 +126,43 @@ static inline const char *parse_num(const char *s, uint64_t *out,
 	return e;
 }
 
-/* Decimal digits of v: cg_digits' count, by comparisons (its
- * divisions were a tenth of reading a file of three events). */
+/* (inline: the usual count or position) A decimal of 1 to 19 digits
+ * at s ended by a blank or the line's end: its value in *v, its end;
+ * NULL for anything else (hex, longer, a sign, a bad end: the general
+ * path's, which says what is wrong). */
+static inline const char *dec_fast(const char *s, uint64_t *v)
+{
+	unsigned d = (unsigned)(unsigned char)*s - '0';
+	if (d > 9)
+		return NULL;
+	uint64_t x = d;
+	const char *e = s + 1;
+	while ((d = (unsigned)(unsigned char)*e - '0') <= 9) {
+		x = x * 10 + d;
+		e++;
+	}
+	if (e - s > 19 || (*e && *e != ' ' && *e != '\t'))
+		return NULL;
+	*v = x;
+	return e;
+}
+
+/* Decimal digits of v: cg_digits' count, from the bit length (a loop
+ * of comparisons was a tenth of the parse; divisions before it) */
 static inline double digits10(uint64_t v)
 {
-	static const uint64_t p10[19] = {
-		10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	static const uint64_t p10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
 		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
 		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
 		100000000000000ULL, 1000000000000000ULL,
 		10000000000000000ULL, 100000000000000000ULL,
 		1000000000000000000ULL, 10000000000000000000ULL,
 	};
-	double d = 1;
-	for (int i = 0; i < 19 && v >= p10[i]; i++)
-		d++;
-	return d;
+	uint64_t w = v | 1; /* (0 has a digit too) */
+	/* t: floor(bits * log10(2)), the digits or one more */
+	unsigned t = (unsigned)(64 - __builtin_clzll(w)) * 1233 >> 12;
+	return (double)(t + (w >= p10[t]));
 }
 
 /* The unit an event's name carries, as Xdebug writes them
@@ -205,8 +226,10 @@ static const char *event_name(struct parser *p, const char *s, size_t n)
 	return name;
 }
 
+/* The counts of s into out[0..n), zeros for those not given; *end (if
+ * not NULL) where the reading stopped: the line's end. */
 static int parse_counts(struct parser *p, const char *s, uint64_t *out,
-			size_t n, const char *what)
+			size_t n, const char *what, const char **end)
 {
 	size_t i = 0;
 	for (;;) {
@@ -216,6 +239,12 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 		if (i == n)
 			return fail(p, "%s has more than the %zu counts of "
 				    "'events:'", what, n);
+		const char *f = dec_fast(s, &out[i]);
+		if (f) {
+			s = f;
+			i++;
+			continue;
+		}
 		int of, neg = *s == '-';
 		const char *e = parse_num(s + neg, &out[i], &of);
 		if (!e || (*e && *e != ' ' && *e != '\t'))
@@ -226,12 +255,15 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 				return fail(p, "%s: count past 64 bits", what);
 			out[i] = 0 - out[i];
 			p->negev[i] = 1;
+			p->anyneg = 1;
 		}
 		s = e;
 		i++;
 	}
 	for (; i < n; i++)
 		out[i] = 0;
+	if (end)
+		*end = s;
 	return 0;
 }
 
@@ -273,6 +305,7 @@ static int set_events(struct parser *p, const char *s)
 	p->selfsum = pc_xrealloc(p->selfsum, p->nev, sizeof(uint64_t));
 	free(p->negev);
 	p->negev = pc_xcalloc(p->nev, 1);
+	p->anyneg = 0;
 	p->line_costs = pc_xrealloc(p->line_costs, p->nev, sizeof(uint64_t));
 	p->have_summary = p->have_totals = 0;
 	cg_start_graph(p);
@@ -383,6 +416,13 @@ static int parse_positions(struct parser *p, const char *s)
 	}
 	if (!p->npos)
 		return fail(p, "'positions:' lists nothing");
+	p->iline = p->iinstr = MAX_POS;
+	for (int i = 0; i < p->npos; i++) {
+		if (p->pos[i] == POS_LINE)
+			p->iline = i;
+		else if (p->pos[i] == POS_INSTR)
+			p->iinstr = i;
+	}
 	memset(p->last, 0, sizeof p->last);
 	return 0;
 }
@@ -466,6 +506,12 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 		uint64_t v, base = p->last[i];
 		int of = 0;
 		const char *e;
+		if (*s == '+' && (e = dec_fast(s + 1, &v)) &&
+		    base <= UINT64_MAX - v) { /* (the usual: +N) */
+			pos[i] = base + v;
+			s = e;
+			continue;
+		}
 		if (*s == '*') {
 			v = base;
 			e = s + 1;
@@ -516,17 +562,13 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 	return s;
 }
 
-/* The line and instruction address among positions pos. */
-static int line_addr(struct parser *p, const uint64_t *pos, uint64_t *line,
-		     uint64_t *addr)
+/* The line and instruction address among positions pos (MAX_POS + 1
+ * of them, the last zero). */
+static inline int line_addr(struct parser *p, const uint64_t *pos,
+			    uint64_t *line, uint64_t *addr)
 {
-	*line = *addr = 0;
-	for (int i = 0; i < p->npos; i++) {
-		if (p->pos[i] == POS_LINE)
-			*line = pos[i];
-		else if (p->pos[i] == POS_INSTR)
-			*addr = pos[i];
-	}
+	*line = pos[p->iline];
+	*addr = pos[p->iinstr];
 	if (*line > UINT32_MAX)
 		return fail(p, "line number %llu too large",
 			    (unsigned long long)*line);
@@ -556,15 +598,23 @@ static void note_entry(struct parser *p, pc_id func)
 	}
 }
 
-static int cost_line(struct parser *p, const char *s)
+/* A cost line; *end where its reading stopped (the line's end unless
+ * it holds a NUL byte), NULL if not read to the end. */
+static int cost_line(struct parser *p, const char *s, const char **end)
 {
+	*end = NULL;
 	if (!p->nev)
 		return fail(p, "cost line before any 'events:' header");
-	uint64_t pos[MAX_POS] = { 0 };
+	uint64_t pos[MAX_POS + 1] = { 0 };
 	const char *rest = parse_positions_of(p, s, pos);
 	if (!rest)
 		return -1;
-	memcpy(p->last, pos, (size_t)p->npos * sizeof *pos);
+	/* (all MAX_POS: those past npos are zero, never read; a loop to
+	 * npos became a call of memcpy) */
+	_Static_assert(MAX_POS == 3, "positions copied one by one");
+	p->last[0] = pos[0];
+	p->last[1] = pos[1];
+	p->last[2] = pos[2];
 	uint64_t line, addr;
 	if (line_addr(p, pos, &line, &addr))
 		return -1;
@@ -573,7 +623,7 @@ static int cost_line(struct parser *p, const char *s)
 	if (expect == 'j')
 		return 0; /* source position of a jump: no cost for us */
 	if (parse_counts(p, rest, p->line_costs, p->nev,
-			 expect == 'c' ? "call cost line" : "cost line"))
+			 expect == 'c' ? "call cost line" : "cost line", end))
 		return -1;
 	if (p->cur_fn == UINT32_MAX)
 		return fail(p, "cost line before any 'fn='");
@@ -616,18 +666,30 @@ static int cost_line(struct parser *p, const char *s)
 			     pc_cg_graph_rec(g, &key);
 	g->ncost++;
 	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + digits10(line);
-	for (size_t m = 0; m < p->nev; m++) {
-		uint64_t v = p->line_costs[m];
-		int64_t sum;
-		if (p->negev[m] ? __builtin_add_overflow((int64_t)p->selfsum[m],
-							 (int64_t)v, &sum) :
-				  p->selfsum[m] > UINT64_MAX - v)
-			return fail(p, "sum of costs past 64 bits");
-		p->selfsum[m] += v;
+	const uint64_t *lc = p->line_costs;
+	uint64_t *sum = p->selfsum;
+	size_t nev = p->nev;
+	if (!p->anyneg) { /* (counts unsigned: the usual file) */
+		for (size_t m = 0; m < nev; m++)
+			if (__builtin_add_overflow(sum[m], lc[m], &sum[m]))
+				return fail(p, "sum of costs past 64 bits");
+	} else {
+		for (size_t m = 0; m < nev; m++) {
+			uint64_t v = lc[m];
+			int64_t t;
+			if (p->negev[m] ? __builtin_add_overflow(
+						  (int64_t)sum[m], (int64_t)v, &t) :
+					  sum[m] > UINT64_MAX - v)
+				return fail(p, "sum of costs past 64 bits");
+			sum[m] += v;
+		}
+	}
+	for (size_t m = 0; m < nev; m++) {
+		uint64_t v = lc[m];
 		c[m] = same ? c[m] + v : v;
 		if (v) {
 			g->nonzero++;
-			g->cost_bytes += 1 + digits10(p->negev[m] &&
+			g->cost_bytes += 1 + digits10(p->anyneg && p->negev[m] &&
 					(int64_t)v < 0 ? 0 - v : v);
 		}
 	}
@@ -728,7 +790,7 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 		p->call_line = 0;
 		e = skip_space(e);
 		if (*e) {
-			uint64_t pos[MAX_POS] = { 0 }, line;
+			uint64_t pos[MAX_POS + 1] = { 0 }, line;
 			if (!parse_positions_of(p, e, pos) ||
 			    line_addr(p, pos, &line, &p->call_addr))
 				return -1;
@@ -771,7 +833,7 @@ static int header_line(struct parser *p, const char *key, size_t klen,
 				    key);
 		uint64_t *dst = IS("summary") ? p->summary : p->totals;
 		if (parse_counts(p, val, dst, p->nev, IS("summary") ?
-				 "'summary:'" : "'totals:'"))
+				 "'summary:'" : "'totals:'", NULL))
 			return -1;
 		if (IS("summary"))
 			p->have_summary = 1;
@@ -813,12 +875,26 @@ static int header_line(struct parser *p, const char *key, size_t klen,
 #undef IS
 }
 
+static int nul_byte(struct parser *p)
+{
+	return fail(p, "NUL byte: binary data, not a Callgrind profile");
+}
+
+/* A line s[0..len) (s[len] is 0). */
 static int parse_line(struct parser *p, char *s, size_t len)
 {
-	(void)len;
 	char c = s[0];
-	if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
-		return cost_line(p, s);
+	if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') {
+		/* a line read to its end has no NUL byte: the test by memchr
+		 * is for the others (a fifth of the parse's line handling) */
+		const char *end;
+		int rc = cost_line(p, s, &end);
+		if (end == s + len || !memchr(s, 0, len))
+			return rc;
+		return nul_byte(p);
+	}
+	if (memchr(s, 0, len))
+		return nul_byte(p);
 	if (c == 0 || c == '#')
 		return 0;
 	/* "key=value" or "key: value" */
@@ -863,11 +939,6 @@ int pc_cg_parse(struct pc_db *db, const char *path,
 		size_t len;
 		int r;
 		while ((r = pc_lines_next(&p.in, &line, &len, err)) > 0) {
-			if (memchr(line, 0, len)) {
-				rc = fail(&p, "NUL byte: binary data, not a "
-					  "Callgrind profile");
-				break;
-			}
 			if (parse_line(&p, line, len)) {
 				rc = -1;
 				break;

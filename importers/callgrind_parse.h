@@ -39,6 +39,9 @@ struct parser {
 	/* header state of the current part */
 	int npos;
 	int pos[MAX_POS];
+	/* the line's and the instruction address's index in pos, MAX_POS
+	 * if there is none (a cost line's positions have a zero there) */
+	int iline, iinstr;
 	uint64_t last[MAX_POS];
 	size_t nev;
 	pc_id *ev;         /* metric per event */
@@ -48,6 +51,7 @@ struct parser {
 	/* per event: a negative count was read (Xdebug's memory goes
 	 * down): its counts are signed, held as two's complement */
 	uint8_t *negev;
+	int anyneg; /* one of negev is set */
 	int have_summary, have_totals;
 	int warned_calls; /* an event named "Calls" (event_name) */
 	uint64_t pid, thread, part;

@@ -31,6 +31,8 @@ void cg_reset_part_header(struct parser *p)
 {
 	p->npos = 1;
 	p->pos[0] = POS_LINE;
+	p->iline = 0;
+	p->iinstr = MAX_POS;
 	memset(p->last, 0, sizeof p->last);
 	p->nev = 0;
 	free(p->ev);

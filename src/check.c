@@ -654,26 +654,35 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 		uint64_t end = i + 1 < nc ? pc_getle(f->p + x + 16, 8) : nv;
 		if (end > nv || end < start)
 			end = nv;
-		for (uint64_t k = start; k < end; k++) {
-			uint64_t y = pv + 10 * k;
-			uint16_t m = U16(f, y);
-			if (k > start && m <= U16(f, y - 10))
-				return bad(c, f, y, "metric ids of context %u "
-					   "not sorted", ctx);
-			if (!(summary ? c->stat_ok : c->prop_ok)[m])
-				return bad(c, f, y, "metric id %u is not a %s "
-					   "of meta.db", m, summary ?
+		/* (the table, the previous id and the note's test kept out
+		 * of the loop: a value's tests are all that is left in it) */
+		const unsigned char *ok = summary ? c->stat_ok : c->prop_ok;
+		int note = c->values && summary;
+		const unsigned char *y = f->p + pv + 10 * start;
+		for (uint64_t k = start; k < end; k++, y += 10) {
+			uint16_t m = (uint16_t)pc_getle(y, 2);
+			if (k > start && m <= pc_getle(y - 10, 2))
+				return bad(c, f, (uint64_t)(y - f->p),
+					   "metric ids of context %u not "
+					   "sorted", ctx);
+			if (!ok[m])
+				return bad(c, f, (uint64_t)(y - f->p),
+					   "metric id %u is not a %s of "
+					   "meta.db", m, summary ?
 					   "statMetricId" : "propMetricId");
-			uint64_t u = pc_getle(f->p + y + 2, 8);
-			double v;
-			memcpy(&v, &u, sizeof v);
-			if (!isfinite(v))
-				return bad(c, f, y + 2, "value %s of context %u, "
-					   "metric id %u, is not a finite number",
-					   isnan(v) ? "NaN" : v > 0 ? "+infinity" :
-					   "-infinity", ctx, m);
-			if (c->values && summary)
-				note_value(c, ctx, m, f->p + y + 2);
+			/* finite: an exponent not all ones */
+			uint64_t u = pc_getle(y + 2, 8);
+			if ((u & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL) {
+				double v;
+				memcpy(&v, &u, sizeof v);
+				return bad(c, f, (uint64_t)(y + 2 - f->p),
+					   "value %s of context %u, metric id "
+					   "%u, is not a finite number",
+					   isnan(v) ? "NaN" : v > 0 ?
+					   "+infinity" : "-infinity", ctx, m);
+			}
+			if (note)
+				note_value(c, ctx, m, y + 2);
 		}
 		pc_blob_read(&f->blob, end - start);
 	}

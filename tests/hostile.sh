@@ -121,4 +121,14 @@ for cmd in check convert; do
 		ok "$cmd: a NaN value is refused with its offset" ||
 		{ not_ok "$cmd of a NaN value: exit $rc"; sed 's/^/# /' "$tmp/err"; }
 done
+# --- an infinity: refused with the offset of the value itself ---
+"$PROFCONV" convert -q "$TD/callgrind/small.main.out" -o "$tmp/inf.d" || exit 1
+at=$(perl -e 'open(my $f, "+<", $ARGV[0]) or die; binmode $f; local $/; my $d = <$f>;
+	my $i = index($d, pack("d<", 381818)); die "no total" if $i < 0;
+	seek($f, $i, 0); print $f pack("d<", -9**9**9); printf "%x", $i' "$tmp/inf.d/profile.db")
+run "$PROFCONV" check "$tmp/inf.d"
+rc=$?
+[ $rc -eq 1 ] && grep -q "inf.d/profile.db@0x$at: value -infinity of .* is not a finite number" "$tmp/err" &&
+	ok "check: -infinity refused at its offset 0x$at" ||
+	{ not_ok "check of -infinity: exit $rc, wanted @0x$at"; sed 's/^/# /' "$tmp/err"; }
 done_testing
