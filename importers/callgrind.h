@@ -121,7 +121,7 @@ static inline int cg_instr_ctx(const struct cg_graph *g,
 /* Expands the graph into a calling-context tree below `entry` and adds
  * the point values to `profile`, within a context budget
  * (opts->max_contexts, else chosen from the graph's size). See
- * callgrind_tree.c and doc/design.md; it keeps every metric's total,
+ * callgrind_tree.c and doc/callgrind-tree.md; it keeps every metric's total,
  * every function's self cost per position, and every non-recursive
  * edge's inclusive cost where the edge is expanded. */
 /* Makes the values from v0 on (one part's, from pc_cg_expand) whole

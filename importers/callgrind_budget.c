@@ -1,5 +1,5 @@
 /* The budget of the call-graph-to-tree expansion (see callgrind_tree.c's
- * opening comment and doc/design.md, "3. The budget"): the flat floor
+ * opening comment and doc/callgrind-tree.md, "3. The budget"): the flat floor
  * (every function once with its positions) and the default cap from the
  * input's size, the bound a user accepts and hpcviewer's. */
 #include "callgrind_tree.h"

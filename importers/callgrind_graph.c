@@ -2,7 +2,7 @@
  * expansion (callgrind_tree.c) needs it: its strongly connected
  * components (recursive groups), what one unit of work entering each
  * costs, and each recursive group's DAG with the flows that decide
- * where its members go (doc/design.md, "Callgrind:
+ * where its members go (doc/callgrind-tree.md, "Callgrind:
  * from a call graph to a calling-context tree").
  *
  * Outside recursion a call edge's weight is its share of its callee
@@ -397,7 +397,7 @@ static double pass_rate(const struct expand *x, const struct gscratch *gs,
 }
 
 /* Sinkhorn's balancing of group s's DAGs, metric by metric
- * (doc/design.md): the cost a DAG lays out of a member is the member's
+ * (doc/callgrind-tree.md): the cost a DAG lays out of a member is the member's
  * own cost times the share of its flow that DAG holds. Those amounts are
  * scaled per DAG (r) and per member (c) until each DAG lays out what its
  * entries bring in (so a call into the group carries its own cost, as a
@@ -499,7 +499,7 @@ static void balance(struct expand *x, struct gscratch *gs, uint32_t s,
 	free(cm);
 }
 
-/* A DAG unrolled where recursion is not certain (doc/design.md): its
+/* A DAG unrolled where recursion is not certain (doc/callgrind-tree.md): its
  * members in Prim's order first, one node each (the primaries), then
  * copies, each below the one node that calls it. */
 struct unroll {
@@ -683,7 +683,7 @@ static uint32_t dag_order(struct expand *x, struct gscratch *gs, uint32_t s,
 	return u.all;
 }
 
-/* Group s (doc/design.md): its entries' flows (calls from outside, and
+/* Group s (doc/callgrind-tree.md): its entries' flows (calls from outside, and
  * its activity no caller accounts for, given to the members whose own
  * cost their calls in do not account for: a thread's start); a DAG in
  * Prim's order from each entry, the heaviest first, while the nodes'

@@ -1,4 +1,4 @@
-/* Heavy paths (doc/design.md, "Cuts and summed frames"): which heavy
+/* Heavy paths (doc/callgrind-tree.md, "Cuts and summed frames"): which heavy
  * functions a piece of cut cost was reached through. A heavy function
  * lies on no cycle of the call graph (a one-function SCC) and holds
  * CG_HEAVY_SHARE of a metric's total or more inclusively. A path is a

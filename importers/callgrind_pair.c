@@ -1,5 +1,5 @@
 /* Two Callgrind runs on one calling-context tree (profconv diff; see
- * doc/design.md, "Two runs on one tree"). Each run's tree is an
+ * doc/callgrind-tree.md, "Two runs on one tree"). Each run's tree is an
  * estimate from its call graph; built apart, two runs with the same
  * cost per function and per call edge get trees that differ (layout
  * order, cuts, the recursive groups' DAGs, which weigh all metrics in

@@ -1,5 +1,5 @@
 /* Callgrind costs are whole numbers, and so is every value made of
- * them (doc/design.md, "Whole numbers"). The calling-context tree
+ * them (doc/callgrind-tree.md, "Whole numbers"). The calling-context tree
  * (callgrind_tree.c) shares a function's cost at a position out over
  * the contexts it is laid out in, in proportion to the callers' edges:
  * the shares are fractions. Here they become whole numbers such that

@@ -1,4 +1,4 @@
-/* profconv diff: two runs in one model (doc/design.md, "Two runs
+/* profconv diff: two runs in one model (doc/callgrind-tree.md, "Two runs
  * compared"). Each side is read as convert reads its inputs (several
  * merge); the model of the comparison takes both trees, contexts with
  * equal paths becoming one, and each metric of the runs becomes three

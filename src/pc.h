@@ -944,7 +944,7 @@ struct pc_importer {
 	 * BASE's, path[1] NEW's), read into db onto one calling-context
 	 * tree, BASE's metrics under their names, NEW's with
 	 * PC_PAIR_SUFFIX; title[k]: run k's title (in db; NULL: none).
-	 * See doc/design.md, "Two runs on one tree". */
+	 * See doc/callgrind-tree.md, "Two runs on one tree". */
 	int (*read_pair)(struct pc_db *db, const char *const path[2],
 			 const char *title[2],
 			 const struct pc_import_opts *opts,
