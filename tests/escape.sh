@@ -111,13 +111,17 @@ conv "$tmp/ov.svg" "$ov" && svg_ok "$tmp/ov.svg" "$tmp/ref.svg" "$tmp/names.ov" 
 # is drawn (a page cut short by an XML error runs nothing either)
 ss="$top_srcdir/tests/speedscope"
 if have_chromium playwright-core; then
-	# (one browser for them all: a Chromium start is most of the cost)
+	# (one page for them all: a page is most of the cost; the quick
+	# check opens the Callgrind, differential and ovni SVGs, the extras
+	# those of each event and of the v4 copy too)
+	sv="h diff ov"
+	heavy "the SVGs of each event and of the v4 copy in Chromium" && sv="h m1 m2 hd diff ov"
 	set --
-	for f in h m1 m2 hd diff ov; do
+	for f in $sv; do
 		[ -f "$tmp/$f.svg" ] && set -- "$@" "$tmp/$f.svg" main "$tmp/$f.png"
 	done
 	node "$ss/svg_judge.mjs" "$@" >"$tmp/sjall" 2>&1
-	for f in h m1 m2 hd diff ov; do
+	for f in $sv; do
 		[ -f "$tmp/$f.svg" ] || continue
 		awk -v f="$tmp/$f.svg" '$1 == "file" { on = ($2 == f); next } on' "$tmp/sjall" >"$tmp/sj"
 		if grep -q '^injected 0$' "$tmp/sj" && grep -q '^errors 0$' "$tmp/sj" &&
