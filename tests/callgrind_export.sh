@@ -259,13 +259,13 @@ if have_kc; then
 	else
 		not_ok "KCachegrind harness does not see load problems"
 	fi
-	# (a second each: the quick check loads one file of each writer's
-	# path, the extras every one)
+	# (a second each: the quick check loads one file of each input
+	# format's path to the writer, the extras every one)
 	if ! heavy "KCachegrind on the other files written"; then
 		set --
 		for w in $written; do
-			case $w in *.prog.default.out | *.cpp.default.out.gz | *.threads.out-01 | \
-				*.plain | *.split-01 | *.callers | *.dcpi | *.old-tiny-4.0 | *.v4-small.d)
+			case $w in *.prog.default.out | *.split-01 | *.callers | *.dcpi | \
+				*.old-tiny-4.0 | *.v4-small.d)
 				set -- "$@" "$w" ;;
 			esac
 		done
