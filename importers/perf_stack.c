@@ -615,11 +615,16 @@ static pc_id callers_walk(struct pr *r, pc_id e, pc_id *module)
 	return walk(r, e, r->nfr, 1, module);
 }
 
-/* The thread's entry (main thread, application thread: 0, 1), looked
- * up the first time. */
+/* The sample's thread: the main thread (0) or an application thread (1). */
+static int sample_app(const struct pr *r)
+{
+	return r->has_pid && r->pid != r->tid;
+}
+
+/* The thread's entry (sample_app's *app), looked up the first time. */
 static pc_id sample_entry(struct pr *r, int *app)
 {
-	*app = r->has_pid && r->pid != r->tid;
+	*app = sample_app(r);
 	if (r->entry[*app] == PC_NONE)
 		r->entry[*app] = pc_ctx_entry(r->db, *app ? PC_ENTRY_APP_THREAD :
 							    PC_ENTRY_MAIN);
@@ -628,8 +633,7 @@ static pc_id sample_entry(struct pr *r, int *app)
 
 int perf_callers_known(struct pr *r, struct pc_err *err)
 {
-	int app = r->has_pid && r->pid != r->tid;
-	uint32_t ci = r->lent[r->lids[0]].cand[app];
+	uint32_t ci = r->lent[r->lids[0]].cand[sample_app(r)];
 	if (ci == UINT32_MAX)
 		return 0;
 	struct cand *x = &r->cand[ci];
