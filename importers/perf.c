@@ -292,6 +292,7 @@ static int header_again(struct pr *r, char *line, size_t len)
 	r->nfr = 0;
 	r->nbuf = 0;
 	r->nlids = 0;
+	r->lastnew = 0;
 	return 1;
 }
 
@@ -377,6 +378,7 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 	r->nfr = 0;
 	r->nbuf = 0;
 	r->nlids = 0;
+	r->lastnew = 0;
 	/* the stack on the header's line (a sample without a call chain):
 	 * an address then a symbol */
 	r->chain = 1;
@@ -428,11 +430,10 @@ static int take_line(struct pr *r, char *line, size_t len,
 					      "it)");
 		/* the first frame parsed, its callers looked up */
 		if (r->nfr && r->chain) {
-			int first = !r->nlids;
 			if (perf_caller_line(r, line, len, 0, err))
 				return -1;
 			/* (line is not valid after this) */
-			return first && perf_callers_known(r, err) < 0 ? -1 : 0;
+			return perf_callers_known(r, err) < 0 ? -1 : 0;
 		}
 		return perf_parse_frame(r, line, err);
 	}
@@ -515,6 +516,14 @@ static int read_text(struct pr *r, struct pc_err *err)
 		perf_sample_end(r);
 	if (!rc && !r->samples)
 		rc = pc_err_set(err, "%s: no samples", r->path);
+	if (getenv("PROFCONV_PERF_STATS")) /* (the tests' count of work) */
+		fprintf(stderr, "perf stats: %llu samples, %llu found by their "
+			"callers' text at the first caller, %llu at a later "
+			"one, %llu callers' lines looked up\n",
+			(unsigned long long)r->samples,
+			(unsigned long long)r->stat_hit[0],
+			(unsigned long long)r->stat_hit[1],
+			(unsigned long long)r->stat_lines);
 	if (!rc && !db->title) {
 		char title[4200];
 		snprintf(title, sizeof title, "perf samples: %s", r->path);

@@ -37,8 +37,8 @@ struct lent {
 			   * the cache may have been emptied since) */
 	uint32_t cand[2]; /* the last callers that began with this line
 			   * below the main thread's entry, the
-			   * application thread's: an index in cand
-			   * (UINT32_MAX: none) */
+			   * application thread's: an index in cand, the
+			   * first of its chain (UINT32_MAX: none) */
 };
 
 /* The last callers that began with a line: the text of the lines after
@@ -51,6 +51,16 @@ struct cand {
 	uint32_t nl;      /* its lines (newlines) */
 	pc_id ctx, module;
 	uint64_t ip;      /* the address of the first caller */
+	uint32_t next;    /* the one kept before it for the same line
+			   * (UINT32_MAX: none) */
+	/* the first frame last seen below them (frame_cached's key but
+	 * the context, its strings in fs; fn UINT32_MAX: none) and its
+	 * context and module: the sample's first frame, whose address
+	 * changes, most often is that function again */
+	uint64_t fk[2];
+	uint32_t fn;
+	pc_id fctx, fmodule;
+	char fs[96];
 };
 
 struct thread_key {
@@ -123,6 +133,13 @@ struct pr {
 	size_t nctext;
 	int cfull;        /* a text did not fit: emptied with the lines */
 	struct cand *hit; /* the sample's callers found by their text */
+	size_t hitk;      /* from its caller lids[hitk] on */
+	size_t lastnew;   /* 1 + the index in lids of the sample's last
+			   * line new to the table (0: none) */
+	uint64_t stat_hit[2], stat_lines; /* samples found by their text
+					   * at their first caller, at a
+					   * later one; callers' lines
+					   * looked up (PROFCONV_PERF_STATS) */
 	/* the bounds of the caches (perf_stack_init) */
 	size_t sc_bytes, sc_slots, lt_bytes, lent_max;
 	/* callers seen and first frames seen (struct scache): a sample

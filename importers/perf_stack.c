@@ -29,6 +29,12 @@
  * most this many, those that can be callers kept (their lines all in
  * kept callers, the first the first of some) */
 #define SUFFIX_TRIES 16
+/* Callers kept by their text for a first line (struct cand): the last
+ * this many found twice that began with it (a line of a function called
+ * from several places begins several stacks) */
+#ifndef CAND_CHAIN
+#define CAND_CHAIN 4
+#endif
 
 /* The bounds; PROFCONV_PERF_CACHE=BYTES (the tests' knob) makes the
  * caches' keys and the lines' text that small (and 1,024 slots, a line
@@ -423,6 +429,7 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 						      x->len };
 		}
 	}
+	r->stat_lines++;
 	uint64_t h = line_hash(line, len);
 	uint32_t tag = (uint32_t)(h >> 32);
 	size_t mask = r->caplslot - 1, j = h & mask;
@@ -487,6 +494,7 @@ int perf_caller_line(struct pr *r, char *line, size_t len, int src,
 			.cand = { UINT32_MAX, UINT32_MAX } };
 		r->lslot[j] = (struct lslot){ tag, id + 1, (uint32_t)at,
 					      (uint32_t)len };
+		r->lastnew = r->nlids + 1;
 	}
 	PC_GROW(r->lids, r->nlids, r->caplids);
 	r->lids[r->nlids++] = id;
@@ -530,19 +538,18 @@ static void sample_add(struct pr *r, pc_id prof, pc_id c)
 	r->nfr = 0;
 	r->nbuf = 0;
 	r->nlids = 0;
+	r->lastnew = 0;
 }
 
 /* frame_ctx of frame i below c, or the context of the same frame seen
  * below c (with the same module before it): the key is what decides
  * its context (the address or entry that counts, the line, which fields
  * are there, its strings). */
-static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
-			  pc_id *module)
+static void frame_key(const struct pr *r, const struct frame *f, pc_id c,
+		      int inl, pc_id module, uint64_t k[3])
 {
-	const struct frame *f = &r->fr[i];
 	int instr = r->opts && r->opts->instructions;
-	uint64_t k[3];
-	k[0] = (uint64_t)c << 32 | *module;
+	k[0] = (uint64_t)c << 32 | module;
 	k[1] = f->sym == SIZE_MAX || instr ? f->ip :
 	       f->has_off && !f->inlined && f->ip >= f->off ? f->ip - f->off :
 							      0;
@@ -550,6 +557,14 @@ static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
 	       (uint64_t)(f->sym != SIZE_MAX) << 34 |
 	       (uint64_t)(f->dso != SIZE_MAX) << 35 |
 	       (uint64_t)(f->file != SIZE_MAX) << 36;
+}
+
+static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
+			  pc_id *module)
+{
+	const struct frame *f = &r->fr[i];
+	uint64_t k[3];
+	frame_key(r, f, c, inl, *module, k);
 	const char *b = r->buf + f->b0;
 	size_t nb = f->b1 - f->b0;
 	uint64_t h = pc_hash64(pc_hash_bytes(k, sizeof k) ^
@@ -562,6 +577,34 @@ static pc_id frame_cached(struct pr *r, size_t i, pc_id c, int inl,
 	c = frame_ctx(r, i, c, inl, module);
 	if (slot)
 		scache_put(r, slot, 1, h, k, sizeof k, b, nb, c, *module, 0);
+	return c;
+}
+
+/* frame_cached of the first frame below the callers found by their text
+ * x (at their first caller: c and *module are x's): the first frame
+ * last seen below them, where the key is the same, without a lookup. */
+static pc_id frame_cand(struct pr *r, struct cand *x, pc_id c, int inl,
+			pc_id *module)
+{
+	const struct frame *f = &r->fr[0];
+	uint64_t k[3];
+	frame_key(r, f, c, inl, *module, k);
+	const char *b = r->buf + f->b0;
+	size_t nb = f->b1 - f->b0;
+	if (x->fn == nb && x->fk[0] == k[1] && x->fk[1] == k[2] &&
+	    !memcmp(x->fs, b, nb)) {
+		*module = x->fmodule;
+		return x->fctx;
+	}
+	c = frame_cached(r, 0, c, inl, module);
+	if (nb <= sizeof x->fs) {
+		x->fk[0] = k[1];
+		x->fk[1] = k[2];
+		x->fn = (uint32_t)nb;
+		memcpy(x->fs, b, nb);
+		x->fctx = c;
+		x->fmodule = *module;
+	}
 	return c;
 }
 
@@ -633,48 +676,88 @@ static pc_id sample_entry(struct pr *r, int *app)
 
 int perf_callers_known(struct pr *r, struct pc_err *err)
 {
-	uint32_t ci = r->lent[r->lids[0]].cand[sample_app(r)];
-	if (ci == UINT32_MAX)
+	size_t k = r->nlids - 1;
+	/* a later caller's line: where the line before it was new to the
+	 * table (the frame under kernel frames, whose address changes),
+	 * the stack below it may be one seen */
+	if (k && r->lastnew != k)
 		return 0;
-	struct cand *x = &r->cand[ci];
-	int got = pc_lines_skip(&r->in, r->ctext + x->at, x->len, x->nl, err);
-	if (got <= 0)
-		return got;
-	r->hit = x;
-	perf_sample_end(r);
-	return 1;
+	struct lent *l = &r->lent[r->lids[k]];
+	if (l->src)
+		return 0;
+	uint32_t *head = &l->cand[sample_app(r)], prev = UINT32_MAX;
+	for (uint32_t ci = *head; ci != UINT32_MAX;
+	     prev = ci, ci = r->cand[ci].next) {
+		struct cand *x = &r->cand[ci];
+		int got = pc_lines_skip(&r->in, r->ctext + x->at, x->len,
+					x->nl, err);
+		if (got < 0)
+			return -1;
+		if (!got)
+			continue;
+		if (prev != UINT32_MAX) { /* (to the front) */
+			r->cand[prev].next = x->next;
+			x->next = *head;
+			*head = ci;
+		}
+		r->hit = x;
+		r->hitk = k;
+		r->stat_hit[k > 0]++;
+		perf_sample_end(r);
+		return 1;
+	}
+	return 0;
 }
 
-/* The sample's callers (found by their lines, not by their text) kept as
- * the last that began with their first line, their context c. */
+/* The sample's callers (found by their lines, not by their text) kept
+ * as the last that began with their first line, their context c: in
+ * front of those kept before (CAND_CHAIN at most: the one matched least
+ * recently makes room). */
 static void cand_put(struct pr *r, int app, pc_id c, pc_id module,
 		     uint64_t ip)
 {
 	size_t n = 1;
 	for (size_t k = 1; k < r->nlids; k++)
 		n += r->lent[r->lids[k]].len + 1;
+	if (n > r->in.max_line)
+		return; /* (pc_lines_skip would not take it) */
 	struct lent *first = &r->lent[r->lids[0]];
-	uint32_t ci = first->cand[app];
-	struct cand *x = ci != UINT32_MAX ? &r->cand[ci] : NULL;
-	if (!x || x->cap < n) {
-		if (n > r->in.max_line)
-			return; /* (pc_lines_skip would not take it) */
+	uint32_t *head = &first->cand[app];
+	uint32_t last = UINT32_MAX, before = UINT32_MAX, ci;
+	size_t len = 0;
+	for (ci = *head; ci != UINT32_MAX; ci = r->cand[ci].next) {
+		before = last;
+		last = ci;
+		len++;
+	}
+	int reuse = len >= CAND_CHAIN;
+	if (!reuse || r->cand[last].cap < n) {
 		if (r->nctext + n > r->lt_bytes) {
 			r->cfull = 1; /* (emptied before the next sample) */
 			return;
 		}
 		if (!r->ctext) /* (at its bound: pages untouched are free) */
 			r->ctext = pc_xmalloc(r->lt_bytes);
-		if (!x) {
-			PC_GROW(r->cand, r->ncand, r->capcand);
-			ci = (uint32_t)r->ncand++;
-			first->cand[app] = ci;
-			x = &r->cand[ci];
-		}
+	}
+	if (reuse) {
+		ci = last;
+		if (before == UINT32_MAX)
+			*head = UINT32_MAX;
+		else
+			r->cand[before].next = UINT32_MAX;
+	} else {
+		PC_GROW(r->cand, r->ncand, r->capcand);
+		ci = (uint32_t)r->ncand++;
+		r->cand[ci].cap = 0;
+	}
+	struct cand *x = &r->cand[ci];
+	if (x->cap < n) {
 		x->at = (uint32_t)r->nctext;
 		x->cap = (uint32_t)n;
 		r->nctext += n;
 	}
+	x->next = *head;
+	*head = ci;
 	char *t = r->ctext + x->at;
 	for (size_t k = 1; k < r->nlids; k++) {
 		const struct lent *l = &r->lent[r->lids[k]];
@@ -688,6 +771,7 @@ static void cand_put(struct pr *r, int app, pc_id c, pc_id module,
 	x->ctx = c;
 	x->module = module;
 	x->ip = ip;
+	x->fn = UINT32_MAX;
 }
 
 /* The sample read: its stack into the tree (its callers walked once
@@ -707,11 +791,20 @@ void perf_sample_end(struct pr *r)
 	pc_id c = e, module = PC_NONE;
 	uint64_t ip = 0;
 	int callers = r->nlids > 0, found = 0;
-	if (r->hit) {
-		c = r->hit->ctx;
-		module = r->hit->module;
-		ip = r->hit->ip;
+	struct cand *hit = r->hit;
+	if (hit) {
+		c = hit->ctx;
+		module = hit->module;
+		ip = hit->ip;
 		r->hit = NULL;
+		if (r->hitk) {
+			hit = NULL;
+			/* found at a later caller (its context c): the
+			 * callers before it walked from there */
+			callers_frames(r);
+			ip = r->fr[1].ip;
+			c = walk(r, c, r->nfr - 1, 1, &module);
+		}
 	} else if (callers) {
 		uint64_t h = lids_hash(r, e);
 		struct scache *slot = scache_slot(r, 0, h, &e, sizeof e,
@@ -745,6 +838,7 @@ void perf_sample_end(struct pr *r)
 	 * same address (walk's rule) */
 	const struct frame *f = &r->fr[0];
 	int inl = f->inlined && callers && ip == f->ip;
-	c = frame_cached(r, 0, c, inl, &module);
+	c = hit ? frame_cand(r, hit, c, inl, &module) :
+		  frame_cached(r, 0, c, inl, &module);
 	sample_add(r, prof, c);
 }

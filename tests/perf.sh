@@ -286,6 +286,36 @@ for cb in 0 1 200; do
 	check "callers taken as one text (caches' bound $cb bytes, 0: the default): the same stacks" \
 		cmp "$tmp/cand.want" "$tmp/cand.$cb.folded"
 done
+# several callers kept by their text for one first line: two stacks
+# after the same first caller (b) in turn, each taken as one text from
+# their third time (the last one kept for b alone would be the other's
+# every time); and kernel frames above a stack seen, the frame under
+# them new every time (its address): the lines after it taken as one
+# text (PROFCONV_PERF_STATS: samples so taken, lines looked up)
+cand_k() { printf '\t%s %s ([kernel.kallsyms])\n' "$1" "$2"; }
+{
+	for i in 1 2 3 4 5 6; do
+		cand_h 1 2.0$i; cand_f 40100$i a+0x$i; cand_bcd; echo
+		cand_h 1 2.1$i; cand_f 40600$i e+0x$i; cand_f 402010 b+0x10
+		cand_f 407010 f+0x10; cand_f 408010 g+0x10; echo
+	done
+	for i in 1 2 3; do
+		cand_h 1 2.2$i; cand_k ffffffff81000013 k1+0x13
+		cand_k ffffffff81000113 k2+0x13; cand_f 40104$i a+0x4$i; cand_bcd
+		echo
+	done
+} >"$tmp/chain.txt"
+printf '%s\n' '[main thread];d;c;b;a 60' '[main thread];g;f;b;e 60' \
+	'[main thread];d;c;b;a;k2;k1 30' >"$tmp/chain.want"
+for cb in 0 1 200; do
+	PROFCONV_PERF_STATS=1 PROFCONV_PERF_CACHE=$cb "$PROFCONV" convert -q \
+		"$tmp/chain.txt" -t folded --min-width=0 -o "$tmp/chain.$cb.folded" \
+		2>"$tmp/chain.$cb.stats"
+	check "two stacks after one first caller, kernel frames above one (caches' bound $cb bytes): the same stacks" \
+		cmp "$tmp/chain.want" "$tmp/chain.$cb.folded"
+done
+check "two stacks after one first caller: 8 of 12 samples taken as one text at it, 3 under kernel frames at a later caller" \
+	grep -q '^perf stats: 15 samples, 8 found .* first caller, 3 at a later one, 29 callers' "$tmp/chain.0.stats"
 mkdir -p "$tmp/bad2"
 {
 	for i in 1 2 3; do cand_h 1 1.0$i; cand_f 40100$i a+0x$i; cand_bcd; echo; done
