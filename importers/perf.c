@@ -296,12 +296,75 @@ static int header_again(struct pr *r, char *line, size_t len)
 	return 1;
 }
 
+/* The sample of the header before but for its thread and time, where
+ * line ends with the same tokens after its time (the period, the
+ * event), the time token before them, and before it [CPU] where the
+ * header before had one and PID/TID or TID, after words without a ':'
+ * (none of them a time) and within parse_header_full's 24 tokens: what
+ * it would make of the line. 1, else 0. (A program's threads take turns:
+ * the header before is most often another thread's.) */
+static int header_thread(struct pr *r, char *line, size_t len)
+{
+	size_t suf = r->nhprev - r->hte;
+	if (!r->hvalid || len < suf + 4 ||
+	    memcmp(line + len - suf, r->hprev + r->hte, suf))
+		return 0;
+	size_t te = len - suf, ts = te;
+	while (ts && line[ts - 1] != ' ' && line[ts - 1] != '\t')
+		ts--;
+	uint64_t time;
+	if (!ts || parse_time(line + ts, te - ts, &time) ||
+	    memchr(line, ':', ts))
+		return 0;
+	struct tok t[24];
+	size_t nt = 0;
+	char *e = line, *end = line + ts;
+	for (;;) {
+		while (e < end && (*e == ' ' || *e == '\t'))
+			e++;
+		if (e == end)
+			break;
+		if (nt + r->hntafter >= 24)
+			return 0;
+		t[nt].s = e;
+		while (e < end && *e && *e != ' ' && *e != '\t')
+			e++;
+		if (e < end && !*e)
+			return 0; /* (a NUL: the full parse stops there) */
+		t[nt].n = (size_t)(e - t[nt].s);
+		nt++;
+	}
+	size_t j = nt;
+	if (j && r->hcpu && is_cpu(&t[j - 1]))
+		j--;
+	if (!j || j != nt - (size_t)r->hcpu || take_ids(r, &t[j - 1]))
+		return 0;
+	r->time = time;
+	r->open = 1;
+	r->hline = r->in.lineno;
+	r->nfr = 0;
+	r->nbuf = 0;
+	r->nlids = 0;
+	r->lastnew = 0;
+	/* (the header before now: header_again's) */
+	if (r->caphprev < len + 1) {
+		r->caphprev = 2 * len + 64;
+		r->hprev = pc_xrealloc(r->hprev, r->caphprev, 1);
+	}
+	memcpy(r->hprev, line, len);
+	r->nhprev = len;
+	r->hts = ts;
+	r->hte = te;
+	return 1;
+}
+
 static int parse_header(struct pr *r, char *line, size_t len,
 			struct pc_err *err)
 {
-	if (header_again(r, line, len))
+	if (header_again(r, line, len) || header_thread(r, line, len))
 		return 1;
 	r->hvalid = 0;
+	r->stat_hfull++;
 	return parse_header_full(r, line, len, err);
 }
 
@@ -382,9 +445,10 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 	/* the stack on the header's line (a sample without a call chain):
 	 * an address then a symbol */
 	r->chain = 1;
-	if (r->has_time && (k >= nt || !(t[k].n <= 16 &&
-					  hex_token(t[k].s, t[k].n)))) {
-		/* (kept for header_again: a chain follows) */
+	if (r->has_time && nt < 24 &&
+	    (k >= nt || !(t[k].n <= 16 && hex_token(t[k].s, t[k].n)))) {
+		/* (kept for header_again and header_thread: a chain
+		 * follows, and no token was left out) */
 		if (r->caphprev < len + 1) {
 			r->caphprev = 2 * len + 64;
 			r->hprev = pc_xrealloc(r->hprev, r->caphprev, 1);
@@ -393,6 +457,8 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 		r->nhprev = len;
 		r->hts = (size_t)(t[tt].s - line);
 		r->hte = r->hts + t[tt].n;
+		r->hntafter = nt - tt;
+		r->hcpu = tt && is_cpu(&t[tt - 1]);
 		r->hvalid = 1;
 	}
 	if (k < nt) {
@@ -519,11 +585,13 @@ static int read_text(struct pr *r, struct pc_err *err)
 	if (getenv("PROFCONV_PERF_STATS")) /* (the tests' count of work) */
 		fprintf(stderr, "perf stats: %llu samples, %llu found by their "
 			"callers' text at the first caller, %llu at a later "
-			"one, %llu callers' lines looked up\n",
+			"one, %llu callers' lines looked up, %llu sample "
+			"lines parsed whole\n",
 			(unsigned long long)r->samples,
 			(unsigned long long)r->stat_hit[0],
 			(unsigned long long)r->stat_hit[1],
-			(unsigned long long)r->stat_lines);
+			(unsigned long long)r->stat_lines,
+			(unsigned long long)r->stat_hfull);
 	if (!rc && !db->title) {
 		char title[4200];
 		snprintf(title, sizeof title, "perf samples: %s", r->path);

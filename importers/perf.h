@@ -140,6 +140,7 @@ struct pr {
 					   * at their first caller, at a
 					   * later one; callers' lines
 					   * looked up (PROFCONV_PERF_STATS) */
+	uint64_t stat_hfull; /* sample lines parsed token by token */
 	/* the bounds of the caches (perf_stack_init) */
 	size_t sc_bytes, sc_slots, lt_bytes, lent_max;
 	/* callers seen and first frames seen (struct scache): a sample
@@ -171,6 +172,8 @@ struct pr {
 	 * hte) is that sample's but for the time */
 	char *hprev;
 	size_t nhprev, caphprev, hts, hte;
+	size_t hntafter; /* its tokens from the time on */
+	int hcpu;        /* a [CPU] token before the time */
 	int hvalid;
 };
 

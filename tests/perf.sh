@@ -316,7 +316,41 @@ for cb in 0 1 200; do
 done
 check "two stacks after one first caller: 8 of 12 samples taken as one text at it, 3 under kernel frames at a later caller" \
 	grep -q '^perf stats: 15 samples, 8 found .* first caller, 3 at a later one, 29 callers' "$tmp/chain.0.stats"
+# threads taking turns: a sample line that ends as the one before it
+# (period, event) after its time, its thread's ids before the time, is
+# read without parsing it token by token (a command's name of words and
+# numbers; a [CPU] where the one before had none, and the other way: parsed
+# whole); the same stacks as stackcollapse-perf.pl makes of them
+hdr_s() { printf '%s\n' "$1"; cand_f 401000 a+0x0; cand_f 402010 b+0x10; echo; }
+{
+	for i in 1 2 3; do
+		hdr_s "prog 7/7 3.00000$i: 10 cpu-clock: "
+		hdr_s "prog 7/8 3.00001$i: 10 cpu-clock: "
+		hdr_s "my prog 2 7/9 3.00002$i: 10 cpu-clock: "
+	done
+	hdr_s 'prog 7/8 [001] 3.000030: 10 cpu-clock: '
+	hdr_s 'prog 7/9 [001] 3.000031: 10 cpu-clock: '
+	hdr_s 'prog 7/7 3.000032: 20 cpu-clock: '
+	hdr_s 'prog 7/8 3.000033: 20 cpu-clock: '
+} >"$tmp/hdr.txt"
+printf '%s\n' '[main thread];b;a 50' '[application thread];b;a 100' >"$tmp/hdr.want"
+PROFCONV_PERF_STATS=1 "$PROFCONV" convert -q "$tmp/hdr.txt" -t folded \
+	--min-width=0 -o "$tmp/hdr.folded" 2>"$tmp/hdr.stats"
+check "threads taking turns: the same stacks" cmp "$tmp/hdr.want" "$tmp/hdr.folded"
+check "threads taking turns: 3 of 13 sample lines parsed token by token" \
+	grep -q '^perf stats: 13 samples, .*, 3 sample lines parsed whole$' "$tmp/hdr.stats"
+"$PROFCONV" dump -q "$tmp/hdr.txt" | sed -n '/^values/,/^trace p1/p' >"$tmp/hdr.dump"
+printf '%s\n' 'values 3' 'p0 c3 m0 50' 'p1 c6 m0 60' 'p2 c6 m0 40' 'traces 3' \
+	'trace p0 4' 3000001000 3000002000 3000003000 3000032000 'trace p1 5' |
+	sed 's/^3.*/& c3/' >"$tmp/hdr.dwant"
+check "threads taking turns: each thread's samples, their periods and times" \
+	cmp "$tmp/hdr.dwant" "$tmp/hdr.dump"
 mkdir -p "$tmp/bad2"
+hb=0
+for l in 'x 1.5: 7/8 3.000040: 10 cpu-clock: ' 'prog abc 3.000041: 10 cpu-clock: '; do
+	hb=$((hb + 1))
+	{ cat "$tmp/hdr.txt"; hdr_s "$l"; } >"$tmp/bad2/hdr-bad$hb.txt"
+done
 {
 	for i in 1 2 3; do cand_h 1 1.0$i; cand_f 40100$i a+0x$i; cand_bcd; echo; done
 	cand_h 1 1.04; cand_f 401004 a+0x4; cand_f 402010 b+0x10; cand_f 403010 c+0x10
@@ -324,6 +358,8 @@ mkdir -p "$tmp/bad2"
 } >"$tmp/bad2/cand-bad.txt"
 bad_inputs "$tmp/bad2" <<'LIST'
 cand-bad.txt cand-bad.txt:23: a stack frame that does not start with an address
+hdr-bad1.txt hdr-bad1.txt:53: not a perf script sample: no process or thread id before the time in 'x 1.5: 7/8
+hdr-bad2.txt hdr-bad2.txt:53: not a perf script sample: no process or thread id before the time in 'prog abc
 LIST
 if ! sanitized && /usr/bin/time -f %M true >/dev/null 2>&1; then
 	for k in 1 10; do
