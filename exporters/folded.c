@@ -343,9 +343,16 @@ static void write_lines(struct fx *x)
 	size_t nc = x->nself;
 	struct tree t = { 0 };
 	t.map = pc_keymap_new();
-	node_get(&t, UINT32_MAX, NULL); /* 0: above every stack */
 	uint32_t *node = pc_xmalloc((nc + 1) * sizeof(uint32_t));
-	size_t cut = 0;
+	size_t cut = 0, nframes = 1;
+	/* (the tree's room for a node a frame at once: grown by doubling,
+	 * its map hashed again at every size) */
+	for (size_t c = 0; c < nc; c++)
+		nframes += x->fr.frame[c] == c;
+	pc_keymap_reserve(t.map, nframes);
+	t.n = pc_xmalloc(nframes * sizeof(*t.n));
+	t.cap = nframes;
+	node_get(&t, UINT32_MAX, NULL); /* 0: above every stack */
 	for (size_t c = 0; c < nc; c++) {
 		if (x->fr.frame[c] != c)
 			continue;
@@ -376,6 +383,8 @@ static void write_lines(struct fx *x)
 	size_t neg = 0;
 	for (size_t i = 1; i < t.len; i++) {
 		double v = t.n[i].v, b = t.n[i].b;
+		if (v == 0 && b == 0) /* (most nodes: a caller's frame) */
+			continue;
 		max = fmax(max, fmax(v, b));
 		total += v > 0 ? v : 0;
 		totalb += b > 0 ? b : 0;
