@@ -44,15 +44,17 @@ static int is_digits(const char *s, size_t n)
 	return 1;
 }
 
+/* a hex digit's value + 1 (0: not one) */
+static const unsigned char hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11,
+	['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex1[(unsigned char)c] - 1;
 }
 
 /* Digits [s, s + n) as a number: -1 if they overflow 64 bits. */
@@ -91,20 +93,31 @@ static int parse_time(const char *s, size_t n, uint64_t *ns)
 {
 	if (n < 4 || s[n - 1] != ':')
 		return -1;
-	/* digits, a dot, 1 to 9 digits */
+	/* digits, a dot, 1 to 9 digits (one pass: a sample's every line
+	 * has one) */
 	size_t ni = 0;
-	while (ni < n && s[ni] >= '0' && s[ni] <= '9')
+	uint64_t sec = 0;
+	unsigned d;
+	while (ni < n && (d = (unsigned)(s[ni] - '0')) < 10) {
+		/* (dec64's bound: 19 digits always fit) */
+		if (ni >= 19 && (sec > UINT64_MAX / 10 ||
+				 (sec == UINT64_MAX / 10 &&
+				  d > UINT64_MAX % 10)))
+			return -1;
+		sec = sec * 10 + d;
 		ni++;
+	}
 	if (!ni || ni + 2 >= n || s[ni] != '.')
 		return -1;
-	const char *dot = s + ni;
 	size_t nf = n - 2 - ni;
-	if (nf > 9 || !is_digits(dot + 1, nf))
+	if (nf > 9 || sec > UINT64_MAX / 1000000000u - 1)
 		return -1;
-	uint64_t sec, frac;
-	if (dec64(s, ni, &sec) || dec64(dot + 1, nf, &frac) ||
-	    sec > UINT64_MAX / 1000000000u - 1)
-		return -1;
+	uint64_t frac = 0;
+	for (size_t i = ni + 1; i < n - 1; i++) {
+		if ((d = (unsigned)(s[i] - '0')) >= 10)
+			return -1;
+		frac = frac * 10 + d;
+	}
 	for (size_t i = nf; i < 9; i++)
 		frac *= 10;
 	*ns = sec * 1000000000u + frac;
@@ -248,11 +261,31 @@ static int is_cpu(const struct tok *t)
 /* "PID/TID" or "TID" into the sample: 0, or -1 if t is neither. */
 static int take_ids(struct pr *r, const struct tok *t)
 {
+	/* (PID/TID: most often a few digits each, read in one pass) */
+	size_t a = 0;
+	uint64_t v = 0;
+	unsigned d;
+	while (a < t->n && a < 19 && (d = (unsigned)(t->s[a] - '0')) < 10)
+		v = v * 10 + d, a++;
+	if (a && a < 19 && a < t->n && t->s[a] == '/') {
+		size_t b = t->n - a - 1;
+		uint64_t w = 0;
+		size_t i = a + 1;
+		while (i < t->n && i - a <= 19 &&
+		       (d = (unsigned)(t->s[i] - '0')) < 10)
+			w = w * 10 + d, i++;
+		if (b && i == t->n && b < 19) {
+			r->pid = v;
+			r->tid = w;
+			r->has_pid = 1;
+			return 0;
+		}
+	}
 	const char *sl = memchr(t->s, '/', t->n);
 	if (sl) {
-		size_t a = (size_t)(sl - t->s), b = t->n - a - 1;
-		if (!is_digits(t->s, a) || !is_digits(sl + 1, b) ||
-		    dec64(t->s, a, &r->pid) || dec64(sl + 1, b, &r->tid))
+		size_t a2 = (size_t)(sl - t->s), b = t->n - a2 - 1;
+		if (!is_digits(t->s, a2) || !is_digits(sl + 1, b) ||
+		    dec64(t->s, a2, &r->pid) || dec64(sl + 1, b, &r->tid))
 			return -1;
 		r->has_pid = 1;
 		return 0;

@@ -345,6 +345,21 @@ printf '%s\n' 'values 3' 'p0 c3 m0 50' 'p1 c6 m0 60' 'p2 c6 m0 40' 'traces 3' \
 	sed 's/^3.*/& c3/' >"$tmp/hdr.dwant"
 check "threads taking turns: each thread's samples, their periods and times" \
 	cmp "$tmp/hdr.dwant" "$tmp/hdr.dump"
+# numbers at the bounds of the one-pass readers of ids and times: a
+# pid of 20 digits, a tid and a time's seconds padded with zeros past 19
+# digits (read as the numbers they are)
+{
+	hdr_s 'prog 12345678901234567890/1 000000000000000000003.5: 10 cpu-clock: '
+	hdr_s 'prog 7/0000000000000000000008 3.6: 10 cpu-clock: '
+} >"$tmp/num.txt"
+"$PROFCONV" dump -q "$tmp/num.txt" | grep -A2 '^profiles\|^trace p' |
+	grep -v '^contexts\|^--' >"$tmp/num.dump"
+printf '%s\n' 'profiles 2' \
+	'p0 [RANK 0 phys=12345678901234567890(not hw)] [THREAD 0 phys=1(not hw)]' \
+	'p1 [RANK 1 phys=7(not hw)] [THREAD 0 phys=8(not hw)]' 'trace p0 1' \
+	'3500000000 c3' 'trace p1 1' '3600000000 c3' >"$tmp/num.want"
+check "ids of 20 digits and times padded past 19: the numbers they are" \
+	cmp "$tmp/num.want" "$tmp/num.dump"
 mkdir -p "$tmp/bad2"
 hb=0
 for l in 'x 1.5: 7/8 3.000040: 10 cpu-clock: ' 'prog abc 3.000041: 10 cpu-clock: '; do
