@@ -71,8 +71,11 @@ static void add(struct fx *x, const struct pc_db *db,
 		size_t more = db->ncontexts - x->nself;
 		x->self = pc_xrealloc(x->self, db->ncontexts, sizeof(double));
 		memset(x->self + x->nself, 0, more * sizeof(double));
-		x->selfb = pc_xrealloc(x->selfb, db->ncontexts, sizeof(double));
-		memset(x->selfb + x->nself, 0, more * sizeof(double));
+		if (x->base != PC_NONE) { /* (two runs only) */
+			x->selfb = pc_xrealloc(x->selfb, db->ncontexts,
+					       sizeof(double));
+			memset(x->selfb + x->nself, 0, more * sizeof(double));
+		}
 		x->nself = db->ncontexts;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -368,7 +371,8 @@ static void write_lines(struct fx *x)
 					   pc_frame_name(db, mdb, (pc_id)c));
 		}
 		t.n[node[c]].v += x->self[c];
-		t.n[node[c]].b += x->selfb[c];
+		if (x->selfb)
+			t.n[node[c]].b += x->selfb[c];
 	}
 	if (x->svg && x->o.svg.reverse)
 		reverse_stacks(&t);
