@@ -19,6 +19,9 @@
 #define SCACHE_BYTES ((size_t)32 << 20)
 /* and its slots (40 bytes each: 20 MiB) */
 #define SCACHE_SLOTS ((size_t)1 << 19)
+/* Its slots' sizes in bytes skipped (blocks glibc maps in small pages) */
+#define SC_SMALL ((size_t)1 << 20)
+#define SC_HUGE ((size_t)4 << 20)
 /* The table of callers' lines is emptied (and the callers cache, whose
  * keys are its entries) when a sample starts with this many bytes of
  * text or entries in it (an entry is some 130 bytes) */
@@ -312,6 +315,14 @@ static struct scache *scache_slot(struct pr *r, int kind, uint64_t h,
 			struct scache *old = r->sc;
 			size_t nold = r->capsc;
 			r->capsc = r->capsc ? 2 * r->capsc : 1024;
+			/* (from 1 MiB on, at once to 4: glibc maps blocks of
+			 * 1 to 4 MiB in pages of 4 KiB, each faulted in twice,
+			 * probed empty then written; from 4 MiB on they take
+			 * huge pages, src/util.c) */
+			while (r->capsc * sizeof(*r->sc) > SC_SMALL &&
+			       r->capsc * sizeof(*r->sc) < SC_HUGE &&
+			       r->capsc < r->sc_slots)
+				r->capsc *= 2;
 			r->sc = pc_xcalloc(r->capsc, sizeof(*r->sc));
 			for (size_t i = 0; i < nold; i++) {
 				if (!old[i].len)
