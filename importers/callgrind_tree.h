@@ -68,6 +68,12 @@
 #ifndef CG_HEAVY_EPS
 #define CG_HEAVY_EPS 1e-3
 #endif
+/* Where the tree is cut for certain, this part of the bound goes from
+ * the tree's budget to the rests (callgrind_budget.c, cg_rest_shift):
+ * 1/CG_REST_SHIFT */
+#ifndef CG_REST_SHIFT
+#define CG_REST_SHIFT 10
+#endif
 /* After this many cuts in a row of work below CG_MIN_SHARE, what is
  * pending goes to the rests as it lies (callgrind_tree.c) */
 #define CG_CUT_RUN 1024
@@ -382,6 +388,7 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw);
 size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);
+void cg_rest_shift(struct expand *x, size_t *cap, size_t hard);
 
 /* A max-heap of candidates by key, ties to the smaller id, so that the
  * order does not depend on the heap's: Prim's order of a group's
