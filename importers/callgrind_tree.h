@@ -45,6 +45,15 @@
 #ifndef CG_HEAVY_DIVERT
 #define CG_HEAVY_DIVERT 2e-4
 #endif
+/* ... but for a heavy function that trim would take this share of a
+ * total or more from, over all anchors, its places are kept from this
+ * share (callgrind_hpath.c, cg_hpath_rescue) */
+#ifndef CG_HEAVY_RESCUE
+#define CG_HEAVY_RESCUE 8e-3
+#endif
+#ifndef CG_HEAVY_KEEP
+#define CG_HEAVY_KEEP 5e-4
+#endif
 /* ... and of the room the rests have left, this part is kept from the
  * splits for the heavy paths */
 #ifndef CG_HEAVY_ROOM
@@ -266,6 +275,7 @@ struct expand {
 	 * heavy; the trie of paths (hn[0]: none), its hash table; the path
 	 * of the context being laid out */
 	uint8_t *heavy;
+	uint8_t *hkeep; /* per function: its light places kept (NULL: none) */
 	struct hnode {
 		uint32_t up, fn, depth;
 	} *hn;
@@ -341,6 +351,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry);
 /* callgrind_hpath.c: heavy paths */
 void cg_hpath_init(struct expand *x);
 void cg_hpath_free(struct expand *x);
+void cg_hpath_rescue(struct expand *x);
 uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f);
 /* places of heavy paths below anchors (cg_lay_rests) */
 struct hplace {
