@@ -66,7 +66,7 @@
  * goal; a unit's weight beyond a goal counts CG_HEAVY_EPS of itself
  * (callgrind_hpath.c, cg_hplace_keep) */
 #ifndef CG_HEAVY_LOSS
-#define CG_HEAVY_LOSS 9e-3
+#define CG_HEAVY_LOSS 9.7e-3
 #endif
 #ifndef CG_HEAVY_OFF
 #define CG_HEAVY_OFF 1e-2
