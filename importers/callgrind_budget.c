@@ -233,7 +233,7 @@ static double whole_least(const struct expand *x)
  * contexts of the tree are its lightest, and a heavy function high in
  * the tree loses what its places below the anchors' summed frames
  * cannot hold (tmpl.cpp's execute_one_pass -2.50 points with 50,416
- * contexts for them, -1.04 with 75,050). A tree that may fit whole
+ * contexts for them, -0.89 with 75,050: a tenth). A tree that may fit whole
  * keeps its budget: it is laid out as it was. */
 void cg_rest_shift(struct expand *x, size_t *cap, size_t hard)
 {
