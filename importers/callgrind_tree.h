@@ -400,7 +400,7 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw);
 size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);
-void cg_rest_shift(struct expand *x, size_t *cap, size_t hard);
+void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard);
 
 /* A max-heap of candidates by key, ties to the smaller id, so that the
  * order does not depend on the heap's: Prim's order of a group's
