@@ -195,3 +195,61 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 	}
 	return cap;
 }
+
+/* A lower bound on the contexts of the whole tree, in the first metric:
+ * each instance of a one-function SCC that a root or a call with a cost
+ * in that metric reaches lays out its function context at least, and
+ * every such call below it an instance of its own (its path is its
+ * own: the contexts differ); what a recursive group lays out is not
+ * counted. SCCs come callees first, so one pass does it. */
+static double whole_least(const struct expand *x)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	double *least = pc_xcalloc(x->nsccs + 1, sizeof(double)), sum = 0;
+	for (uint32_t s = 0; s < x->nsccs; s++) {
+		if (x->sccs[s].n != 1)
+			continue;
+		uint32_t f = x->members[x->sccs[s].first];
+		double n = 1;
+		for (uint32_t j = x->edge_start[f]; j < x->edge_start[f + 1];
+		     j++) {
+			uint32_t e = x->edge_idx[j];
+			uint32_t t = x->scc_of[g->edges[e].to];
+			if (t != s && x->efrac[(size_t)e * nev] > 0)
+				n += least[t];
+		}
+		least[s] = n;
+		if (x->root[(size_t)s * nev] > 0 &&
+		    x->total[(size_t)s * nev] > 0)
+			sum += n;
+	}
+	free(least);
+	return sum;
+}
+
+/* Where the tree is cut for certain (the whole tree lays out more
+ * contexts than the cap leaves it: whole_least), 1/CG_REST_SHIFT of the
+ * bound `hard` goes from the tree's budget (and cap) to the rests,
+ * whose heavy paths' places it buys (callgrind_hpath.c): the last
+ * contexts of the tree are its lightest, and a heavy function high in
+ * the tree loses what its places below the anchors' summed frames
+ * cannot hold (tmpl.cpp's execute_one_pass -2.50 points with 50,416
+ * contexts for them, -0.89 with 75,050: a tenth). The rests' contexts
+ * hold more values than the tree's (a run's positions each have a cost:
+ * the cc1plus fixture's database grew 1.4% for the same contexts, past
+ * the 70 MiB of tests/callgrind_export.sh), so the bound `hard` gives
+ * up a twentieth of what moves. A tree that may fit whole keeps its
+ * budget: it is laid out as it was. */
+void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard)
+{
+	size_t caproom = *cap > x->reserve ? *cap - x->reserve : 0;
+	size_t shift = *hard / CG_REST_SHIFT;
+	size_t least = x->reserve + x->nocost + 1024;
+	if (!shift || x->budget < least + shift ||
+	    whole_least(x) <= (double)caproom)
+		return;
+	x->budget -= shift;
+	*cap = *cap - shift > x->budget ? *cap - shift : x->budget;
+	*hard -= shift / 20;
+}

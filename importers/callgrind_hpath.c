@@ -39,6 +39,8 @@ void cg_hpath_free(struct expand *x)
 	free(x->heavy);
 	free(x->hn);
 	free(x->hslot);
+	free(x->hkeep);
+	x->hkeep = NULL;
 	x->heavy = NULL;
 	x->hn = NULL;
 	x->hslot = NULL;
@@ -521,17 +523,22 @@ void cg_hplace_free(struct hplace *t)
 
 /* Path p at anchor `at` without its places lighter than min (t holds
  * the weights of the anchor's rest by path): the nearest place above
- * it of min or more, or the anchor's own path. */
+ * it of min or more, or the anchor's own path; but the lowest place of
+ * a function kept (x->hkeep, cg_hpath_rescue) of CG_HEAVY_KEEP or
+ * more, with the path above it, where that lies lower. */
 uint32_t cg_hplace_trim(const struct expand *x, const struct hplace *t,
 			uint32_t at, uint32_t p, double min)
 {
-	uint32_t top = x->hn[x->anchors[at].hpath].depth, q = p;
+	uint32_t top = x->hn[x->anchors[at].hpath].depth, q = p, k = 0;
 	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
 		const struct hpl *h = hplace_find(t, at, n);
 		if (h && h->w < min)
 			q = x->hn[n].up;
+		if (!k && h && x->hkeep && x->hkeep[x->hn[n].fn] &&
+		    h->w >= CG_HEAVY_KEEP)
+			k = n;
 	}
-	return q;
+	return k && x->hn[k].depth > x->hn[q].depth ? k : q;
 }
 
 /* An entry of the walk of an anchor's rest: the weights w of (kind,
@@ -649,4 +656,44 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw)
 	}
 	cg_hplace_free(&t);
 	an->rhead = UINT32_MAX;
+}
+
+/* The heavy functions whose paths are kept down to places of
+ * CG_HEAVY_KEEP (x->hkeep): those the trim to CG_HEAVY_MIN would take
+ * CG_HEAVY_RESCUE of a total or more from (the rests' entries below
+ * their places, over all anchors: what no unit can give back). Such a
+ * function is reached at many anchors by light places (tmpl.cpp's
+ * dom_walker::walk, below each pass that walks the dominator tree: 1.08
+ * points; grokdeclarator 0.96); keeping every light place (the trim at
+ * 0.01% for all) took 2.6 times the peak memory. */
+void cg_hpath_rescue(struct expand *x)
+{
+	double *tl = pc_xcalloc(x->g->nfns + 1, sizeof(double));
+	for (size_t a = 0; a < x->nanchors; a++) {
+		const struct anchor *an = &x->anchors[a];
+		struct hplace t = { 0 };
+		for (uint32_t i = an->rhead; i != UINT32_MAX;
+		     i = x->rents[i].next)
+			if (x->rents[i].hpath != an->hpath)
+				cg_hplace_add(x, &t, (uint32_t)a,
+					      x->rents[i].hpath,
+					      rent_share(x, i));
+		for (uint32_t i = an->rhead; i != UINT32_MAX && t.n;
+		     i = x->rents[i].next) {
+			uint32_t p = x->rents[i].hpath;
+			uint32_t q = cg_hplace_trim(x, &t, (uint32_t)a, p,
+						    CG_HEAVY_MIN);
+			double sh = q != p ? rent_share(x, i) : 0;
+			for (uint32_t n = p; n != q; n = x->hn[n].up)
+				tl[x->hn[n].fn] += sh;
+		}
+		cg_hplace_free(&t);
+	}
+	for (uint32_t f = 0; f < x->g->nfns; f++)
+		if (tl[f] >= CG_HEAVY_RESCUE) {
+			if (!x->hkeep)
+				x->hkeep = pc_xcalloc(x->g->nfns + 1, 1);
+			x->hkeep[f] = 1;
+		}
+	free(tl);
 }

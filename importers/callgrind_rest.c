@@ -923,6 +923,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	size_t end = cg_used(x) + avail; /* nothing beyond */
 	struct pieces p = { 0 };
 	size_t size0 = 0; /* the roots' own cuts */
+	cg_hpath_rescue(x);
 	for (size_t a = na; a-- > 0;) {
 		struct anchor *an = &x->anchors[a];
 		if (an->rhead == UINT32_MAX)

@@ -476,6 +476,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	x.acc = pc_xmalloc((x.nev + 1) * sizeof(double));
 	size_t hard; /* the bound of everything, rests included */
 	size_t cap = cg_default_cap(&x, opts, &hard);
+	cg_rest_shift(&x, &cap, &hard);
 	size_t room = x.budget > x.reserve ? x.budget - x.reserve : 0;
 	size_t caproom = cap > x.reserve ? cap - x.reserve : 0;
 	x.room = room;

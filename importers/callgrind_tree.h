@@ -45,6 +45,15 @@
 #ifndef CG_HEAVY_DIVERT
 #define CG_HEAVY_DIVERT 2e-4
 #endif
+/* ... but for a heavy function that trim would take this share of a
+ * total or more from, over all anchors, its places are kept from this
+ * share (callgrind_hpath.c, cg_hpath_rescue) */
+#ifndef CG_HEAVY_RESCUE
+#define CG_HEAVY_RESCUE 8e-3
+#endif
+#ifndef CG_HEAVY_KEEP
+#define CG_HEAVY_KEEP 5e-4
+#endif
 /* ... and of the room the rests have left, this part is kept from the
  * splits for the heavy paths */
 #ifndef CG_HEAVY_ROOM
@@ -57,7 +66,7 @@
  * goal; a unit's weight beyond a goal counts CG_HEAVY_EPS of itself
  * (callgrind_hpath.c, cg_hplace_keep) */
 #ifndef CG_HEAVY_LOSS
-#define CG_HEAVY_LOSS 9e-3
+#define CG_HEAVY_LOSS 9.7e-3
 #endif
 #ifndef CG_HEAVY_OFF
 #define CG_HEAVY_OFF 1e-2
@@ -67,6 +76,13 @@
 #endif
 #ifndef CG_HEAVY_EPS
 #define CG_HEAVY_EPS 1e-3
+#endif
+/* Where the tree is cut for certain, this part of the bound goes from
+ * the tree's budget to the rests (callgrind_budget.c, cg_rest_shift):
+ * 1/CG_REST_SHIFT (a seventh: tmpl.cpp 0 functions off, stl.cpp 1;
+ * a tenth 1 and 2, a fifth 0 and 1 but more summed) */
+#ifndef CG_REST_SHIFT
+#define CG_REST_SHIFT 7
 #endif
 /* After this many cuts in a row of work below CG_MIN_SHARE, what is
  * pending goes to the rests as it lies (callgrind_tree.c) */
@@ -260,6 +276,7 @@ struct expand {
 	 * heavy; the trie of paths (hn[0]: none), its hash table; the path
 	 * of the context being laid out */
 	uint8_t *heavy;
+	uint8_t *hkeep; /* per function: its light places kept (NULL: none) */
 	struct hnode {
 		uint32_t up, fn, depth;
 	} *hn;
@@ -335,6 +352,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry);
 /* callgrind_hpath.c: heavy paths */
 void cg_hpath_init(struct expand *x);
 void cg_hpath_free(struct expand *x);
+void cg_hpath_rescue(struct expand *x);
 uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f);
 /* places of heavy paths below anchors (cg_lay_rests) */
 struct hplace {
@@ -382,6 +400,7 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw);
 size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);
+void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard);
 
 /* A max-heap of candidates by key, ties to the smaller id, so that the
  * order does not depend on the heap's: Prim's order of a group's

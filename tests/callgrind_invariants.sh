@@ -104,7 +104,7 @@ done
 big="py-json.out.gz cc1plus.out.gz prog.default.out prog.cachesim.out"
 heavy "whole numbers in the databases of $big (64 MiB)" || big=
 for f in prog.default.out@3000 pyS-cachesim.out.gz sparse-group.out.gz \
-	heavy-cut.out@2000 $big $made; do
+	heavy-cut.out@2000 heavy-trim.out@500 $big $made; do
 	opt=
 	case $f in *@*) opt="--max-contexts=${f#*@}" f=${f%@*} ;; esac
 	rm -rf "$tmp/w.d"

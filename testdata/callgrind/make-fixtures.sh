@@ -80,7 +80,7 @@ $vg --tool=callgrind --cache-sim=yes --callgrind-out-file=recinl.pair-cachesim.o
 # ld.so's recursive groups (tests/callgrind_invariants.sh)
 $vg --tool=callgrind --cache-sim=yes --callgrind-out-file=pyS-cachesim.out /usr/bin/python3 -S -c pass >/dev/null 2>&1
 gzip -9 -n -c pyS-cachesim.out >pyS-cachesim.out.gz
-# (sparse-group.out.gz and heavy-cut.out are written by hand, not made
+# (sparse-group.out.gz, heavy-cut.out and heavy-trim.out are written by hand, not made
 # here: their comment lines say what they hold)
 for f in cpp.default.out cpp.instr.out py-json.out cc1plus.out recur.out interp.out cache.out sort-threads.out recinl.out recinl.pair.out recinl.pair-cachesim.out perl.out; do gzip -9 -n -c $f > $f.gz; done
 cp *.gz "$here"
