@@ -14,14 +14,19 @@
 
 enum { POS_INSTR, POS_LINE, POS_BB };
 
-/* id -> name map of one compression table (ob, fl or fn). */
+/* id -> name map of one compression table (ob, fl or fn): entry
+ * dir[id] where ids are below ndir (PC_NONE: none), else in map. */
 struct idtab {
 	struct pc_keymap *map;
+	pc_id *dir;
+	size_t ndir;
 	struct idname {
 		uint64_t id;
 		const char *name;
 		/* (fn= and cfn=) the model function of the name with module
-		 * fmod and file ffile, found once: func, PC_NONE if not yet */
+		 * fmod and file ffile, found once: func, PC_NONE if not yet;
+		 * (fl and ob) the model file or module of the name, found
+		 * once: func, PC_NONE if not yet or none ("???") */
 		pc_id func, fmod, ffile;
 	} *e;
 	size_t n, cap;
@@ -84,6 +89,9 @@ struct parser {
 	struct cg_graph g;
 	int part_has_data;
 	uint64_t *line_costs; /* scratch, nev */
+	/* a line number and its bytes as valgrind writes a cost line at
+	 * it, but the counts (cost_bytes: cost_apply's) */
+	uint64_t bytes_line, line_bytes;
 
 	/* two runs on one tree (callgrind_pair.c): each part's graph goes
 	 * to held, not laid out; events named with suffix (NULL: none) */

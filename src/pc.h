@@ -874,6 +874,11 @@ struct pc_lines {
 	size_t max_line; /* longest line accepted (bytes) */
 };
 #define PC_MAX_LINE_DEFAULT ((size_t)4 << 20)
+/* A reader may parse lines in place, in buf[pos, end) (ahead of
+ * pc_lines_next, moving pos and lineno past the lines it took):
+ * buf[end] is 0 and the PC_LINES_PAD bytes from end on are readable
+ * (a word may be loaded at any byte up to end). */
+#define PC_LINES_PAD 16
 int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 		  struct pc_err *err);
 /* 1: *line (NUL-terminated, \n and \r stripped) with *len; 0: end of
