@@ -100,6 +100,28 @@ struct parser {
 	const char *suffix;
 };
 
+/* callgrind.c: an error at the current line; a number (decimal or 0x
+ * hex: the end, NULL if none or past 64 bits); the counts of s into
+ * out[0..n), zeros for those not given (*end, if not NULL, where the
+ * reading stopped) */
+int cg_fail(struct parser *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *cg_parse_u64(const char *s, uint64_t *out, int *overflow);
+int cg_parse_counts(struct parser *p, const char *s, uint64_t *out,
+		    size_t n, const char *what, const char **end);
+
+static inline const char *cg_skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* callgrind_head.c: a header line "key: val"; the format's probe */
+int cg_header_line(struct parser *p, const char *key, size_t klen,
+		   const char *val);
+int cg_probe(const struct pc_probe *pr);
+
 /* callgrind_part.c */
 void cg_start_graph(struct parser *p);
 void cg_reset_part_header(struct parser *p);

@@ -126,11 +126,12 @@ int pc_path_ends(const char *path, const char *suffix)
 
 #define READ_CHUNK (1u << 20)
 
-/* The buffer of cap bytes with PC_LINES_PAD more, all defined (zeros):
- * a reader parsing in place may load a word at any byte up to end. */
+/* The buffer of cap bytes and the 0 after the bytes read (pc_lines). */
 static char *lines_buf(size_t cap)
 {
-	return pc_xcalloc(cap + PC_LINES_PAD, 1);
+	char *b = pc_xmalloc(cap + 1);
+	b[0] = 0;
+	return b;
 }
 
 int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
@@ -152,6 +153,7 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 		r->buf = lines_buf(r->cap);
 		memcpy(r->buf, std_in.pre, std_in.npre);
 		r->end = std_in.npre;
+		r->buf[r->end] = 0;
 		free(std_in.pre);
 		std_in.pre = NULL;
 		std_in.npre = 0;
@@ -204,9 +206,8 @@ static int fill(struct pc_lines *r, struct pc_err *err)
 		r->pos = 0;
 	}
 	if (r->cap - r->end < READ_CHUNK) {
-		r->buf = pc_xrealloc(r->buf, r->cap * 2 + PC_LINES_PAD, 1);
-		memset(r->buf + r->cap + PC_LINES_PAD, 0, r->cap);
 		r->cap *= 2;
+		r->buf = pc_xrealloc(r->buf, r->cap + 1, 1);
 	}
 	int n = gzread(r->gz, r->buf + r->end, READ_CHUNK);
 	if (n < 0) {
@@ -226,7 +227,7 @@ static int fill(struct pc_lines *r, struct pc_err *err)
 					      "cannot read: %s", gz_msg(r, msg));
 	}
 	r->end += (size_t)n;
-	r->buf[r->end] = 0; /* (the end of the bytes read: PC_LINES_PAD) */
+	r->buf[r->end] = 0; /* (see struct pc_lines) */
 	if (r->diag && r->size >= (64u << 20)) {
 		uint64_t off = (uint64_t)gzoffset(r->gz);
 		if (off >= r->next_progress) {
