@@ -14,26 +14,55 @@ static int idname_eq(const void *ctx, pc_id id, const void *key)
 	return t->e[id].id == *(const uint64_t *)key;
 }
 
-/* The entry of id (PC_NONE: none). */
-static pc_id idtab_get(const struct idtab *t, uint64_t id)
+/* The entry of id (PC_NONE: none): by its index where ids are small
+ * (dir), in the map past them. */
+static inline pc_id idtab_get(const struct idtab *t, uint64_t id)
 {
+	if (id < t->ndir)
+		return t->dir[id];
 	if (!t->map)
 		return PC_NONE;
 	return pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
 }
 
+/* dir grown to cover id if the ids are dense enough (it stays within
+ * some four times the entries: a few large ids go to the map); the
+ * entries of the ids it covers now moved into it. */
+static void idtab_dir(struct idtab *t, uint64_t id)
+{
+	size_t lim = 4 * (t->n + 1) + 4096;
+	if (id >= lim)
+		return;
+	size_t n = t->ndir * 2 > id + 1 ? t->ndir * 2 : (size_t)id + 1;
+	if (n > lim)
+		n = (size_t)id + 1;
+	t->dir = pc_xrealloc(t->dir, n, sizeof(*t->dir));
+	for (size_t i = t->ndir; i < n; i++)
+		t->dir[i] = PC_NONE;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].id >= t->ndir && t->e[i].id < n)
+			t->dir[t->e[i].id] = (pc_id)i;
+	t->ndir = n;
+}
+
 static pc_id idtab_set(struct idtab *t, uint64_t id, const char *name)
 {
-	if (!t->map)
-		t->map = pc_keymap_new();
-	pc_id i = pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
+	pc_id i = idtab_get(t, id);
 	if (i != PC_NONE) {
 		t->e[i] = (struct idname){ id, name, PC_NONE, 0, 0 };
 		return i;
 	}
 	PC_GROW(t->e, t->n, t->cap);
 	t->e[t->n] = (struct idname){ id, name, PC_NONE, 0, 0 };
-	pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
+	if (id >= t->ndir)
+		idtab_dir(t, id);
+	if (id < t->ndir) {
+		t->dir[id] = (pc_id)t->n;
+	} else {
+		if (!t->map)
+			t->map = pc_keymap_new();
+		pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
+	}
 	return (pc_id)t->n++;
 }
 
@@ -41,11 +70,10 @@ static void idtab_free(struct idtab *t)
 {
 	pc_keymap_free(t->map);
 	free(t->e);
+	free(t->dir);
 }
 
-static int fail(struct parser *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int fail(struct parser *p, const char *fmt, ...)
+int cg_fail(struct parser *p, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -55,16 +83,9 @@ static int fail(struct parser *p, const char *fmt, ...)
 	return pc_err_at_line(p->err, p->path, p->in.lineno, "%s", msg);
 }
 
-static const char *skip_space(const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
-
 /* Parses an unsigned decimal (or 0x hex) number. Returns the end, or
  * NULL if there is no number or it does not fit in 64 bits. */
-static const char *parse_u64(const char *s, uint64_t *out, int *overflow)
+const char *cg_parse_u64(const char *s, uint64_t *out, int *overflow)
 {
 	uint64_t v = 0;
 	const char *start;
@@ -112,7 +133,7 @@ static inline const char *parse_num(const char *s, uint64_t *out,
 {
 	unsigned d = (unsigned)(unsigned char)s[0] - '0';
 	if (d > 9 || (d == 0 && (s[1] == 'x' || s[1] == 'X')))
-		return parse_u64(s, out, overflow);
+		return cg_parse_u64(s, out, overflow);
 	uint64_t v = d;
 	const char *e = s + 1;
 	while ((d = (unsigned)(unsigned char)*e - '0') <= 9) {
@@ -120,7 +141,7 @@ static inline const char *parse_num(const char *s, uint64_t *out,
 		e++;
 	}
 	if (e - s > 19)
-		return parse_u64(s, out, overflow);
+		return cg_parse_u64(s, out, overflow);
 	*overflow = 0;
 	*out = v;
 	return e;
@@ -165,79 +186,18 @@ static inline double digits10(uint64_t v)
 	return (double)(t + (w >= p10[t]));
 }
 
-/* The unit an event's name carries, as Xdebug writes them
- * ("Time_(10ns)", "Memory_(bytes)"): a time (s, ms, us or ns, after a
- * power of ten or not) or bytes; "" for any other name. */
-static const char *event_unit(struct pc_db *db, const char *name)
-{
-	size_t n = strlen(name);
-	const char *u = strrchr(name, '(');
-	if (!u || name[n - 1] != ')')
-		return "";
-	u++;
-	size_t len = (size_t)(name + n - 1 - u);
-	const char *v = u;
-	if (*v == '1')
-		for (v++; *v == '0'; v++)
-			;
-	static const char *const units[] = { "s", "ms", "us", "ns", "bytes" };
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		const char *w = i < 4 ? v : u; /* (bytes: no power of ten) */
-		size_t k = strlen(units[i]);
-		if ((size_t)(name + n - 1 - w) == k && !strncmp(w, units[i], k))
-			return pc_intern(db, u, len);
-	}
-	return "";
-}
-
-/* A header line that begins a new part once the current one has data. */
-static void maybe_new_part(struct parser *p)
-{
-	if (p->part_has_data) {
-		cg_finish_part(p);
-		/* the event set and positions stay until redefined; name
-		 * compression tables stay for the whole file */
-	}
-}
-
-/* An event's metric name: as written, but for "Calls", the name of the
- * metric of the calls= counts, which the event's costs would join. */
-static const char *event_name(struct parser *p, const char *s, size_t n)
-{
-	const char *name = pc_intern(p->db, s, n);
-	if (!strcmp(name, PC_CALLS_METRIC)) {
-		if (!p->warned_calls++)
-			pc_warn(p->db->diag, "%s:%llu: an event named '%s' is "
-				"read as '%s_event': '%s' holds the calls= "
-				"counts", p->path,
-				(unsigned long long)p->in.lineno,
-				PC_CALLS_METRIC, PC_CALLS_METRIC,
-				PC_CALLS_METRIC);
-		name = pc_intern_cstr(p->db, PC_CALLS_METRIC "_event");
-	}
-	if (p->suffix) { /* (NEW's of a pair) */
-		size_t k = strlen(name);
-		char *b = pc_xmalloc(k + strlen(p->suffix) + 1);
-		memcpy(b, name, k);
-		strcpy(b + k, p->suffix);
-		name = pc_intern_cstr(p->db, b);
-		free(b);
-	}
-	return name;
-}
-
 /* The counts of s into out[0..n), zeros for those not given; *end (if
  * not NULL) where the reading stopped: the line's end. */
-static int parse_counts(struct parser *p, const char *s, uint64_t *out,
-			size_t n, const char *what, const char **end)
+int cg_parse_counts(struct parser *p, const char *s, uint64_t *out,
+		    size_t n, const char *what, const char **end)
 {
 	size_t i = 0;
 	for (;;) {
-		s = skip_space(s);
+		s = cg_skip_space(s);
 		if (!*s)
 			break;
 		if (i == n)
-			return fail(p, "%s has more than the %zu counts of "
+			return cg_fail(p, "%s has more than the %zu counts of "
 				    "'events:'", what, n);
 		const char *f = dec_fast(s, &out[i]);
 		if (f) {
@@ -248,11 +208,11 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 		int of, neg = *s == '-';
 		const char *e = parse_num(s + neg, &out[i], &of);
 		if (!e || (*e && *e != ' ' && *e != '\t'))
-			return fail(p, of ? "%s: count past 64 bits" :
+			return cg_fail(p, of ? "%s: count past 64 bits" :
 				    "%s: bad count '%.40s'", what, s);
 		if (neg) { /* (Xdebug's memory: signed, two's complement) */
 			if (out[i] > (uint64_t)INT64_MAX + 1)
-				return fail(p, "%s: count past 64 bits", what);
+				return cg_fail(p, "%s: count past 64 bits", what);
 			out[i] = 0 - out[i];
 			p->negev[i] = 1;
 			p->anyneg = 1;
@@ -267,166 +227,6 @@ static int parse_counts(struct parser *p, const char *s, uint64_t *out,
 	return 0;
 }
 
-static int set_events(struct parser *p, const char *s)
-{
-	maybe_new_part(p);
-	free(p->ev);
-	p->ev = NULL;
-	p->nev = 0;
-	size_t cap = 0;
-	for (;;) {
-		s = skip_space(s);
-		if (!*s)
-			break;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
-		if (p->nev >= MAX_EVENTS)
-			return fail(p, "more than %d events", MAX_EVENTS);
-		const char *name = event_name(p, s, (size_t)(e - s));
-		const char *desc = "";
-		for (size_t i = 0; i + 1 < p->nlong; i += 2)
-			if (strcmp(p->longnames[i], name) == 0)
-				desc = p->longnames[i + 1];
-		for (size_t i = 0; i < p->nev; i++)
-			if (p->db->metrics[p->ev[i]].name == name)
-				return fail(p, "event '%s' listed twice in "
-					    "'events:'", name);
-		PC_GROW(p->ev, p->nev, cap);
-		/* whole numbers, unless 'event:' scales them */
-		p->ev[p->nev++] = pc_metric_get_whole(p->db, name, desc,
-						      event_unit(p->db, name));
-		s = e;
-	}
-	if (p->nev == 0)
-		return fail(p, "'events:' lists no events");
-	p->summary = pc_xrealloc(p->summary, p->nev, sizeof(uint64_t));
-	p->totals = pc_xrealloc(p->totals, p->nev, sizeof(uint64_t));
-	p->selfsum = pc_xrealloc(p->selfsum, p->nev, sizeof(uint64_t));
-	free(p->negev);
-	p->negev = pc_xcalloc(p->nev, 1);
-	p->anyneg = 0;
-	p->line_costs = pc_xrealloc(p->line_costs, p->nev, sizeof(uint64_t));
-	p->have_summary = p->have_totals = 0;
-	cg_start_graph(p);
-	return 0;
-}
-
-/* A long name that ends in " (xN)", N a power of ten, is an event that
- * profconv's writer scaled to whole numbers (a metric of seconds, say),
- * and one that ends in " (x1e-K)" an event it scaled down to fit 64
- * bits: returns N (10^-K) and drops the mark from the name, else 1. */
-static double unscale(struct pc_db *db, const char **longname)
-{
-	const char *l = *longname;
-	size_t n = strlen(l);
-	if (n < 6 || l[n - 1] != ')')
-		return 1;
-	size_t j = n - 1, kd = 0;
-	while (j > 0 && l[j - 1] >= '0' && l[j - 1] <= '9') {
-		j--;
-		kd++;
-	}
-	if (kd && kd <= 2 && j >= 6 && !strncmp(l + j - 6, " (x1e-", 6)) {
-		*longname = pc_intern(db, l, j - 6);
-		return pow(10, -strtod(l + j, NULL));
-	}
-	size_t i = n - 1, digits = 0;
-	while (i > 0 && l[i - 1] == '0') {
-		i--;
-		digits++;
-	}
-	if (!digits || digits > 15 || i < 4 || l[i - 1] != '1' ||
-	    strncmp(l + i - 4, " (x1", 4))
-		return 1;
-	*longname = pc_intern(db, l, i - 4);
-	return pow(10, (double)digits);
-}
-
-/* "event: NAME [= FORMULA] [: LONG NAME]" */
-static int parse_event(struct parser *p, const char *s)
-{
-	s = skip_space(s);
-	const char *e = s;
-	while (*e && *e != ' ' && *e != '\t' && *e != ':' && *e != '=')
-		e++;
-	if (e == s)
-		return fail(p, "'event:' without a name");
-	const char *name = event_name(p, s, (size_t)(e - s));
-	const char *colon = strchr(e, ':');
-	const char *eq = strchr(e, '=');
-	if (eq && (!colon || eq < colon))
-		return 0; /* derived event: no data of its own */
-	if (!colon)
-		return 0;
-	const char *l = skip_space(colon + 1);
-	size_t n = strlen(l);
-	while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
-		n--;
-	const char *longname = pc_intern(p->db, l, n);
-	double d = unscale(p->db, &longname);
-	if (d != 1) {
-		pc_id m = pc_metric_get(p->db, name, longname, "");
-		if (m >= p->ndiv) {
-			size_t k = p->ndiv;
-			p->ndiv = (size_t)m + 16;
-			p->div = pc_xrealloc(p->div, p->ndiv, sizeof(double));
-			while (k < p->ndiv)
-				p->div[k++] = 1;
-		}
-		p->div[m] = d;
-	}
-	PC_GROW(p->longnames, p->nlong + 1, p->caplong);
-	p->longnames[p->nlong++] = (char *)name;
-	p->longnames[p->nlong++] = (char *)longname;
-	/* after 'events:': set it on the metric now */
-	for (size_t i = 0; i < p->nev; i++)
-		if (p->db->metrics[p->ev[i]].name == name)
-			pc_metric_get_whole(p->db, name, longname, "");
-	return 0;
-}
-
-static int parse_positions(struct parser *p, const char *s)
-{
-	p->npos = 0;
-	for (;;) {
-		s = skip_space(s);
-		if (!*s)
-			break;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
-		size_t n = (size_t)(e - s);
-		int kind;
-		if (n == 5 && !memcmp(s, "instr", 5))
-			kind = POS_INSTR;
-		else if (n == 4 && !memcmp(s, "line", 4))
-			kind = POS_LINE;
-		else if (n == 2 && !memcmp(s, "bb", 2))
-			kind = POS_BB;
-		else
-			return fail(p, "unknown position '%.*s' in "
-				    "'positions:'", (int)n, s);
-		for (int i = 0; i < p->npos; i++)
-			if (p->pos[i] == kind)
-				return fail(p, "position '%.*s' listed twice",
-					    (int)n, s);
-		p->pos[p->npos++] = kind;
-		s = e;
-	}
-	if (!p->npos)
-		return fail(p, "'positions:' lists nothing");
-	p->iline = p->iinstr = MAX_POS;
-	for (int i = 0; i < p->npos; i++) {
-		if (p->pos[i] == POS_LINE)
-			p->iline = i;
-		else if (p->pos[i] == POS_INSTR)
-			p->iinstr = i;
-	}
-	memset(p->last, 0, sizeof p->last);
-	return 0;
-}
-
 /* Name specifications: "(ID) name", "(ID)" or "name"; *ix is the
  * name's entry in t (PC_NONE: a name without an id, or an id never
  * defined). */
@@ -434,15 +234,15 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 		      const char **out, pc_id *ix)
 {
 	*ix = PC_NONE;
-	s = skip_space(s);
+	s = cg_skip_space(s);
 	if (s[0] == '(' && s[1] >= '0' && s[1] <= '9') {
 		uint64_t id;
 		int of;
-		const char *e = parse_u64(s + 1, &id, &of);
+		const char *e = cg_parse_u64(s + 1, &id, &of);
 		if (!e || *e != ')')
-			return fail(p, of ? "name id past 64 bits" :
+			return cg_fail(p, of ? "name id past 64 bits" :
 				    "bad name id in '%.40s'", s);
-		e = skip_space(e + 1);
+		e = cg_skip_space(e + 1);
 		if (*e) {
 			size_t n = strlen(e);
 			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
@@ -487,7 +287,7 @@ static pc_id function_of(struct parser *p, const char *name, pc_id ix,
 	struct idname *e = ix != PC_NONE ? &p->fn.e[ix] : NULL;
 	if (e && e->func != PC_NONE && e->fmod == mod && e->ffile == file)
 		return e->func;
-	pc_id func = pc_function_get(p->db, name, mod, 0, file, 0);
+	pc_id func = pc_function_get_interned(p->db, name, mod, 0, file, 0, 0);
 	if (e) {
 		e->func = func;
 		e->fmod = mod;
@@ -502,7 +302,7 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 				      uint64_t *pos)
 {
 	for (int i = 0; i < p->npos; i++) {
-		s = skip_space(s);
+		s = cg_skip_space(s);
 		uint64_t v, base = p->last[i];
 		int of = 0;
 		const char *e;
@@ -519,19 +319,19 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 			uint64_t d;
 			e = parse_num(s + 1, &d, &of);
 			if (!e) {
-				fail(p, of ? "position past 64 bits" :
+				cg_fail(p, of ? "position past 64 bits" :
 				     "bad relative position '%.40s'", s);
 				return NULL;
 			}
 			if (*s == '+') {
 				if (base > UINT64_MAX - d) {
-					fail(p, "position past 64 bits");
+					cg_fail(p, "position past 64 bits");
 					return NULL;
 				}
 				v = base + d;
 			} else {
 				if (d > base) {
-					fail(p, "relative position '%.40s' "
+					cg_fail(p, "relative position '%.40s' "
 					     "goes below zero", s);
 					return NULL;
 				}
@@ -547,13 +347,13 @@ static const char *parse_positions_of(struct parser *p, const char *s,
 						pos[i] = p->last[i];
 					return s;
 				}
-				fail(p, of ? "position past 64 bits" :
+				cg_fail(p, of ? "position past 64 bits" :
 				     "bad position '%.40s'", s);
 				return NULL;
 			}
 		}
 		if (*e && *e != ' ' && *e != '\t') {
-			fail(p, "bad position '%.40s'", s);
+			cg_fail(p, "bad position '%.40s'", s);
 			return NULL;
 		}
 		pos[i] = v;
@@ -570,7 +370,7 @@ static inline int line_addr(struct parser *p, const uint64_t *pos,
 	*line = pos[p->iline];
 	*addr = pos[p->iinstr];
 	if (*line > UINT32_MAX)
-		return fail(p, "line number %llu too large",
+		return cg_fail(p, "line number %llu too large",
 			    (unsigned long long)*line);
 	return 0;
 }
@@ -598,35 +398,13 @@ static void note_entry(struct parser *p, pc_id func)
 	}
 }
 
-/* A cost line; *end where its reading stopped (the line's end unless
- * it holds a NUL byte), NULL if not read to the end. */
-static int cost_line(struct parser *p, const char *s, const char **end)
+/* A cost line's costs (p->line_costs) at line and addr, after calls=
+ * (expect 'c': the call's inclusive cost) or not (a self cost); with
+ * known, nz of them are not zero and vbytes their bytes as valgrind
+ * writes them (each's digits and a blank), else found here. */
+static inline int cost_apply(struct parser *p, uint64_t line, uint64_t addr,
+			     int expect, int known, size_t nz, double vbytes)
 {
-	*end = NULL;
-	if (!p->nev)
-		return fail(p, "cost line before any 'events:' header");
-	uint64_t pos[MAX_POS + 1] = { 0 };
-	const char *rest = parse_positions_of(p, s, pos);
-	if (!rest)
-		return -1;
-	/* (all MAX_POS: those past npos are zero, never read; a loop to
-	 * npos became a call of memcpy) */
-	_Static_assert(MAX_POS == 3, "positions copied one by one");
-	p->last[0] = pos[0];
-	p->last[1] = pos[1];
-	p->last[2] = pos[2];
-	uint64_t line, addr;
-	if (line_addr(p, pos, &line, &addr))
-		return -1;
-	int expect = p->expect;
-	p->expect = 0;
-	if (expect == 'j')
-		return 0; /* source position of a jump: no cost for us */
-	if (parse_counts(p, rest, p->line_costs, p->nev,
-			 expect == 'c' ? "call cost line" : "cost line", end))
-		return -1;
-	if (p->cur_fn == UINT32_MAX)
-		return fail(p, "cost line before any 'fn='");
 	p->part_has_data = 1;
 	pc_id file = p->cur_file;
 	if (expect == 'c') {
@@ -665,14 +443,20 @@ static int cost_line(struct parser *p, const char *s, const char **end)
 	uint64_t *c = same ? g->rcost + (g->nrecs - 1) * g->nev :
 			     pc_cg_graph_rec(g, &key);
 	g->ncost++;
-	g->cost_bytes += 1 + (g->has_instr ? 4 : 0) + digits10(line);
+	/* (the line's digits once for a run of lines at one line) */
+	if (line != p->bytes_line) {
+		p->bytes_line = line;
+		p->line_bytes = 1 + (g->has_instr ? 4 : 0) +
+				(uint64_t)digits10(line);
+	}
+	g->cost_bytes += (double)p->line_bytes;
 	const uint64_t *lc = p->line_costs;
 	uint64_t *sum = p->selfsum;
 	size_t nev = p->nev;
 	if (!p->anyneg) { /* (counts unsigned: the usual file) */
 		for (size_t m = 0; m < nev; m++)
 			if (__builtin_add_overflow(sum[m], lc[m], &sum[m]))
-				return fail(p, "sum of costs past 64 bits");
+				return cg_fail(p, "sum of costs past 64 bits");
 	} else {
 		for (size_t m = 0; m < nev; m++) {
 			uint64_t v = lc[m];
@@ -680,9 +464,20 @@ static int cost_line(struct parser *p, const char *s, const char **end)
 			if (p->negev[m] ? __builtin_add_overflow(
 						  (int64_t)sum[m], (int64_t)v, &t) :
 					  sum[m] > UINT64_MAX - v)
-				return fail(p, "sum of costs past 64 bits");
+				return cg_fail(p, "sum of costs past 64 bits");
 			sum[m] += v;
 		}
+	}
+	if (known) {
+		if (same)
+			for (size_t m = 0; m < nev; m++)
+				c[m] += lc[m];
+		else
+			for (size_t m = 0; m < nev; m++)
+				c[m] = lc[m];
+		g->nonzero += (double)nz;
+		g->cost_bytes += vbytes;
+		return 0;
 	}
 	for (size_t m = 0; m < nev; m++) {
 		uint64_t v = lc[m];
@@ -696,15 +491,86 @@ static int cost_line(struct parser *p, const char *s, const char **end)
 	return 0;
 }
 
-/* valgrind's "???" is no name: an unknown file or object. */
-static pc_id file_of(struct parser *p, const char *name)
+/* A cost line; *end where its reading stopped (the line's end unless
+ * it holds a NUL byte), NULL if not read to the end. */
+static int cost_line(struct parser *p, const char *s, const char **end)
 {
-	return strcmp(name, "???") ? pc_file_get(p->db, name) : PC_NONE;
+	*end = NULL;
+	if (!p->nev)
+		return cg_fail(p, "cost line before any 'events:' header");
+	uint64_t pos[MAX_POS + 1] = { 0 };
+	const char *rest = parse_positions_of(p, s, pos);
+	if (!rest)
+		return -1;
+	/* (all MAX_POS: those past npos are zero, never read; a loop to
+	 * npos became a call of memcpy) */
+	_Static_assert(MAX_POS == 3, "positions copied one by one");
+	p->last[0] = pos[0];
+	p->last[1] = pos[1];
+	p->last[2] = pos[2];
+	uint64_t line, addr;
+	if (line_addr(p, pos, &line, &addr))
+		return -1;
+	int expect = p->expect;
+	p->expect = 0;
+	if (expect == 'j')
+		return 0; /* source position of a jump: no cost for us */
+	if (cg_parse_counts(p, rest, p->line_costs, p->nev,
+			 expect == 'c' ? "call cost line" : "cost line", end))
+		return -1;
+	if (p->cur_fn == UINT32_MAX)
+		return cg_fail(p, "cost line before any 'fn='");
+	return cost_apply(p, line, addr, expect, 0, 0, 0);
 }
 
-static pc_id object_of(struct parser *p, const char *name)
+/* ---- cost lines in place (the usual ones, ahead of pc_lines_next) ---- */
+
+/* A decimal of 1 to 19 digits at q: its value in *v, its end; NULL if
+ * q holds no digit or 20 or more. (A load of 8 bytes turned into up
+ * to 7 digits by masks and three multiplies took more instructions
+ * than this loop on the cost lines' short numbers: 250 against 239 M
+ * on a generated 10 MB file, 101 against 97 M on cc1plus.) */
+static inline const char *dec(const char *q, uint64_t *v)
 {
-	return strcmp(name, "???") ? pc_module_get(p->db, name) : PC_NONE;
+	unsigned d = (unsigned)(unsigned char)*q - '0';
+	if (d > 9)
+		return NULL;
+	uint64_t x = d;
+	const char *e = q + 1;
+	while ((d = (unsigned)(unsigned char)*e - '0') <= 9) {
+		x = x * 10 + d;
+		e++;
+	}
+	if (e - q > 19)
+		return NULL;
+	*v = x;
+	return e;
+}
+
+/* valgrind's "???" is no name: an unknown file or object. The model
+ * file or module of entry ix of the fl or ob table found once (a
+ * lookup by the name's text on each fl=, fi=, fe=, cfi=, ob= and cob=
+ * line was a tenth of the parse of a generated file). */
+static pc_id file_of(struct parser *p, const char *name, pc_id ix)
+{
+	struct idname *e = ix != PC_NONE ? &p->fl.e[ix] : NULL;
+	if (e && e->func != PC_NONE)
+		return e->func;
+	pc_id id = strcmp(name, "???") ? pc_file_get(p->db, name) : PC_NONE;
+	if (e)
+		e->func = id;
+	return id;
+}
+
+static pc_id object_of(struct parser *p, const char *name, pc_id ix)
+{
+	struct idname *e = ix != PC_NONE ? &p->ob.e[ix] : NULL;
+	if (e && e->func != PC_NONE)
+		return e->func;
+	pc_id id = strcmp(name, "???") ? pc_module_get(p->db, name) : PC_NONE;
+	if (e)
+		e->func = id;
+	return id;
 }
 
 /* "key=value" body lines. */
@@ -715,13 +581,13 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 	pc_id ix;
 #define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
 	if (p->expect == 'c')
-		return fail(p, "'calls=' must be followed by its cost line");
+		return cg_fail(p, "'calls=' must be followed by its cost line");
 	p->expect = 0;
 	if (IS("fn")) {
 		if (parse_name(p, &p->fn, val, &name, &ix))
 			return -1;
 		if (!p->nev)
-			return fail(p, "'fn=' before any 'events:' header");
+			return cg_fail(p, "'fn=' before any 'events:' header");
 		pc_id func = function_of(p, name, ix, p->cur_ob, p->cur_fl);
 		p->cur_fn = pc_cg_graph_fn(&p->g, func);
 		p->cur_func = func;
@@ -731,26 +597,26 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 	if (IS("fl")) {
 		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
-		p->cur_fl = p->cur_file = file_of(p, name);
+		p->cur_fl = p->cur_file = file_of(p, name, ix);
 		p->seen_fl = 1;
 		return 0;
 	}
 	if (IS("fi") || IS("fe")) {
 		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
-		p->cur_file = file_of(p, name);
+		p->cur_file = file_of(p, name, ix);
 		return 0;
 	}
 	if (IS("ob")) {
 		if (parse_name(p, &p->ob, val, &name, &ix))
 			return -1;
-		p->cur_ob = object_of(p, name);
+		p->cur_ob = object_of(p, name, ix);
 		return 0;
 	}
 	if (IS("cob")) {
 		if (parse_name(p, &p->ob, val, &name, &ix))
 			return -1;
-		p->cob = object_of(p, name);
+		p->cob = object_of(p, name, ix);
 		if (p->cob == PC_NONE)
 			p->cob = GIVEN_UNKNOWN;
 		return 0;
@@ -758,7 +624,7 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 	if (IS("cfi") || IS("cfl")) {
 		if (parse_name(p, &p->fl, val, &name, &ix))
 			return -1;
-		p->cfi = file_of(p, name);
+		p->cfi = file_of(p, name, ix);
 		if (p->cfi == PC_NONE)
 			p->cfi = GIVEN_UNKNOWN;
 		return 0;
@@ -776,19 +642,19 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 	}
 	if (IS("calls")) {
 		if (!p->cfn)
-			return fail(p, "'calls=' without a preceding 'cfn='");
+			return cg_fail(p, "'calls=' without a preceding 'cfn='");
 		if (p->cur_fn == UINT32_MAX)
-			return fail(p, "'calls=' before any 'fn='");
+			return cg_fail(p, "'calls=' before any 'fn='");
 		int of;
-		const char *e = parse_u64(skip_space(val), &p->call_count, &of);
+		const char *e = cg_parse_u64(cg_skip_space(val), &p->call_count, &of);
 		if (!e)
-			return fail(p, of ? "call count past 64 bits" :
+			return cg_fail(p, of ? "call count past 64 bits" :
 				    "bad call count in 'calls=%.40s'", val);
 		/* the target position (the callee's entry) is relative to
 		 * the base but does not move it; it may be absent */
 		p->call_addr = 0;
 		p->call_line = 0;
-		e = skip_space(e);
+		e = cg_skip_space(e);
 		if (*e) {
 			uint64_t pos[MAX_POS + 1] = { 0 }, line;
 			if (!parse_positions_of(p, e, pos) ||
@@ -809,75 +675,313 @@ static int spec_line(struct parser *p, const char *key, size_t klen,
 	return 0;
 }
 
-static int header_line(struct parser *p, const char *key, size_t klen,
-		       const char *val)
+/* ---- the usual lines in place (ahead of pc_lines_next) ---- */
+
+/* A hexadecimal of 1 to 16 digits at q: its value in *v, its end; NULL
+ * if q holds no digit or 17 or more. */
+static inline const char *hex(const char *q, uint64_t *v)
 {
-#define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
-	if (p->expect == 'c')
-		return fail(p, "'%.*s:' where the cost line of 'calls=' was "
-			    "expected", (int)klen, key);
-	p->expect = 0;
-	if (IS("events"))
-		return set_events(p, val);
-	if (IS("event"))
-		return parse_event(p, val);
-	if (IS("positions")) {
-		/* before or after 'events:', as KCachegrind accepts; a new
-		 * part keeps its events unless it declares others */
-		maybe_new_part(p);
-		return parse_positions(p, val);
-	}
-	if (IS("summary") || IS("totals")) {
-		if (!p->nev)
-			return fail(p, "'%.*s:' before 'events:'", (int)klen,
-				    key);
-		uint64_t *dst = IS("summary") ? p->summary : p->totals;
-		if (parse_counts(p, val, dst, p->nev, IS("summary") ?
-				 "'summary:'" : "'totals:'", NULL))
-			return -1;
-		if (IS("summary"))
-			p->have_summary = 1;
-		else
-			p->have_totals = 1;
-		return 0;
-	}
-	if (IS("pid") || IS("thread") || IS("part")) {
-		uint64_t v;
-		int of;
-		const char *e = parse_u64(skip_space(val), &v, &of);
-		if (!e || *skip_space(e))
-			return fail(p, "bad number in '%.*s:'", (int)klen, key);
-		maybe_new_part(p);
-		if (IS("pid")) {
-			p->pid = v;
-		} else if (IS("thread")) {
-			p->thread = v;
-		} else {
-			p->part = v;
+	uint64_t x = 0;
+	const char *e = q;
+	for (;; e++) {
+		unsigned d = (unsigned)(unsigned char)*e - '0';
+		if (d > 9) {
+			d = ((unsigned)(unsigned char)*e | 0x20) - 'a';
+			if (d > 5)
+				break;
+			d += 10;
 		}
-		return 0;
+		x = x << 4 | d;
 	}
-	if (IS("version")) {
-		uint64_t v;
-		int of;
-		if (!parse_u64(skip_space(val), &v, &of) || v != 1)
-			return fail(p, "unsupported format version '%.20s'",
-				    skip_space(val));
-		return 0;
+	if (e == q || e - q > 16)
+		return NULL;
+	*v = x;
+	return e;
+}
+
+/* The npos positions at q ('+N', '-N', '*', N or 0xN, one blank
+ * between them) relative to last, into pos: the end (a blank or '\n'
+ * after the last); NULL if they are not of this kind or go past 64
+ * bits or below zero (the general path's to say). */
+static inline const char *fast_pos(const char *q, const uint64_t *last,
+				   int npos, uint64_t *pos)
+{
+	for (int i = 0;;) {
+		uint64_t base = last[i], v;
+		unsigned c = (unsigned char)*q;
+		if (c == '*') {
+			pos[i] = base;
+			q++;
+		} else if (c == '+') {
+			if (!(q = dec(q + 1, &v)) ||
+			    __builtin_add_overflow(base, v, &pos[i]))
+				return NULL;
+		} else if (c == '-') {
+			if (!(q = dec(q + 1, &v)) || v > base)
+				return NULL;
+			pos[i] = base - v;
+		} else if (c == '0' && q[1] == 'x') {
+			if (!(q = hex(q + 2, &pos[i])))
+				return NULL;
+		} else if (!(q = dec(q, &pos[i]))) {
+			return NULL;
+		}
+		if (++i == npos)
+			return *q == ' ' || *q == '\n' ? q : NULL;
+		if (*q++ != ' ')
+			return NULL;
 	}
-	if (IS("cmd")) {
-		if (!p->db->title)
-			p->db->title = pc_intern_cstr(p->db, skip_space(val));
+}
+
+/* Does s start with k? (Byte by byte: s may end, at a 0, before k.) */
+static inline int starts(const char *s, const char *k)
+{
+	while (*k)
+		if (*s++ != *k++)
+			return 0;
+	return 1;
+}
+
+/* The end of the line at q, NULL if a 0 byte comes first (a NUL, or
+ * the end of the bytes read). */
+static inline const char *line_end(const char *q)
+{
+	while (*q != '\n')
+		if (!*q++)
+			return NULL;
+	return q;
+}
+
+/* "(ID)" defined before, and the line's end, at q: ID's entry in t and
+ * its name; the end ('\n'); NULL if not this kind of name (a name
+ * given, an unknown id: the general path's). */
+static inline const char *fast_id(const char *q, const struct idtab *t,
+				  pc_id *ix)
+{
+	uint64_t id;
+	if (*q != '(' || !(q = dec(q + 1, &id)) || q[0] != ')' ||
+	    q[1] != '\n' || (*ix = idtab_get(t, id)) == PC_NONE)
+		return NULL;
+	return q + 1;
+}
+
+/* The usual lines, read in place from the line reader's buffer one
+ * after another, without pc_lines_next's search for the line's end,
+ * the NUL test and the per-field calls: cost lines of positions and
+ * counts with one blank between fields and '\n' at the end (no '\r',
+ * tab, sign or long number), the lines of jump= and calls= and their
+ * position lines, and fn=, fl=, fi=, fe=, ob=, cob=, cfi=, cfl= and
+ * cfn= of a name id defined before. Any other line is the general
+ * path's (parse_line), which reads it again from its start: nothing is
+ * changed before a line is known to be of these kinds. The general
+ * path's results. Returns 0, or -1 on an error (a sum past 64 bits). */
+static int fast_lines(struct parser *p)
+{
+	struct pc_lines *r = &p->in;
+	const size_t nev = p->nev;
+	if (!nev || p->anyneg || p->cur_fn == UINT32_MAX)
 		return 0;
+	const int npos = p->npos, iline = p->iline, iinstr = p->iinstr;
+	const size_t max_line = r->max_line;
+	uint64_t last[MAX_POS + 1] = { p->last[0], p->last[1], p->last[2], 0 };
+	uint64_t *lc = p->line_costs, *sum = p->selfsum;
+	struct cg_graph *g = &p->g;
+	const int merge = g->merge;
+	uint32_t fn = p->cur_fn;
+	pc_id file = p->cur_file, module = p->cur_ob;
+	const char *s = r->buf + r->pos, *q;
+	uint64_t lineno = r->lineno, ncost = 0, nonzero = 0, bytes = 0;
+	int rc = 0;
+	for (;; s = q + 1) {
+		unsigned c = (unsigned char)*s;
+		uint64_t pos[MAX_POS + 1] = { 0 };
+		if (!((c - '0') <= 9 || c == '+' || c == '-' || c == '*')) {
+			/* name lines, calls= and jump= */
+			pc_id ix;
+			if (c == '\n') { /* (an empty line) */
+				q = s;
+				lineno++;
+				continue;
+			}
+			if (p->expect == 'c')
+				goto out; /* (an error: the general path's) */
+			if (c == 'c' && starts(s + 1, "alls=")) {
+				uint64_t n;
+				if (!p->cfn || !(q = dec(s + 6, &n)) ||
+				    (*q != ' ' && *q != '\n'))
+					goto out;
+				uint64_t addr = 0, line = 0;
+				if (*q == ' ' && q[1] != '\n') {
+					if (!(q = fast_pos(q + 1, last, npos,
+							   pos)) ||
+					    pos[iline] > UINT32_MAX)
+						goto out;
+					line = pos[iline];
+					addr = pos[iinstr];
+				}
+				if (!(q = line_end(q)) ||
+				    (size_t)(q - s) > max_line)
+					goto out;
+				p->call_count = n;
+				p->call_addr = addr;
+				p->call_line = (uint32_t)line;
+				p->expect = 'c';
+				lineno++;
+				continue;
+			}
+			if (c == 'j' && (starts(s + 1, "ump=") ||
+					 starts(s + 1, "cnd="))) {
+				if (!(q = line_end(s)) ||
+				    (size_t)(q - s) > max_line)
+					goto out;
+				p->expect = 'j';
+				lineno++;
+				continue;
+			}
+			/* "key=(ID)" */
+			const char *k = s;
+			while (*k >= 'a' && *k <= 'z')
+				k++;
+			size_t kl = (size_t)(k - s);
+			if (*k != '=' || kl < 2 || kl > 3)
+				goto out;
+			struct idtab *t = s[kl - 1] == 'n' ? &p->fn :
+					  s[kl - 1] == 'b' ? &p->ob : &p->fl;
+			if (!(q = fast_id(k + 1, t, &ix)) ||
+			    (size_t)(q - s) > max_line)
+				goto out;
+			const char *name = t->e[ix].name;
+			if (kl == 2 && s[0] == 'f' && s[1] == 'n') {
+				pc_id func = function_of(p, name, ix, p->cur_ob,
+							 p->cur_fl);
+				p->cur_fn = fn = pc_cg_graph_fn(g, func);
+				p->cur_func = func;
+				p->cur_file = file = p->cur_fl;
+			} else if (kl == 2 && s[0] == 'f' && s[1] == 'l') {
+				p->cur_fl = p->cur_file = file =
+					file_of(p, name, ix);
+				p->seen_fl = 1;
+			} else if (kl == 2 && s[0] == 'f' &&
+				   (s[1] == 'i' || s[1] == 'e')) {
+				p->cur_file = file = file_of(p, name, ix);
+			} else if (kl == 2 && s[0] == 'o' && s[1] == 'b') {
+				p->cur_ob = module = object_of(p, name, ix);
+			} else if (kl == 3 && starts(s, "cob")) {
+				p->cob = object_of(p, name, ix);
+				if (p->cob == PC_NONE)
+					p->cob = GIVEN_UNKNOWN;
+			} else if (kl == 3 && (starts(s, "cfi") ||
+					       starts(s, "cfl"))) {
+				p->cfi = file_of(p, name, ix);
+				if (p->cfi == PC_NONE)
+					p->cfi = GIVEN_UNKNOWN;
+			} else if (kl == 3 && starts(s, "cfn")) {
+				p->cfn = name;
+				p->cfn_ix = ix;
+			} else {
+				goto out;
+			}
+			p->expect = 0;
+			lineno++;
+			continue;
+		}
+		if (!(q = fast_pos(s, last, npos, pos)))
+			goto out;
+		int expect = p->expect;
+		if (expect == 'j') { /* (a jump's position: no costs) */
+			if (!(q = line_end(q)) || (size_t)(q - s) > max_line ||
+			    pos[iline] > UINT32_MAX)
+				goto out;
+			lineno++;
+			last[0] = pos[0];
+			last[1] = pos[1];
+			last[2] = pos[2];
+			p->expect = 0;
+			continue;
+		}
+		size_t m = 0;
+		uint64_t nz = 0, vb = 0;
+		if (*q == ' ') {
+			do {
+				const char *b = ++q;
+				if (m == nev || !(q = dec(q, &lc[m])))
+					goto out;
+				if (lc[m++]) { /* (a leading 0: digits10's) */
+					if (*b == '0')
+						goto out;
+					nz++;
+					vb += (uint64_t)(q - b);
+				}
+			} while (*q == ' ');
+		}
+		if (*q != '\n' || (size_t)(q - s) > max_line ||
+		    pos[iline] > UINT32_MAX)
+			goto out;
+		for (; m < nev; m++)
+			lc[m] = 0;
+		/* the line is taken */
+		lineno++;
+		last[0] = pos[0];
+		last[1] = pos[1];
+		last[2] = pos[2];
+		uint32_t line = (uint32_t)pos[iline];
+		if (expect) { /* (the cost line of calls=) */
+			p->expect = 0;
+			r->lineno = lineno;
+			if ((rc = cost_apply(p, line, pos[iinstr], 'c', 0, 0, 0)))
+				goto out;
+			continue;
+		}
+		size_t nr = g->nrecs;
+		const struct cg_rec *lr = nr ? &g->recs[nr - 1] : NULL;
+		uint64_t *cost;
+		if (merge && lr && lr->fn == fn && lr->file == file &&
+		    lr->line == line) {
+			cost = g->rcost + (nr - 1) * nev;
+			for (m = 0; m < nev; m++)
+				cost[m] += lc[m];
+		} else {
+			struct cg_rec key = { .fn = fn, .file = file,
+					      .line = line, .module = module,
+					      .addr = pos[iinstr] };
+			cost = pc_cg_graph_rec(g, &key);
+			for (m = 0; m < nev; m++)
+				cost[m] = lc[m];
+		}
+		for (m = 0; m < nev; m++)
+			if (__builtin_add_overflow(sum[m], lc[m], &sum[m])) {
+				r->lineno = lineno;
+				rc = cg_fail(p, "sum of costs past 64 bits");
+				goto out;
+			}
+		if (line != p->bytes_line) {
+			p->bytes_line = line;
+			p->line_bytes = 1 + (g->has_instr ? 4 : 0) +
+					(uint64_t)digits10(line);
+		}
+		ncost++;
+		nonzero += nz;
+		bytes += p->line_bytes + nz + vb;
 	}
-	/* creator, desc and unknown header keys carry nothing we keep */
-	return 0;
-#undef IS
+out:
+	/* (the counts' bytes are whole numbers far below 2^53: one sum
+	 * is the general path's sum of each) */
+	g->ncost += ncost;
+	g->nonzero += (double)nonzero;
+	g->cost_bytes += (double)bytes;
+	p->last[0] = last[0];
+	p->last[1] = last[1];
+	p->last[2] = last[2];
+	r->lineno = lineno;
+	r->pos = (size_t)(s - r->buf);
+	if (ncost)
+		p->part_has_data = 1;
+	return rc;
 }
 
 static int nul_byte(struct parser *p)
 {
-	return fail(p, "NUL byte: binary data, not a Callgrind profile");
+	return cg_fail(p, "NUL byte: binary data, not a Callgrind profile");
 }
 
 /* A line s[0..len) (s[len] is 0). */
@@ -905,13 +1009,13 @@ static int parse_line(struct parser *p, char *s, size_t len)
 	if (*k == '=' && k > s)
 		return spec_line(p, s, (size_t)(k - s), k + 1);
 	if (*k == ':' && k > s)
-		return header_line(p, s, (size_t)(k - s), k + 1);
+		return cg_header_line(p, s, (size_t)(k - s), k + 1);
 	if (c == ' ' || c == '\t') {
-		const char *t = skip_space(s);
+		const char *t = cg_skip_space(s);
 		if (!*t)
 			return 0;
 	}
-	return fail(p, "unrecognized line '%.40s'", s);
+	return cg_fail(p, "unrecognized line '%.40s'", s);
 }
 
 int pc_cg_parse(struct pc_db *db, const char *path,
@@ -938,7 +1042,8 @@ int pc_cg_parse(struct pc_db *db, const char *path,
 		char *line;
 		size_t len;
 		int r;
-		while ((r = pc_lines_next(&p.in, &line, &len, err)) > 0) {
+		while ((r = fast_lines(&p)) == 0 &&
+		       (r = pc_lines_next(&p.in, &line, &len, err)) > 0) {
 			if (parse_line(&p, line, len)) {
 				rc = -1;
 				break;
@@ -947,10 +1052,10 @@ int pc_cg_parse(struct pc_db *db, const char *path,
 		if (r < 0)
 			rc = -1;
 		if (rc == 0 && p.expect == 'c')
-			rc = fail(&p, "file ends after 'calls=' without its "
+			rc = cg_fail(&p, "file ends after 'calls=' without its "
 				  "cost line");
 		if (rc == 0 && !p.nev && p.in.lineno > 0)
-			rc = fail(&p, "no 'events:' line: not a Callgrind "
+			rc = cg_fail(&p, "no 'events:' line: not a Callgrind "
 				  "profile");
 		if (rc == 0 && p.in.lineno == 0)
 			pc_warn(db->diag, "%s: empty file, nothing read", path);
@@ -995,47 +1100,6 @@ static int cg_read(struct pc_db *db, const char *path,
 		   const struct pc_import_opts *opts, struct pc_err *err)
 {
 	return pc_cg_parse(db, path, opts, err, NULL, NULL, NULL, NULL);
-}
-
-/* Does a line of the probe buffer start with s? */
-static int has_line(const char *b, const char *s)
-{
-	size_t n = strlen(s);
-	if (!strncmp(b, s, n))
-		return 1;
-	for (const char *p = b; (p = strchr(p, '\n')); p++)
-		if (!strncmp(p + 1, s, n))
-			return 1;
-	return 0;
-}
-
-static int cg_probe(const struct pc_probe *pr)
-{
-	if (pr->is_dir)
-		return 0;
-	const char *b = (const char *)pr->buf;
-	if (!strncmp(b, "# callgrind format", 18))
-		return 100;
-	int score = 0;
-	if (!strncmp(b, "version: 1\n", 11) ||
-	    !strncmp(b, "version: 1\r\n", 12))
-		score = 60;
-	if (has_line(b, "creator: callgrind") ||
-	    has_line(b, "creator: cachegrind"))
-		score = 90;
-	else if (has_line(b, "events: ") &&
-		 (has_line(b, "fn=") || has_line(b, "fl=")))
-		score = score > 70 ? score : 70;
-	if (!strncmp(b, "desc: ", 6) && has_line(b, "events: "))
-		score = score > 80 ? score : 80;
-	/* gperftools' pprof --callgrind of a run without samples: the
-	 * events line alone */
-	if (!strncmp(b, "events: ", 8))
-		score = score > 60 ? score : 60;
-	if (!score && (pc_basename_starts(pr->path, "callgrind.out") ||
-		       pc_basename_starts(pr->path, "cachegrind.out")))
-		score = 25;
-	return score;
 }
 
 /* A file read apart (a thread's, -j or profconv-mpi): its parts'

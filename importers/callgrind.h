@@ -37,7 +37,8 @@ struct cg_graph {
 
 	struct cg_fn *fns;
 	size_t nfns, capfns;
-	struct pc_keymap *fnmap;
+	uint32_t *fnix; /* per model function: its fns index + 1, 0 none */
+	size_t nfnix;
 
 	struct cg_rec *recs;
 	size_t nrecs, caprecs;

@@ -27,20 +27,22 @@
 
 /* ---- the graph as the parser builds it (callgrind.c) ---- */
 
-static int graph_fn_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct cg_graph *g = ctx;
-	return g->fns[id].func == *(const pc_id *)key;
-}
-
 uint32_t pc_cg_graph_fn(struct cg_graph *g, pc_id func)
 {
-	uint64_t h = pc_hash64(func);
-	pc_id i = pc_keymap_intern(g->fnmap, h, graph_fn_eq, g, &func, (pc_id)g->nfns);
-	if (i != g->nfns)
-		return i;
+	/* (model function ids are dense: an array, not a hash table) */
+	if (func < g->nfnix && g->fnix[func])
+		return g->fnix[func] - 1;
+	if (func >= g->nfnix) {
+		size_t n = g->nfnix ? g->nfnix : 256;
+		while (n <= func)
+			n *= 2;
+		g->fnix = pc_xrealloc(g->fnix, n, sizeof(*g->fnix));
+		memset(g->fnix + g->nfnix, 0, (n - g->nfnix) * sizeof(*g->fnix));
+		g->nfnix = n;
+	}
 	PC_GROW(g->fns, g->nfns, g->capfns);
 	g->fns[g->nfns].func = func;
+	g->fnix[func] = (uint32_t)g->nfns + 1;
 	return (uint32_t)g->nfns++;
 }
 
@@ -80,7 +82,7 @@ struct cg_edge *pc_cg_graph_edge(struct cg_graph *g, const struct cg_edge *e,
 
 void pc_cg_graph_reset(struct cg_graph *g)
 {
-	pc_keymap_free(g->fnmap);
+	free(g->fnix);
 	pc_keymap_free(g->edgemap);
 	free(g->fns);
 	free(g->recs);
@@ -103,7 +105,6 @@ void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
 	memcpy(g->metric, metric, nev * sizeof(pc_id));
 	g->has_line = has_line;
 	g->has_instr = has_instr;
-	g->fnmap = pc_keymap_new();
 	g->edgemap = pc_keymap_new();
 }
 

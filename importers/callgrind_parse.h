@@ -14,14 +14,19 @@
 
 enum { POS_INSTR, POS_LINE, POS_BB };
 
-/* id -> name map of one compression table (ob, fl or fn). */
+/* id -> name map of one compression table (ob, fl or fn): entry
+ * dir[id] where ids are below ndir (PC_NONE: none), else in map. */
 struct idtab {
 	struct pc_keymap *map;
+	pc_id *dir;
+	size_t ndir;
 	struct idname {
 		uint64_t id;
 		const char *name;
 		/* (fn= and cfn=) the model function of the name with module
-		 * fmod and file ffile, found once: func, PC_NONE if not yet */
+		 * fmod and file ffile, found once: func, PC_NONE if not yet;
+		 * (fl and ob) the model file or module of the name, found
+		 * once: func, PC_NONE if not yet or none ("???") */
 		pc_id func, fmod, ffile;
 	} *e;
 	size_t n, cap;
@@ -84,6 +89,9 @@ struct parser {
 	struct cg_graph g;
 	int part_has_data;
 	uint64_t *line_costs; /* scratch, nev */
+	/* a line number and its bytes as valgrind writes a cost line at
+	 * it, but the counts (cost_bytes: cost_apply's) */
+	uint64_t bytes_line, line_bytes;
 
 	/* two runs on one tree (callgrind_pair.c): each part's graph goes
 	 * to held, not laid out; events named with suffix (NULL: none) */
@@ -91,6 +99,28 @@ struct parser {
 	void *hctx;
 	const char *suffix;
 };
+
+/* callgrind.c: an error at the current line; a number (decimal or 0x
+ * hex: the end, NULL if none or past 64 bits); the counts of s into
+ * out[0..n), zeros for those not given (*end, if not NULL, where the
+ * reading stopped) */
+int cg_fail(struct parser *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *cg_parse_u64(const char *s, uint64_t *out, int *overflow);
+int cg_parse_counts(struct parser *p, const char *s, uint64_t *out,
+		    size_t n, const char *what, const char **end);
+
+static inline const char *cg_skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* callgrind_head.c: a header line "key: val"; the format's probe */
+int cg_header_line(struct parser *p, const char *key, size_t klen,
+		   const char *val);
+int cg_probe(const struct pc_probe *pr);
 
 /* callgrind_part.c */
 void cg_start_graph(struct parser *p);

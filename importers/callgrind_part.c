@@ -22,6 +22,7 @@ void cg_start_graph(struct parser *p)
 	p->g.merge = !cg_instr_ctx(&p->g, p->opts);
 	if (p->selfsum)
 		memset(p->selfsum, 0, p->nev * sizeof(*p->selfsum));
+	p->bytes_line = UINT64_MAX; /* (none: has_instr may change) */
 	/* a part may go on in the function the previous one ended in */
 	p->cur_fn = p->cur_func != PC_NONE ? pc_cg_graph_fn(&p->g, p->cur_func) :
 					     UINT32_MAX;

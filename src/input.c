@@ -126,6 +126,14 @@ int pc_path_ends(const char *path, const char *suffix)
 
 #define READ_CHUNK (1u << 20)
 
+/* The buffer of cap bytes and the 0 after the bytes read (pc_lines). */
+static char *lines_buf(size_t cap)
+{
+	char *b = pc_xmalloc(cap + 1);
+	b[0] = 0;
+	return b;
+}
+
 int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 		  struct pc_err *err)
 {
@@ -142,9 +150,10 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 			return -1;
 		std_in.gz = NULL; /* the reader owns it now */
 		r->cap = READ_CHUNK * 2;
-		r->buf = pc_xmalloc(r->cap + 1);
+		r->buf = lines_buf(r->cap);
 		memcpy(r->buf, std_in.pre, std_in.npre);
 		r->end = std_in.npre;
+		r->buf[r->end] = 0;
 		free(std_in.pre);
 		std_in.pre = NULL;
 		std_in.npre = 0;
@@ -164,7 +173,7 @@ int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 	gzbuffer(gz, 1u << 18);
 	r->gz = gz;
 	r->cap = READ_CHUNK * 2;
-	r->buf = pc_xmalloc(r->cap + 1);
+	r->buf = lines_buf(r->cap);
 	return 0;
 }
 
@@ -218,6 +227,7 @@ static int fill(struct pc_lines *r, struct pc_err *err)
 					      "cannot read: %s", gz_msg(r, msg));
 	}
 	r->end += (size_t)n;
+	r->buf[r->end] = 0; /* (see struct pc_lines) */
 	if (r->diag && r->size >= (64u << 20)) {
 		uint64_t off = (uint64_t)gzoffset(r->gz);
 		if (off >= r->next_progress) {

@@ -223,8 +223,16 @@ pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
 			  uint64_t offset, pc_id file, uint32_t line,
 			  uint32_t dup)
 {
+	return pc_function_get_interned(db, pc_intern_cstr(db, name), module,
+					offset, file, line, dup);
+}
+
+pc_id pc_function_get_interned(struct pc_db *db, const char *name,
+			       pc_id module, uint64_t offset, pc_id file,
+			       uint32_t line, uint32_t dup)
+{
 	struct pc_function f = {
-		.name = pc_intern_cstr(db, name), .module = module,
+		.name = name, .module = module,
 		.offset = offset, .file = file, .line = line, .dup = dup,
 	};
 	uint64_t h = function_hash(&f);

@@ -569,6 +569,11 @@ pc_id pc_function_get(struct pc_db *db, const char *name, pc_id module,
 pc_id pc_function_get_dup(struct pc_db *db, const char *name, pc_id module,
 			  uint64_t offset, pc_id file, uint32_t line,
 			  uint32_t dup);
+/* The same, name interned (pc_intern's): not hashed again (a long
+ * name looked up on each of a file's calls). */
+pc_id pc_function_get_interned(struct pc_db *db, const char *name,
+			       pc_id module, uint64_t offset, pc_id file,
+			       uint32_t line, uint32_t dup);
 /* Adds a function without looking it up (an input's twin of one the
  * model has: MPI's merge of Callgrind files, see src/mpi.c). */
 pc_id pc_function_append(struct pc_db *db, const struct pc_function *f);
@@ -874,6 +879,9 @@ struct pc_lines {
 	size_t max_line; /* longest line accepted (bytes) */
 };
 #define PC_MAX_LINE_DEFAULT ((size_t)4 << 20)
+/* A reader may parse lines in place, in buf[pos, end) (ahead of
+ * pc_lines_next, moving pos and lineno past the lines it took): buf[end]
+ * is 0, so a scan that stops at a 0 byte stays in the bytes read. */
 int pc_lines_open(struct pc_lines *r, const char *path, struct pc_diag *diag,
 		  struct pc_err *err);
 /* 1: *line (NUL-terminated, \n and \r stripped) with *len; 0: end of
