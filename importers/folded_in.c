@@ -233,6 +233,7 @@ static int folded_read(struct pc_db *db, const char *path,
 		       const struct pc_import_opts *opts, struct pc_err *err)
 {
 	struct fr r = { .db = db, .path = path };
+	pc_memory_init(); /* its tables grow page by page (src/util.c) */
 	if (pc_lines_open(&r.in, path, db->diag, err))
 		return -1;
 	if (opts && opts->max_line)

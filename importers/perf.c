@@ -786,6 +786,7 @@ static int perf_read(struct pc_db *db, const char *path,
 	struct pr r = { .db = db, .path = path, .opts = opts };
 	int rc;
 	struct pc_probe pr;
+	pc_memory_init(); /* its tables grow page by page (src/util.c) */
 	if (pc_probe_open(&pr, path, err)) {
 		pc_probe_close(&pr);
 		return -1;

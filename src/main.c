@@ -761,7 +761,6 @@ int main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	pc_memory_init();
 	/* past a file-size limit (ulimit -f) a write fails with EFBIG and
 	 * is said, its temporaries removed, rather than SIGXFSZ killing */
 	signal(SIGXFSZ, SIG_IGN);

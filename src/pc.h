@@ -65,8 +65,8 @@ void pc_release(void *p, size_t n);
 /* The heap's free pages back to the system (malloc_trim), one thread at
  * a time: readers on threads each trim as they go. */
 void pc_trim(void);
-/* The heap in transparent huge pages as it grows (src/util.c): called
- * once, first thing in main. */
+/* The heap in transparent huge pages as it grows (src/util.c): asked
+ * for by a reader at its start where it pays (what comes once). */
 void pc_memory_init(void);
 /* The entries of a directory but those starting with '.', sorted by
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
