@@ -5,13 +5,15 @@
 # in one run: CPU seconds, MB/s, the ratio (the target: profconv 20
 # times faster), and the peaks. Then the peak at 1x and 10x the samples
 # of a tenth of the file (memory bounded in the samples).
-# Usage: sh bench/perf.sh [BUILD_DIR] [MB]. Needs perl, GNU time, and
+# Usage: [ROUNDS=3] sh bench/perf.sh [BUILD_DIR] [MB] (medians of the
+# rounds). Needs perl, GNU time, and
 # stackcollapse-perf.pl: FLAMEGRAPH=DIR of a clone of
 # brendangregg/FlameGraph (else the mirror /work/.mirror's, else PATH).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 mb=${2:-100}
+rounds=${ROUNDS:-3}
 work=${BENCH_DIR:-/tmp/profconv-bench-perf}
 mkdir -p "$work"
 . "$top/bench/lib.sh"
@@ -31,12 +33,20 @@ in=$1
 bytes=$(bytes "$in")
 echo "input: $2, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB of perf script text, $(grep -c ': $' "$in") samples"
 set -- $(measured "%U %S %M" cat "$in"); cat_s=$(echo "$1 $2" | awk '{ print $1 + $2 }')
-set -- $(measured "%U %S %M" "$build/profconv" convert -q --force "$in" -t folded -o "$work/out.folded")
-pf_s=$(echo "$1 $2" | awk '{ print $1 + $2 }'); pf_kb=$3
-set -- $(measured "%U %S %M" "$build/profconv" convert -q --force "$in" -o "$work/out.d")
-v4_s=$(echo "$1 $2" | awk '{ print $1 + $2 }'); v4_kb=$3
-set -- $(measured "%U %S %M" perl "$sc" "$in")
-sc_s=$(echo "$1 $2" | awk '{ print $1 + $2 }'); sc_kb=$3
+# ROUNDS rounds, the three readers in turn each round (the load moves
+# them alike): the median CPU time of each, its largest peak
+pf= v4= scs= pf_kb=0 v4_kb=0 sc_kb=0
+for r in $(seq "$rounds"); do
+	set -- $(measured "%U %S %M" "$build/profconv" convert -q --force "$in" -t folded -o "$work/out.folded")
+	pf="$pf $(echo "$1 $2" | awk '{ print $1 + $2 }')"; pf_kb=$(($3 > pf_kb ? $3 : pf_kb))
+	set -- $(measured "%U %S %M" "$build/profconv" convert -q --force "$in" -o "$work/out.d")
+	v4="$v4 $(echo "$1 $2" | awk '{ print $1 + $2 }')"; v4_kb=$(($3 > v4_kb ? $3 : v4_kb))
+	set -- $(measured "%U %S %M" perl "$sc" "$in")
+	scs="$scs $(echo "$1 $2" | awk '{ print $1 + $2 }')"; sc_kb=$(($3 > sc_kb ? $3 : sc_kb))
+done
+med() { awk -v s="$1" "$MEDIAN_AWK"'BEGIN { print median(s) }'; }
+pf_s=$(med "$pf") v4_s=$(med "$v4") sc_s=$(med "$scs")
+echo "CPU s per round: profconv -> folded$pf; -> v4$v4; stackcollapse-perf.pl$scs"
 awk -v b="$bytes" -v c="$cat_s" -v p="$pf_s" -v pk="$pf_kb" -v v="$v4_s" -v vk="$v4_kb" \
 	-v s="$sc_s" -v sk="$sc_kb" 'BEGIN {
 	printf "cat:                       %7.2f s CPU\n", c
