@@ -306,6 +306,17 @@ static int take_ids(struct pr *r, const struct tok *t)
 static int parse_header_full(struct pr *r, char *line, size_t len,
 			     struct pc_err *err);
 
+/* A sample begins at this header line: its stack empty so far. */
+static void sample_open(struct pr *r)
+{
+	r->open = 1;
+	r->hline = r->in.lineno;
+	r->nfr = 0;
+	r->nbuf = 0;
+	r->nlids = 0;
+	r->lastnew = 0;
+}
+
 /* The sample of the header before but for its time, where line differs
  * from it only in the time token (the tokens before it are the same:
  * not times; those after it the same): 1, else 0. */
@@ -320,12 +331,7 @@ static int header_again(struct pr *r, char *line, size_t len)
 	    memcmp(line + te, r->hprev + r->hte, len - te) ||
 	    parse_time(line + ts, te - ts, &r->time))
 		return 0;
-	r->open = 1;
-	r->hline = r->in.lineno;
-	r->nfr = 0;
-	r->nbuf = 0;
-	r->nlids = 0;
-	r->lastnew = 0;
+	sample_open(r);
 	return 1;
 }
 
@@ -373,12 +379,7 @@ static int header_thread(struct pr *r, char *line, size_t len)
 	if (!j || j != nt - (size_t)r->hcpu || take_ids(r, &t[j - 1]))
 		return 0;
 	r->time = time;
-	r->open = 1;
-	r->hline = r->in.lineno;
-	r->nfr = 0;
-	r->nbuf = 0;
-	r->nlids = 0;
-	r->lastnew = 0;
+	sample_open(r);
 	/* (the header before now: header_again's) */
 	if (r->caphprev < len + 1) {
 		r->caphprev = 2 * len + 64;
@@ -469,12 +470,7 @@ static int parse_header_full(struct pr *r, char *line, size_t len,
 	if (ev && evn > 12 && !memcmp(ev, "PERF_RECORD_", 12))
 		return 0;
 	r->metric = perf_event_metric(r, ev, evn);
-	r->open = 1;
-	r->hline = r->in.lineno;
-	r->nfr = 0;
-	r->nbuf = 0;
-	r->nlids = 0;
-	r->lastnew = 0;
+	sample_open(r);
 	/* the stack on the header's line (a sample without a call chain):
 	 * an address then a symbol */
 	r->chain = 1;
