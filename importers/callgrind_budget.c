@@ -250,6 +250,7 @@ void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard)
 	    whole_least(x) <= (double)caproom)
 		return;
 	x->budget -= shift;
-	*cap = *cap - shift > x->budget ? *cap - shift : x->budget;
+	size_t c = *cap > shift ? *cap - shift : 0;
+	*cap = c > x->budget ? c : x->budget;
 	*hard -= shift / 20;
 }
