@@ -551,26 +551,27 @@ static inline const char *dec(const char *q, uint64_t *v)
  * file or module of entry ix of the fl or ob table found once (a
  * lookup by the name's text on each fl=, fi=, fe=, cfi=, ob= and cob=
  * line was a tenth of the parse of a generated file). */
-static pc_id file_of(struct parser *p, const char *name, pc_id ix)
+static pc_id model_of(struct parser *p, struct idtab *t,
+		      pc_id (*get)(struct pc_db *, const char *),
+		      const char *name, pc_id ix)
 {
-	struct idname *e = ix != PC_NONE ? &p->fl.e[ix] : NULL;
+	struct idname *e = ix != PC_NONE ? &t->e[ix] : NULL;
 	if (e && e->func != PC_NONE)
 		return e->func;
-	pc_id id = strcmp(name, "???") ? pc_file_get(p->db, name) : PC_NONE;
+	pc_id id = strcmp(name, "???") ? get(p->db, name) : PC_NONE;
 	if (e)
 		e->func = id;
 	return id;
 }
 
+static pc_id file_of(struct parser *p, const char *name, pc_id ix)
+{
+	return model_of(p, &p->fl, pc_file_get, name, ix);
+}
+
 static pc_id object_of(struct parser *p, const char *name, pc_id ix)
 {
-	struct idname *e = ix != PC_NONE ? &p->ob.e[ix] : NULL;
-	if (e && e->func != PC_NONE)
-		return e->func;
-	pc_id id = strcmp(name, "???") ? pc_module_get(p->db, name) : PC_NONE;
-	if (e)
-		e->func = id;
-	return id;
+	return model_of(p, &p->ob, pc_module_get, name, ix);
 }
 
 /* "key=value" body lines. */

@@ -79,9 +79,7 @@ static int set_events(struct parser *p, const char *s)
 		s = cg_skip_space(s);
 		if (!*s)
 			break;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
+		const char *e = cg_word_end(s);
 		if (p->nev >= MAX_EVENTS)
 			return cg_fail(p, "more than %d events", MAX_EVENTS);
 		const char *name = event_name(p, s, (size_t)(e - s));
@@ -194,9 +192,7 @@ static int parse_positions(struct parser *p, const char *s)
 		s = cg_skip_space(s);
 		if (!*s)
 			break;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
+		const char *e = cg_word_end(s);
 		size_t n = (size_t)(e - s);
 		int kind;
 		if (n == 5 && !memcmp(s, "instr", 5))

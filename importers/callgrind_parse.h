@@ -117,6 +117,14 @@ static inline const char *cg_skip_space(const char *s)
 	return s;
 }
 
+/* The end of the word at s: its first blank or the 0 after it. */
+static inline const char *cg_word_end(const char *s)
+{
+	while (*s && *s != ' ' && *s != '\t')
+		s++;
+	return s;
+}
+
 /* callgrind_head.c: a header line "key: val"; the format's probe */
 int cg_header_line(struct parser *p, const char *key, size_t klen,
 		   const char *val);
