@@ -136,7 +136,8 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 				pc_die("the call tree's heavy paths: more "
 				       "than 2^32 places");
 			PC_GROW(t->e, t->n, t->cap);
-			t->e[t->n] = (struct hpl){ at, n, 0, PC_NONE, 0 };
+			t->e[t->n] = (struct hpl){ .at = at, .node = n,
+						   .ctx = PC_NONE };
 			t->slot[i] = (uint32_t)++t->n;
 		}
 		t->e[t->slot[i] - 1].w += w;
@@ -207,14 +208,15 @@ static size_t run_size(const struct expand *x, uint32_t f)
 
 /* The contexts moving unit u (its pieces, all at its place's parent
  * par) to its place takes: the function's run there, the place's own
- * context if not made yet, less the run its parent no longer has. */
+ * contexts if not made yet (CG_PLACE_CTXS), less the run its parent no
+ * longer has. */
 static size_t unit_cost(const struct expand *x, const struct hplace *t,
 			struct hunits *us, const struct hunit *u,
 			uint32_t par)
 {
 	size_t r = run_size(x, u->f);
 	const struct hunit *pu = hunit_get(us, par, u->f, 0);
-	size_t c = r + !t->e[u->pl].kept;
+	size_t c = r + CG_PLACE_CTXS * !t->e[u->pl].kept;
 	return pu && pu->cur == u->nsub ? c - r : c;
 }
 
@@ -329,7 +331,7 @@ static double unit_key(struct ukey *k, const struct hunit *u)
 		if (!v || !(v->w > 0))
 			continue;
 		const struct hunit *pv = hunit_get(k->us, s->pl, u->f, 0);
-		size_t c = r + !k->t->e[pl].kept;
+		size_t c = r + CG_PLACE_CTXS * !k->t->e[pl].kept;
 		if (pv && v->nsub == pv->nsub)
 			c -= r;
 		double g = s->g + unit_gain(k, v);
@@ -370,8 +372,9 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		if (root[at] != UINT32_MAX)
 			continue;
 		PC_GROW(t->e, t->n, t->cap);
-		t->e[t->n] = (struct hpl){ at, x->anchors[at].hpath, 0,
-					   PC_NONE, 1 };
+		t->e[t->n] = (struct hpl){ .at = at,
+					   .node = x->anchors[at].hpath,
+					   .ctx = PC_NONE, .kept = 1 };
 		root[at] = (uint32_t)t->n++;
 	}
 	if (!nplace || !room) {
@@ -497,9 +500,16 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 	return used;
 }
 
-/* The context of kept node n at anchor `at` (n the anchor's own path:
- * its summed frame `summed`): a chain of the path's heavy functions
- * below the summed frame, made as needed. */
+/* The context below which what lies at kept node n at anchor `at`
+ * goes (n the anchor's own path: the anchor's summed frame `summed`):
+ * a chain of the path's heavy functions below the summed frame, each
+ * with a summed frame of its own below it, made as needed,
+
+ *     [summed] -> h1 -> [summed] -> h2 -> [summed] -> f
+
+ * so that no frame below a heavy function reads as a call the input
+ * may not have: what lies there was reached through it, on paths the
+ * tree does not keep. */
 pc_id cg_hplace_ctx(struct expand *x, struct hplace *t, uint32_t at,
 		    uint32_t n, pc_id summed)
 {
@@ -507,11 +517,31 @@ pc_id cg_hplace_ctx(struct expand *x, struct hplace *t, uint32_t at,
 	if (x->hn[n].depth <= top)
 		return summed;
 	struct hpl *h = hplace_find(t, at, n);
-	if (h->ctx == PC_NONE)
-		h->ctx = cg_call_ctx(x, cg_hplace_ctx(x, t, at, x->hn[n].up,
-						      summed),
-				     x->g->fns[x->hn[n].fn].func);
+	if (h->ctx == PC_NONE) {
+		pc_id up = cg_hplace_ctx(x, t, at, x->hn[n].up, summed);
+		h->ctx = cg_summed_ctx(
+			x, cg_call_ctx(x, up, x->g->fns[x->hn[n].fn].func),
+			h->nf ? h->nf : 1);
+	}
 	return h->ctx;
+}
+
+/* Counts, into each place's nf, the functions with cost that lie below
+ * it: one at anchor `at` with its context at node n (calls in order of
+ * (at, f): a function is counted once per place). */
+void cg_hplace_count(const struct expand *x, struct hplace *t, uint32_t at,
+		     uint32_t n, uint32_t f, uint64_t *mark)
+{
+	uint32_t top = x->hn[x->anchors[at].hpath].depth;
+	uint64_t key = ((uint64_t)at << 32 | f) + 1;
+	for (; x->hn[n].depth > top; n = x->hn[n].up) {
+		struct hpl *h = hplace_find(t, at, n);
+		size_t e = (size_t)(h - t->e);
+		if (mark[e] != key) {
+			mark[e] = key;
+			h->nf++;
+		}
+	}
 }
 
 void cg_hplace_free(struct hplace *t)

@@ -1122,6 +1122,21 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(p.g);
 	free(p.keys);
 	free(p.sw);
+	/* the functions each place's summed frame holds (below its runs'
+	 * top: a nested run lies below its caller's place) */
+	{
+		uint64_t *mark = pc_xcalloc(hp.n + 1, sizeof(uint64_t));
+		for (size_t ri = 0; ri < nrun; ri++) {
+			uint32_t j = (uint32_t)ri;
+			if (!run[ri].cost)
+				continue;
+			while (run[j].up != UINT32_MAX)
+				j = run[j].up;
+			cg_hplace_count(x, &hp, run[j].at, run[j].node,
+					run[ri].f, mark);
+		}
+		free(mark);
+	}
 	pc_id *sctx = pc_xmalloc((na + 1) * sizeof(pc_id));
 	for (size_t a = 0; a <= na; a++)
 		sctx[a] = PC_NONE;

@@ -3,13 +3,16 @@
 # as callgrind_annotate --tree=calling --inclusive=yes shows them (the
 # first event; recursion levels f'2 folded into f, each edge summed over
 # its call sites), compared. Prints one line:
-#   total T over N invented P% summed S% worst CALLER>CALLEE:C%/O%
+#   total T over N invented P% summed S% new NEW M% worst CALLER>CALLEE:C%/O%
 # N counts the edges the converted file gives more than 1% of the total
 # above the original's; P is the sum of those excesses (over every edge)
 # as a share of the total. A frame named '[summed: ...]' (what profconv
 # cut, issue 58) is not a call: what goes into such frames is S, the
-# share of the total summed, and their own edges are not compared.
-# Exit 0.
+# share of the total in such frames (a summed frame below a heavy
+# function's frame in another counts again), and their own edges are not
+# compared. NEW counts the edges outside summed frames that the original
+# has not at all (a frame below a caller it does not call), M their
+# share of the total. Exit 0.
 use strict;
 use warnings;
 
@@ -44,13 +47,17 @@ sub edges {
 
 my ($a, $ta) = edges($ARGV[0]);
 my ($b) = edges($ARGV[1]);
-my ($over, $inv, $worst, $wd, $sum) = (0, 0, "none", 0, 0);
+my ($over, $inv, $worst, $wd, $sum, $new, $newm) = (0, 0, "none", 0, 0, 0, 0);
 for my $k (sort keys %$b) {
 	if ($k =~ /^\[summed: / || $k =~ />\[summed: /) {
 		$sum += $b->{$k} if $k =~ />\[summed: /;
 		next;
 	}
 	my $d = $b->{$k} - ($a->{$k} // 0);
+	if (!exists $a->{$k} && $b->{$k} > 0) {
+		$new++;
+		$newm += $b->{$k};
+	}
 	next if $d <= 0;
 	$inv += $d;
 	$over++ if $d > 0.01 * $ta;
@@ -60,5 +67,6 @@ for my $k (sort keys %$b) {
 			100 * ($a->{$k} // 0) / $ta;
 	}
 }
-printf "total %s over %d invented %.1f%% summed %.1f%% worst %s\n", $ta, $over,
-	100 * $inv / $ta, 100 * $sum / $ta, $worst;
+printf "total %s over %d invented %.1f%% summed %.1f%% new %d %.3f%% worst %s\n",
+	$ta, $over, 100 * $inv / $ta, 100 * $sum / $ta, $new, 100 * $newm / $ta,
+	$worst;
