@@ -770,16 +770,33 @@ struct pplace {
 	uint32_t at, f, node, q;
 };
 
-static int cmp_pplace(const void *a, const void *b)
+/* Places pl[0, n), in the pieces' order (q), sorted by (at, f, node,
+ * q): stable counting sorts by node, function and anchor in turn
+ * (ranges nnode, nfn, nat), in linear time. */
+static void sort_places(struct pplace *pl, size_t n, size_t nat, size_t nfn,
+			size_t nnode)
 {
-	const struct pplace *x = a, *y = b;
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	if (x->f != y->f)
-		return x->f < y->f ? -1 : 1;
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	return x->q < y->q ? -1 : x->q > y->q;
+	size_t range = nat > nfn ? nat : nfn;
+	range = range > nnode ? range : nnode;
+	struct pplace *tmp = pc_xmalloc((n + 1) * sizeof(*tmp));
+	size_t *cnt = pc_xmalloc((range + 1) * sizeof(size_t));
+	for (int pass = 0; pass < 3; pass++) {
+		size_t r = pass == 0 ? nnode : pass == 1 ? nfn : nat;
+		memset(cnt, 0, (r + 1) * sizeof(size_t));
+		for (size_t i = 0; i < n; i++) {
+			const struct pplace *e = &pl[i];
+			cnt[(pass == 0 ? e->node : pass == 1 ? e->f : e->at) + 1]++;
+		}
+		for (size_t k = 1; k < r; k++)
+			cnt[k] += cnt[k - 1];
+		for (size_t i = 0; i < n; i++) {
+			const struct pplace *e = &pl[i];
+			tmp[cnt[pass == 0 ? e->node : pass == 1 ? e->f : e->at]++] = *e;
+		}
+		memcpy(pl, tmp, n * sizeof(*pl));
+	}
+	free(cnt);
+	free(tmp);
 }
 
 /* One function's pieces below one anchor and one node of their heavy
@@ -1049,7 +1066,10 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	for (size_t q = 0; q < p.n; q++) {
 		pw[q] = cg_share_of(x, p.w + q * nev,
 				    self + (size_t)p.f[q] * nev);
-		cg_hplace_add(x, &hp, pat[q], p.path[q], pw[q]);
+		/* (the places alone: their weights are the trim's,
+		 * cg_rest_pend's) */
+		if (!q || pat[q] != pat[q - 1] || p.path[q] != p.path[q - 1])
+			cg_hplace_make(x, &hp, pat[q], p.path[q]);
 	}
 	spare -= cg_hplace_keep(x, &hp, spare, p.n, pat, p.path, p.f, pw,
 				pnode);
@@ -1060,7 +1080,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	for (size_t q = 0; q < p.n; q++)
 		pl[q] = (struct pplace){ pat[q], p.f[q], pnode[q], (uint32_t)q };
 	free(pnode);
-	qsort(pl, npl, sizeof(*pl), cmp_pplace);
+	sort_places(pl, npl, na, nf, x->nhn);
 	struct prun r0 = { 0 }, *run = pc_xmalloc((npl + 1) * sizeof(*run));
 	size_t nrun = 0;
 	double *rsum = pc_xcalloc(npl * nev + 1, sizeof(double));

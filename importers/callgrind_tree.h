@@ -368,6 +368,8 @@ struct hplace {
 };
 void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 		   uint32_t p, double w);
+void cg_hplace_make(const struct expand *x, struct hplace *t, uint32_t at,
+		    uint32_t p);
 size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		      size_t np, const uint32_t *pat, const uint32_t *path,
 		      const uint32_t *fn, const double *w, uint32_t *pnode);
