@@ -532,18 +532,6 @@ static int has_cost(const struct expand *x, uint32_t f, const double *w)
 	       cg_any_positive(w, x->nev);
 }
 
-/* The lowest anchor above both a and b (an anchor's index is larger
- * than those of the anchors above it). */
-static uint32_t anchor_lca(const struct expand *x, uint32_t a, uint32_t b)
-{
-	while (a != b)
-		if (a > b)
-			a = x->anchors[a].up;
-		else
-			b = x->anchors[b].up;
-	return a;
-}
-
 /* Contexts laying out function f with weights w (and calls) takes at
  * most. */
 static size_t settled_size(const struct expand *x, uint32_t f,
@@ -552,23 +540,6 @@ static size_t settled_size(const struct expand *x, uint32_t f,
 	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev))
 		return 1 + x->npos[f];
 	return cg_calls_any(calls);
-}
-
-/* Whether anchor a is a member of function f's recursive group: f's
- * rest there would read as recursion it does not hold (a call edge
- * inside the group), so it goes to an anchor above. */
-static int in_group(const struct expand *x, uint32_t a, uint32_t f)
-{
-	uint32_t af = x->anchors[a].fn, s = x->scc_of[f];
-	return af != UINT32_MAX && x->sccs[s].n > 1 && x->scc_of[af] == s;
-}
-
-/* The nearest anchor at or above a where function f's rest may go. */
-static uint32_t place_of(const struct expand *x, uint32_t a, uint32_t f)
-{
-	while (a != 0 && in_group(x, a, f))
-		a = x->anchors[a].up;
-	return a;
 }
 
 /* The anchors' rests as pieces, one per (anchor, function reached):
@@ -589,6 +560,12 @@ struct pieces {
 	uint32_t *depth; /* per anchor: its depth (the entry point 0) */
 	uint32_t *nat;   /* per anchor: the groups placed below it (its
 			  * summed frame one context more) */
+	/* the anchors' tree (anchor_tree): per anchor its subtree's
+	 * interval in a preorder, [tin, tout); its children in index
+	 * order, kid[ks[a], ks[a + 1]) (in the preorder's order too); the
+	 * nearest anchor above it outside its function's SCC (out) */
+	uint32_t *tin, *tout, *ks, *kid, *out;
+	uint32_t *kcnt;  /* scratch per anchor + 1 (a split's keys), 0 */
 	struct pgroup {
 		uint32_t f, at, pivot;
 		int shared; /* its place (f, at) is another group's too */
@@ -598,9 +575,98 @@ struct pieces {
 	struct pkey {
 		uint32_t key;
 		uint32_t i;
-	} *keys;        /* scratch for a split */
-	double *sw;     /* scratch: nev */
+	} *keys, *ktmp; /* scratch for a split */
+	uint32_t *klist; /* ... its distinct keys */
+	double *sw, *sacc; /* scratch: nev */
+	struct pgroup *sub; /* ... its runs */
+	size_t capsub;
 };
+
+/* The anchors' tree of p (depth, tin, tout, ks, kid, out): an anchor's
+ * index is larger than those of the anchors above it. */
+static void anchor_tree(const struct expand *x, struct pieces *p)
+{
+	size_t na = x->nanchors;
+	p->depth = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->tin = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->tout = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->ks = pc_xcalloc(na + 2, sizeof(uint32_t));
+	p->kid = pc_xmalloc((na + 1) * sizeof(uint32_t));
+	p->out = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->kcnt = pc_xcalloc(na + 2, sizeof(uint32_t));
+	for (size_t a = 1; a < na; a++) {
+		uint32_t u = x->anchors[a].up, uf = x->anchors[u].fn;
+		p->depth[a] = p->depth[u] + 1;
+		p->ks[u + 1]++;
+		/* (the anchor above a's run of anchors in the SCC of a's
+		 * function) */
+		p->out[a] = u == 0 || uf == UINT32_MAX ||
+					    x->scc_of[uf] !=
+						    x->scc_of[x->anchors[a].fn] ?
+				    u :
+				    p->out[u];
+	}
+	for (size_t a = 0; a < na; a++)
+		p->ks[a + 1] += p->ks[a];
+	/* (tout: a cursor first) */
+	for (size_t a = 0; a < na; a++)
+		p->tout[a] = p->ks[a];
+	for (size_t a = 1; a < na; a++)
+		p->kid[p->tout[x->anchors[a].up]++] = (uint32_t)a;
+	/* subtree sizes (tout), children after their anchor; then the
+	 * preorder, children in index order */
+	for (size_t a = 0; a < na; a++)
+		p->tout[a] = 1;
+	for (size_t a = na; a-- > 1;)
+		p->tout[x->anchors[a].up] += p->tout[a];
+	for (size_t a = 0; a < na; a++) {
+		uint32_t next = p->tin[a] + 1;
+		for (uint32_t k = p->ks[a]; k < p->ks[a + 1]; k++) {
+			uint32_t c = p->kid[k];
+			p->tin[c] = next;
+			next += p->tout[c];
+		}
+		p->tout[a] += p->tin[a];
+	}
+}
+
+/* The lowest anchor above both a and b (a walks up until its subtree
+ * holds b: a running one's walks over a set are its depth at most). */
+static uint32_t anchor_lca(const struct expand *x, const struct pieces *p,
+			   uint32_t a, uint32_t b)
+{
+	while (!(p->tin[a] <= p->tin[b] && p->tin[b] < p->tout[a]))
+		a = x->anchors[a].up;
+	return a;
+}
+
+/* The nearest anchor at or above a where function f's rest may go: not
+ * in f's recursive group (f's rest there would read as recursion it
+ * does not hold, a call edge inside the group), else the entry point. */
+static uint32_t place_of(const struct expand *x, const struct pieces *p,
+			 uint32_t a, uint32_t f)
+{
+	uint32_t af = x->anchors[a].fn, s = x->scc_of[f];
+	if (a == 0 || af == UINT32_MAX || x->sccs[s].n <= 1 ||
+	    x->scc_of[af] != s)
+		return a;
+	return p->out[a];
+}
+
+/* The child of anchor `pivot` whose subtree holds anchor a (below it). */
+static uint32_t child_above(const struct pieces *p, uint32_t pivot,
+			    uint32_t a)
+{
+	uint32_t lo = p->ks[pivot], hi = p->ks[pivot + 1];
+	while (hi - lo > 1) { /* the last child starting at or before a */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->tin[p->kid[mid]] <= p->tin[a])
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return p->kid[lo];
+}
 
 /* Room for `more` pieces more (exactly: large blocks grow in place, so
  * no slack is kept; the pieces are the rests' peak). */
@@ -659,6 +725,48 @@ static int cmp_pkey(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* p->keys[0, n) ordered by (key, i), as qsort would: a stable counting
+ * sort by key over the distinct keys (kcnt: per key, zero before and
+ * after), then each key's run by i where it is not in order already
+ * (a group's pieces come in the order of their index, or of a sort by
+ * these same keys). */
+static void sort_keys(struct pieces *p, size_t n)
+{
+	size_t nk = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!p->kcnt[p->keys[k].key]++)
+			p->klist[nk++] = p->keys[k].key;
+	qsort(p->klist, nk, sizeof(uint32_t), cmp_u32);
+	uint32_t at = 0;
+	for (size_t j = 0; j < nk; j++) {
+		uint32_t c = p->kcnt[p->klist[j]];
+		p->kcnt[p->klist[j]] = at;
+		at += c;
+	}
+	for (size_t k = 0; k < n; k++)
+		p->ktmp[p->kcnt[p->keys[k].key]++] = p->keys[k];
+	for (size_t j = 0; j < nk; j++)
+		p->kcnt[p->klist[j]] = 0;
+	memcpy(p->keys, p->ktmp, n * sizeof(*p->keys));
+	for (size_t k = 1; k < n; k++)
+		if (p->keys[k].key == p->keys[k - 1].key &&
+		    p->keys[k].i < p->keys[k - 1].i) {
+			size_t lo = k - 1, hi = k;
+			while (lo && p->keys[lo - 1].key == p->keys[k].key)
+				lo--;
+			while (hi < n && p->keys[hi].key == p->keys[k].key)
+				hi++;
+			qsort(p->keys + lo, hi - lo, sizeof(*p->keys), cmp_pkey);
+			k = hi - 1;
+		}
+}
+
 /* Group gi split below its pivot: the pieces at the pivot stay; those
  * below each anchor under it go to a group of their own, below their
  * lowest common anchor (or the nearest above it outside f's group).
@@ -671,13 +779,11 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	struct pgroup g = p->g[gi];
 	size_t nev = x->nev, n = g.hi - g.lo, below = 0;
 	const double *self = x->fself + (size_t)g.f * nev;
-	uint32_t d1 = p->depth[g.pivot] + 1;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = p->idx[g.lo + k];
 		uint32_t a = p->src[i];
 		if (a != g.pivot) {
-			while (p->depth[a] > d1)
-				a = x->anchors[a].up;
+			a = child_above(p, g.pivot, a);
 			below++;
 		}
 		p->keys[k] = (struct pkey){ a == g.pivot ? 0 : a + 1,
@@ -685,7 +791,7 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	}
 	if (!below)
 		return 0;
-	qsort(p->keys, n, sizeof(*p->keys), cmp_pkey);
+	sort_keys(p, n);
 	for (size_t k = 0; k < n; k++)
 		p->idx[g.lo + k] = p->keys[k].i;
 	size_t whole = g.shared ? 0 : range_size(x, p, g.f, g.lo, g.hi, NULL);
@@ -696,15 +802,16 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	size_t stay = k; /* idx[lo, lo + stay): what stays at `at` */
 	/* the runs below the pivot: moved, or where at stays their place
 	 * too, kept together after the stay part */
-	struct pgroup *sub = NULL;
+	struct pgroup *sub = p->sub;
 	size_t nsub = 0;
 	while (k < n) {
 		size_t j = k;
 		uint32_t lca = p->src[p->keys[k].i];
 		while (j < n && p->keys[j].key == p->keys[k].key)
-			lca = anchor_lca(x, lca, p->src[p->keys[j++].i]);
-		uint32_t at = place_of(x, lca, g.f);
-		sub = pc_xrealloc(sub, nsub + 1, sizeof(*sub));
+			lca = anchor_lca(x, p, lca, p->src[p->keys[j++].i]);
+		uint32_t at = place_of(x, p, lca, g.f);
+		PC_GROW(p->sub, nsub, p->capsub);
+		sub = p->sub;
 		sub[nsub++] = (struct pgroup){ g.f, at, lca, at == g.at,
 					       g.lo + k, g.lo + j };
 		if (at != g.at) {
@@ -716,25 +823,24 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 		k = j;
 	}
 	/* what stays at `at`: the pieces at the pivot and the runs whose
-	 * place is at too */
+	 * place is at too (after it, in order) */
 	size_t rest = 0;
 	if (!g.shared) {
 		cg_calls c = { { 0, 0 } };
-		double *acc = pc_xcalloc(nev + 1, sizeof(double));
-		for (size_t q = 0; q < n; q++) {
-			size_t i = p->keys[q].i;
-			int here = q < stay;
-			for (size_t s = 0; !here && s < nsub; s++)
-				here = sub[s].shared && g.lo + q >= sub[s].lo &&
-				       g.lo + q < sub[s].hi;
-			if (!here)
-				continue;
-			for (size_t m = 0; m < nev; m++)
-				acc[m] += p->w[i * nev + m];
-			c = cg_calls_sum(c, p->c[i]);
+		double *acc = p->sacc;
+		memset(acc, 0, nev * sizeof(double));
+		for (size_t s = 0, q = 0; s <= nsub; s++) {
+			size_t end = s ? sub[s - 1].hi - g.lo : stay;
+			if (s)
+				q = sub[s - 1].shared ? sub[s - 1].lo - g.lo : end;
+			for (; q < end; q++) {
+				size_t i = p->keys[q].i;
+				for (size_t m = 0; m < nev; m++)
+					acc[m] += p->w[i * nev + m];
+				c = cg_calls_sum(c, p->c[i]);
+			}
 		}
 		rest = settled_size(x, g.f, acc, c);
-		free(acc);
 	}
 	*gain = up;
 	*cost = add + rest > whole ? add + rest - whole : 0;
@@ -748,7 +854,6 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 			p->nat[sub[s].at]++;
 		}
 	}
-	free(sub);
 	return 1;
 }
 
@@ -1000,16 +1105,17 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			p.idx[fill[p.f[i]]++] = (uint32_t)i;
 		free(fill);
 	}
-	p.depth = pc_xcalloc(na + 1, sizeof(uint32_t));
+	anchor_tree(x, &p);
 	p.nat = pc_xcalloc(na + 1, sizeof(uint32_t));
-	for (size_t a = 1; a < na; a++)
-		p.depth[a] = p.depth[x->anchors[a].up] + 1;
 	size_t most = 0; /* a split's scratch: one function's pieces */
 	for (size_t f = 0; f < nf; f++)
 		most = first[f + 1] - first[f] > most ? first[f + 1] - first[f] :
 							most;
 	p.keys = pc_xmalloc((most + 1) * sizeof(*p.keys));
+	p.ktmp = pc_xmalloc((most + 1) * sizeof(*p.ktmp));
+	p.klist = pc_xmalloc((most + 1) * sizeof(uint32_t));
 	p.sw = pc_xcalloc(nev + 1, sizeof(double));
+	p.sacc = pc_xcalloc(nev + 1, sizeof(double));
 	/* each function once, below the lowest anchor above its pieces */
 	size_t used = cg_used(x);
 	for (uint32_t f = 0; f < nf; f++) {
@@ -1017,8 +1123,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			continue;
 		uint32_t lca = p.src[p.idx[first[f]]];
 		for (size_t k = first[f] + 1; k < first[f + 1]; k++)
-			lca = anchor_lca(x, lca, p.src[p.idx[k]]);
-		uint32_t at = place_of(x, lca, f);
+			lca = anchor_lca(x, &p, lca, p.src[p.idx[k]]);
+		uint32_t at = place_of(x, &p, lca, f);
 		PC_GROW(p.g, p.ng, p.capg);
 		p.g[p.ng++] = (struct pgroup){ f, at, lca, 0, first[f],
 					       first[f + 1] };
@@ -1138,10 +1244,20 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(p.c);
 	free(p.idx);
 	free(p.depth);
+	free(p.tin);
+	free(p.tout);
+	free(p.ks);
+	free(p.kid);
+	free(p.out);
+	free(p.kcnt);
 	free(p.nat);
 	free(p.g);
 	free(p.keys);
+	free(p.ktmp);
+	free(p.klist);
 	free(p.sw);
+	free(p.sacc);
+	free(p.sub);
 	pc_id *sctx = pc_xmalloc((na + 1) * sizeof(pc_id));
 	for (size_t a = 0; a <= na; a++)
 		sctx[a] = PC_NONE;
