@@ -40,6 +40,10 @@ void cg_hpath_free(struct expand *x)
 	free(x->hn);
 	free(x->hslot);
 	free(x->hkeep);
+	free(x->hmark);
+	free(x->hstack);
+	x->hmark = NULL;
+	x->hstack = NULL;
 	x->hkeep = NULL;
 	x->heavy = NULL;
 	x->hn = NULL;
@@ -67,12 +71,9 @@ static int on_path(const struct expand *x, uint32_t p, uint32_t f)
 	return 0;
 }
 
-/* The path below function f reached by path p: p and f, where f is
- * heavy and not on p already; else p. */
-uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
+/* Path (p, f), made (f heavy and not on p: the caller has seen it). */
+static uint32_t hpath_child(struct expand *x, uint32_t p, uint32_t f)
 {
-	if (!x->heavy[f] || on_path(x, p, f))
-		return p;
 	if (2 * (x->nhn + 1) > x->nhslot) { /* (half full at most) */
 		free(x->hslot);
 		x->nhslot = x->nhslot ? 2 * x->nhslot : 1024;
@@ -89,6 +90,57 @@ uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
 	x->hn[x->nhn] = (struct hnode){ p, f, x->hn[p].depth + 1 };
 	x->hslot[i] = (uint32_t)x->nhn;
 	return (uint32_t)x->nhn++;
+}
+
+/* Path (p, f) if it was made (then f is not on p), else 0. */
+static uint32_t hpath_find(const struct expand *x, uint32_t p, uint32_t f)
+{
+	return x->nhslot ? x->hslot[hslot_of(x, p, f)] : 0;
+}
+
+/* The path below function f reached by path p: p and f, where f is
+ * heavy and not on p already; else p. */
+uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
+{
+	if (!x->heavy[f])
+		return p;
+	uint32_t q = hpath_find(x, p, f);
+	if (q)
+		return q;
+	return on_path(x, p, f) ? p : hpath_child(x, p, f);
+}
+
+/* The functions on path p marked (x->hmark), those of the path marked
+ * before unmarked: from one to the other through the lowest path above
+ * both (walks of paths near each other in the trie are cheap). */
+void cg_hpath_mark(struct expand *x, uint32_t p)
+{
+	if (!x->hmark)
+		x->hmark = pc_xcalloc(x->g->nfns + 1, 1);
+	uint32_t a = x->hmarked, b = p;
+	size_t top = 0;
+	while (a != b) {
+		if (x->hn[a].depth >= x->hn[b].depth) {
+			x->hmark[x->hn[a].fn] = 0;
+			a = x->hn[a].up;
+		} else {
+			PC_GROW(x->hstack, top, x->caphstack);
+			x->hstack[top++] = b;
+			b = x->hn[b].up;
+		}
+	}
+	while (top)
+		x->hmark[x->hn[x->hstack[--top]].fn] = 1;
+	x->hmarked = p;
+}
+
+/* cg_hpath_step where p is the path marked (cg_hpath_mark). */
+uint32_t cg_hpath_step_marked(struct expand *x, uint32_t p, uint32_t f)
+{
+	if (!x->heavy[f] || x->hmark[f])
+		return p;
+	uint32_t q = hpath_find(x, p, f);
+	return q ? q : hpath_child(x, p, f);
 }
 
 /* The places of paths below anchors' summed frames: a heavy path's

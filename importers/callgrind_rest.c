@@ -417,6 +417,7 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 	const struct cg_graph *g = x->g;
 	double *rest = rw->sh, *nsh = rw->nsh, *fsh = x->fsh;
 	uint32_t path = rw->pe.e[0].path;
+	cg_hpath_mark(x, path);
 	/* the cut SCCs' shares, the cut nodes' masses; their SCCs on the
 	 * heap (callers first: the largest index); the calls into the
 	 * cuts' entries after the walk */
@@ -458,7 +459,8 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 					x->uw[m] = x->incl[(size_t)u * nev + m] -
 						   x->fself[(size_t)f * nev + m];
 				if (cg_share_of(x, sf, x->uw) >= CG_HEAVY_DIVERT)
-					below = cg_hpath_step(x, path, f);
+					below = cg_hpath_step_marked(x, path,
+								     f);
 			}
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)

@@ -284,6 +284,11 @@ struct expand {
 	uint32_t *hslot;
 	size_t nhslot;
 	uint32_t curpath;
+	/* per function: on path hmarked (cg_hpath_mark); its scratch */
+	uint8_t *hmark;
+	uint32_t hmarked;
+	uint32_t *hstack;
+	size_t caphstack;
 };
 
 struct work {
@@ -354,6 +359,8 @@ void cg_hpath_init(struct expand *x);
 void cg_hpath_free(struct expand *x);
 void cg_hpath_rescue(struct expand *x);
 uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f);
+void cg_hpath_mark(struct expand *x, uint32_t p);
+uint32_t cg_hpath_step_marked(struct expand *x, uint32_t p, uint32_t f);
 /* places of heavy paths below anchors (cg_lay_rests) */
 struct hplace {
 	struct hpl {
