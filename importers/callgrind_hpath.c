@@ -402,6 +402,7 @@ struct ukey {
 	const struct expand *x;
 	const struct hplace *t;
 	const struct hunits *us;
+	const uint32_t *hf; /* per unit: its place's heavy function */
 	const double *loss, *goal;
 	struct ustep *st;
 };
@@ -409,9 +410,10 @@ struct ukey {
 /* What moving unit u gains: its weight, as far as its heavy function
  * loses more than its goal, and CG_HEAVY_EPS of it (so that the order
  * goes on by weight once every loss is down to its goal). */
-static double unit_gain(const struct ukey *k, const struct hunit *u)
+static inline double unit_gain(const struct ukey *k, uint32_t ui,
+				const struct hunit *u)
 {
-	uint32_t f = k->x->hn[k->t->e[u->pl].node].fn;
+	uint32_t f = k->hf[ui];
 	double l = k->loss[f] - k->goal[f];
 	double g = l <= 0 ? 0 : l < u->w ? l : u->w;
 	return g + CG_HEAVY_EPS * u->w;
@@ -429,7 +431,7 @@ static double unit_key(struct ukey *k, uint32_t ui)
 	const struct hunit *u = &us->e[ui];
 	size_t r = run_size(x, u->f);
 	size_t c0 = unit_cost(x, k->t, us, u);
-	double g0 = unit_gain(k, u);
+	double g0 = unit_gain(k, ui, u);
 	double best = g0 / (double)(c0 ? c0 : 1);
 	size_t top = 0;
 	k->st[top++] = (struct ustep){ ui, us->ks[ui], us->ks[ui + 1], g0, c0 };
@@ -447,7 +449,7 @@ static double unit_key(struct ukey *k, uint32_t ui)
 		size_t c = r + !k->t->e[v->pl].kept;
 		if (v->nsub == pv->nsub)
 			c -= r;
-		double g = s->g + unit_gain(k, v);
+		double g = s->g + unit_gain(k, vi, v);
 		c += s->c;
 		double key = g / (double)(c ? c : 1);
 		if (key > best)
@@ -555,7 +557,10 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		goal[f] = fl <= CG_HEAVY_OFF ? CG_HEAVY_LOSS :
 					       fl + CG_HEAVY_OVER;
 	}
-	struct ukey kc = { x, t, &us, loss, goal,
+	uint32_t *hf = pc_xmalloc((us.n + 1) * sizeof(uint32_t));
+	for (size_t k = 0; k < us.n; k++)
+		hf[k] = x->hn[t->e[us.e[k].pl].node].fn;
+	struct ukey kc = { x, t, &us, hf, loss, goal,
 			   pc_xmalloc((n + 1) * sizeof(struct ustep)) };
 	/* (gain per context, unit, the moves before its key) */
 	struct cg_cand *h = NULL;
@@ -594,6 +599,7 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		}
 	}
 	free(kc.st);
+	free(hf);
 	/* each piece at the lowest place above it its function moved to */
 	for (size_t q = 0; q < np; q++)
 		for (uint32_t k = leaf[q]; us.e[k].up != UINT32_MAX;

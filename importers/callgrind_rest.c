@@ -44,6 +44,52 @@ static void heap_push(uint8_t *on, uint32_t *heap, size_t *nh, uint32_t u)
 	heap[q] = u;
 }
 
+/* A set of SCC indices taken largest first (a rest's walk: callers
+ * first): a bit per SCC and a bit per word of them, `hi` at or above
+ * the largest; a pop is a scan down from hi (the walk pushes callees,
+ * below the SCC taken, so it scans each word once). The order of a
+ * max-heap of the indices. */
+struct sccq {
+	uint64_t *bit, *word;
+	uint32_t hi;
+	size_t n;
+};
+
+static void sccq_push(struct sccq *q, uint32_t u)
+{
+	uint64_t m = (uint64_t)1 << (u & 63);
+	if (q->bit[u >> 6] & m)
+		return;
+	q->bit[u >> 6] |= m;
+	q->word[u >> 12] |= (uint64_t)1 << ((u >> 6) & 63);
+	q->hi = !q->n || u > q->hi ? u : q->hi;
+	q->n++;
+}
+
+static int top_bit(uint64_t v) /* (v not 0) */
+{
+	return 63 - __builtin_clzll(v);
+}
+
+static uint32_t sccq_pop(struct sccq *q)
+{
+	size_t w = q->hi >> 12;
+	uint64_t m = q->word[w] & (~(uint64_t)0 >> (63 - ((q->hi >> 6) & 63)));
+	while (!m)
+		m = q->word[--w];
+	size_t b = (w << 6) + (size_t)top_bit(m);
+	uint64_t v = q->bit[b];
+	if (b == q->hi >> 6)
+		v &= ~(uint64_t)0 >> (63 - (q->hi & 63));
+	uint32_t u = (uint32_t)((b << 6) + (size_t)top_bit(v));
+	q->bit[b] &= ~((uint64_t)1 << (u & 63));
+	if (!q->bit[b])
+		q->word[w] &= ~((uint64_t)1 << (b & 63));
+	q->hi = u;
+	q->n--;
+	return u;
+}
+
 /* a one-function SCC's share came by no call edge, or by several */
 #define CG_NO_EDGE UINT32_MAX
 #define CG_EDGES (UINT32_MAX - 1)
@@ -59,11 +105,12 @@ static void solo_note(uint32_t *solo, uint32_t v, uint32_t e)
  * calls outside u, in proportion to each call edge's weight: to the SCC
  * (sh, per SCC x metric), or for a group's member to its entry node
  * (nsh, per node x metric); with on, each SCC reached the first time goes
- * on the max-heap of indices; with solo, per one-function SCC the edge
- * its share came by (solo_note). */
+ * on the max-heap of indices (with sq, on that set); with solo, per
+ * one-function SCC the edge its share came by (solo_note). */
 static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 		      const double *su, double *sh, double *nsh, uint8_t *on,
-		      uint32_t *heap, size_t *nh, uint32_t *solo)
+		      uint32_t *heap, size_t *nh, struct sccq *sq,
+		      uint32_t *solo)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
@@ -84,7 +131,9 @@ static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 		}
 		if (any && x->sccs[v].n == 1)
 			solo_note(solo, v, e);
-		if (on)
+		if (sq)
+			sccq_push(sq, v);
+		else if (on)
 			heap_push(on, heap, nh, v);
 	}
 }
@@ -141,7 +190,8 @@ static int flat_run(struct expand *x, struct flat *fl, double *sh,
 			memcpy(fl->share + fl->n * nev, sf, nev * sizeof(double));
 			fl->n++;
 			fl->size += 1 + x->npos[f];
-			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh, NULL);
+			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh, NULL,
+				  NULL);
 		}
 		scc_clear(x, u, sh, NULL, fsh, n);
 		on[u] = 0;
@@ -387,8 +437,7 @@ struct restwalk {
 	size_t n;
 	double *sh;   /* nsccs x nev, zeroed */
 	double *nsh;  /* node masses (cg_nsh_size), zeroed */
-	uint8_t *on;  /* per SCC: on the heap */
-	uint32_t *heap; /* the SCCs to walk, a max-heap (nsccs) */
+	struct sccq q; /* the SCCs to walk */
 	uint32_t *solo; /* per SCC: the edge its share came by (solo_note) */
 	uint32_t *edge; /* per function reached: its SCC's solo */
 	struct hpends pe; /* the walks' entries by heavy path */
@@ -421,18 +470,18 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 	/* the cut SCCs' shares, the cut nodes' masses; their SCCs on the
 	 * heap (callers first: the largest index); the calls into the
 	 * cuts' entries after the walk */
-	size_t nh = 0, ncalls = 0;
+	size_t ncalls = 0;
 	while (rw->pe.n && rw->pe.e[0].path == path) {
 		struct hpend r = cg_pend_pop(&rw->pe);
 		const double *v = rw->pe.pw + r.w;
 		double *d;
 		if (r.kind == CG_REST_SCC) {
 			d = rest + (size_t)r.idx * nev;
-			heap_push(rw->on, rw->heap, &nh, r.idx);
+			sccq_push(&rw->q, r.idx);
 			rw->solo[r.idx] = CG_EDGES; /* a cut's callee */
 		} else if (r.kind == CG_REST_NODE) {
 			d = cg_node_mass(x, nsh, r.inst, r.idx);
-			heap_push(rw->on, rw->heap, &nh, x->dags[r.inst].scc);
+			sccq_push(&rw->q, x->dags[r.inst].scc);
 		} else {
 			PC_GROW(rw->calls, ncalls, rw->capcalls);
 			rw->calls[ncalls++] = r;
@@ -443,9 +492,8 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 	}
 	x->stamp++;
 	rw->n = 0;
-	while (nh) {
-		uint32_t u = heap_pop(rw->heap, &nh);
-		rw->on[u] = 0;
+	while (rw->q.n) {
+		uint32_t u = sccq_pop(&rw->q);
 		int one = x->sccs[u].n == 1;
 		size_t n = scc_shares(x, u, rest + (size_t)u * nev, nsh, fsh);
 		for (size_t k = 0; k < n; k++) {
@@ -481,21 +529,22 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 				}
 				continue;
 			}
-			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh,
-				  rw->solo);
+			spread_fn(x, u, f, sf, rest, nsh, NULL, NULL, NULL,
+				  &rw->q, rw->solo);
 			if (!cg_has_calls(x))
 				continue;
 			/* its calls: all of one function's; a group
 			 * member's out of the group, and those into it
 			 * from the group at it */
+			double cw[2];
+			cg_calls_weights(x, u, sf, cw);
 			for (uint32_t j = x->edge_start[f];
 			     j < x->edge_start[f + 1]; j++) {
 				uint32_t e = x->edge_idx[j];
 				uint32_t t = g->edges[e].to;
 				if (!one && x->scc_of[t] == u)
 					continue;
-				cg_calls c = cg_edge_calls(x, (uint32_t)u, sf,
-							   e);
+				cg_calls c = cg_edge_calls_by(x, e, cw);
 				if (cg_calls_any(c)) {
 					touch(x, rw, t);
 					rw->cin[t] = cg_calls_sum(rw->cin[t], c);
@@ -1037,8 +1086,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
 		.nsh = pc_xcalloc(cg_nsh_size(x), sizeof(double)),
-		.on = pc_xcalloc(x->nsccs + 1, 1),
-		.heap = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
+		.q = { pc_xcalloc(x->nsccs / 64 + 2, sizeof(uint64_t)),
+		       pc_xcalloc(x->nsccs / 4096 + 2, sizeof(uint64_t)), 0, 0 },
 		.solo = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
 		.edge = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 	};
@@ -1079,8 +1128,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(rw.list);
 	free(rw.sh);
 	free(rw.nsh);
-	free(rw.on);
-	free(rw.heap);
+	free(rw.q.bit);
+	free(rw.q.word);
 	free(rw.solo);
 	free(rw.edge);
 	/* the rests' entries are consumed */

@@ -322,6 +322,10 @@ cg_calls cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
 size_t cg_used(const struct expand *x);
 cg_calls cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
 		       uint32_t e);
+void cg_calls_weights(const struct expand *x, uint32_t s, const double *w,
+		      double cw[2]);
+cg_calls cg_edge_calls_by(const struct expand *x, uint32_t e,
+			  const double cw[2]);
 void cg_add_calls(struct expand *x, pc_id ctx, cg_calls calls);
 static inline int cg_has_calls(const struct expand *x)
 {
