@@ -40,6 +40,10 @@ void cg_hpath_free(struct expand *x)
 	free(x->hn);
 	free(x->hslot);
 	free(x->hkeep);
+	free(x->hmark);
+	free(x->hstack);
+	x->hmark = NULL;
+	x->hstack = NULL;
 	x->hkeep = NULL;
 	x->heavy = NULL;
 	x->hn = NULL;
@@ -67,12 +71,9 @@ static int on_path(const struct expand *x, uint32_t p, uint32_t f)
 	return 0;
 }
 
-/* The path below function f reached by path p: p and f, where f is
- * heavy and not on p already; else p. */
-uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
+/* Path (p, f), made (f heavy and not on p: the caller has seen it). */
+static uint32_t hpath_child(struct expand *x, uint32_t p, uint32_t f)
 {
-	if (!x->heavy[f] || on_path(x, p, f))
-		return p;
 	if (2 * (x->nhn + 1) > x->nhslot) { /* (half full at most) */
 		free(x->hslot);
 		x->nhslot = x->nhslot ? 2 * x->nhslot : 1024;
@@ -89,6 +90,57 @@ uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
 	x->hn[x->nhn] = (struct hnode){ p, f, x->hn[p].depth + 1 };
 	x->hslot[i] = (uint32_t)x->nhn;
 	return (uint32_t)x->nhn++;
+}
+
+/* Path (p, f) if it was made (then f is not on p), else 0. */
+static uint32_t hpath_find(const struct expand *x, uint32_t p, uint32_t f)
+{
+	return x->nhslot ? x->hslot[hslot_of(x, p, f)] : 0;
+}
+
+/* The path below function f reached by path p: p and f, where f is
+ * heavy and not on p already; else p. */
+uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f)
+{
+	if (!x->heavy[f])
+		return p;
+	uint32_t q = hpath_find(x, p, f);
+	if (q)
+		return q;
+	return on_path(x, p, f) ? p : hpath_child(x, p, f);
+}
+
+/* The functions on path p marked (x->hmark), those of the path marked
+ * before unmarked: from one to the other through the lowest path above
+ * both (walks of paths near each other in the trie are cheap). */
+void cg_hpath_mark(struct expand *x, uint32_t p)
+{
+	if (!x->hmark)
+		x->hmark = pc_xcalloc(x->g->nfns + 1, 1);
+	uint32_t a = x->hmarked, b = p;
+	size_t top = 0;
+	while (a != b) {
+		if (x->hn[a].depth >= x->hn[b].depth) {
+			x->hmark[x->hn[a].fn] = 0;
+			a = x->hn[a].up;
+		} else {
+			PC_GROW(x->hstack, top, x->caphstack);
+			x->hstack[top++] = b;
+			b = x->hn[b].up;
+		}
+	}
+	while (top)
+		x->hmark[x->hn[x->hstack[--top]].fn] = 1;
+	x->hmarked = p;
+}
+
+/* cg_hpath_step where p is the path marked (cg_hpath_mark). */
+uint32_t cg_hpath_step_marked(struct expand *x, uint32_t p, uint32_t f)
+{
+	if (!x->heavy[f] || x->hmark[f])
+		return p;
+	uint32_t q = hpath_find(x, p, f);
+	return q ? q : hpath_child(x, p, f);
 }
 
 /* The places of paths below anchors' summed frames: a heavy path's
@@ -144,21 +196,56 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 	}
 }
 
+/* The places of path p at anchor `at` (cg_hplace_add's, without their
+ * weights), made where missing: the lowest first, as cg_hplace_add
+ * makes them (a place is made with those above it, so the first one
+ * found ends the walk). */
+void cg_hplace_make(const struct expand *x, struct hplace *t, uint32_t at,
+		    uint32_t p)
+{
+	uint32_t top = x->hn[x->anchors[at].hpath].depth;
+	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
+		if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
+			free(t->slot);
+			t->nslot = t->nslot ? 2 * t->nslot : 1024;
+			t->slot = pc_xcalloc(t->nslot, sizeof(uint32_t));
+			for (size_t e = 0; e < t->n; e++)
+				t->slot[hplace_slot(t, t->e[e].at,
+						    t->e[e].node)] =
+					(uint32_t)e + 1;
+		}
+		size_t i = hplace_slot(t, at, n);
+		if (t->slot[i])
+			return;
+		if (t->n >= UINT32_MAX - 1)
+			pc_die("the call tree's heavy paths: more than 2^32 "
+			       "places");
+		PC_GROW(t->e, t->n, t->cap);
+		t->e[t->n] = (struct hpl){ .at = at, .node = n, .ctx = PC_NONE };
+		t->slot[i] = (uint32_t)++t->n;
+	}
+}
+
 /* A unit: a function's pieces below a place (their count and weight),
- * how many lie at the place, whether they were moved there (20 bytes:
- * the units are the rests' peak of memory; the weight orders them) */
+ * how many lie at the place, whether they were moved there, the unit of
+ * the same function at the place's parent (24 bytes: the units are the
+ * rests' peak of memory; the weight orders them) */
 struct hunit {
 	uint32_t pl, f;
 	uint32_t nsub : 31, done : 1;
 	uint32_t cur;
 	float w;
+	uint32_t up; /* UINT32_MAX: at the anchor's summed frame */
 };
 
+/* The units, found by (place, function) while they are made (slot);
+ * then each one's units below it (kid[ks[u], ks[u + 1])) */
 struct hunits {
 	struct hunit *e;
 	size_t n, cap;
 	uint32_t *slot;
 	size_t nslot;
+	uint32_t *ks, *kid;
 };
 
 static size_t hunit_slot(const struct hunits *c, uint32_t pl, uint32_t f)
@@ -173,11 +260,11 @@ static size_t hunit_slot(const struct hunits *c, uint32_t pl, uint32_t f)
 	}
 }
 
-/* Unit (pl, f), or with make new if need be; else NULL. */
-static struct hunit *hunit_get(struct hunits *c, uint32_t pl, uint32_t f,
-			       int make)
+/* Unit (pl, f), made if need be (*made set then): its index. */
+static uint32_t hunit_make(struct hunits *c, uint32_t pl, uint32_t f,
+			   int *made)
 {
-	if (make && 2 * (c->n + 1) > c->nslot) {
+	if (2 * (c->n + 1) > c->nslot) {
 		free(c->slot);
 		c->nslot = c->nslot ? 2 * c->nslot : 1024;
 		c->slot = pc_xcalloc(c->nslot, sizeof(uint32_t));
@@ -185,19 +272,50 @@ static struct hunit *hunit_get(struct hunits *c, uint32_t pl, uint32_t f,
 			c->slot[hunit_slot(c, c->e[k].pl, c->e[k].f)] =
 				(uint32_t)k + 1;
 	}
-	if (!c->nslot)
-		return NULL;
 	size_t i = hunit_slot(c, pl, f);
+	*made = !c->slot[i];
 	if (c->slot[i])
-		return &c->e[c->slot[i] - 1];
-	if (!make)
-		return NULL;
+		return c->slot[i] - 1;
 	if (c->n >= UINT32_MAX - 1)
 		pc_die("the call tree's heavy paths: more than 2^32 units");
 	PC_GROW(c->e, c->n, c->cap);
-	c->e[c->n] = (struct hunit){ pl, f, 0, 0, 0, 0 };
+	c->e[c->n] = (struct hunit){ pl, f, 0, 0, 0, 0, UINT32_MAX };
 	c->slot[i] = (uint32_t)++c->n;
-	return &c->e[c->n - 1];
+	return (uint32_t)c->n - 1;
+}
+
+/* Piece q's units (function f, place a at anchor place root, weight
+ * w): the unit at root (returned), and those of a and the places above
+ * it up to root, made where missing (the lowest first, as the walk up
+ * meets them: a unit made is made with the chain above it, so the
+ * first one found ends the walk), each given the piece. *leaf: the
+ * lowest (root's where a is root). */
+static uint32_t hunit_piece(struct hunits *us, const uint32_t *par,
+			    uint32_t root, uint32_t a, uint32_t f, double w,
+			    uint32_t *leaf)
+{
+	int made;
+	uint32_t ru = hunit_make(us, root, f, &made), low = ru;
+	uint32_t prev = UINT32_MAX;
+	us->e[ru].cur++;
+	for (; a != root; a = par[a]) {
+		uint32_t k = hunit_make(us, a, f, &made);
+		if (prev == UINT32_MAX)
+			low = k;
+		else
+			us->e[prev].up = k;
+		prev = k;
+		if (!made)
+			break;
+	}
+	if (prev != UINT32_MAX && us->e[prev].up == UINT32_MAX)
+		us->e[prev].up = ru;
+	for (uint32_t k = low; k != ru; k = us->e[k].up) {
+		us->e[k].w += (float)w;
+		us->e[k].nsub++;
+	}
+	*leaf = low;
+	return ru;
 }
 
 /* Contexts function f's run at a place takes at most. */
@@ -211,13 +329,12 @@ static size_t run_size(const struct expand *x, uint32_t f)
  * contexts if not made yet (CG_PLACE_CTXS), less the run its parent no
  * longer has. */
 static size_t unit_cost(const struct expand *x, const struct hplace *t,
-			struct hunits *us, const struct hunit *u,
-			uint32_t par)
+			const struct hunits *us, const struct hunit *u)
 {
 	size_t r = run_size(x, u->f);
-	const struct hunit *pu = hunit_get(us, par, u->f, 0);
+	const struct hunit *pu = &us->e[u->up];
 	size_t c = r + CG_PLACE_CTXS * !t->e[u->pl].kept;
-	return pu && pu->cur == u->nsub ? c - r : c;
+	return pu->cur == u->nsub ? c - r : c;
 }
 
 /* Each heavy function's loss were no unit moved (a share of the first
@@ -274,11 +391,11 @@ static void tree_loss(const struct expand *x, size_t np, const uint32_t *pat,
 	free(inc);
 }
 
-/* What a unit's key is computed with: the places' tree (each one's
- * parent, its children kid[cs[e], cs[e + 1])), per heavy function its
- * loss now and its goal, a stack of the walk below a unit. */
+/* What a unit's key is computed with: the units (each one's units
+ * below it), per heavy function its loss now and its goal, a stack of
+ * the walk below a unit. */
 struct ustep {
-	uint32_t pl;
+	uint32_t u;
 	size_t ki, ke;
 	double g;
 	size_t c;
@@ -286,60 +403,61 @@ struct ustep {
 struct ukey {
 	const struct expand *x;
 	const struct hplace *t;
-	struct hunits *us;
-	const uint32_t *par;
-	const size_t *cs;
-	const uint32_t *kid;
+	const struct hunits *us;
+	const uint32_t *hf; /* per unit: its place's heavy function */
 	const double *loss, *goal;
-	size_t nplace;
 	struct ustep *st;
 };
 
 /* What moving unit u gains: its weight, as far as its heavy function
  * loses more than its goal, and CG_HEAVY_EPS of it (so that the order
  * goes on by weight once every loss is down to its goal). */
-static double unit_gain(const struct ukey *k, const struct hunit *u)
+static inline double unit_gain(const struct ukey *k, uint32_t ui,
+				const struct hunit *u)
 {
-	uint32_t f = k->x->hn[k->t->e[u->pl].node].fn;
+	uint32_t f = k->hf[ui];
 	double l = k->loss[f] - k->goal[f];
 	double g = l <= 0 ? 0 : l < u->w ? l : u->w;
 	return g + CG_HEAVY_EPS * u->w;
 }
 
-/* Unit u's key: the most gain per context of a chain of units of its
+/* Unit ui's key: the most gain per context of a chain of units of its
  * function from it down the places below (each unit there moves the
  * pieces below its place from the one above, whose run it frees where
- * they were all of them). */
-static double unit_key(struct ukey *k, const struct hunit *u)
+ * they were all of them). The largest of the chains' keys, whatever
+ * order they are walked in. */
+static double unit_key(struct ukey *k, uint32_t ui)
 {
 	const struct expand *x = k->x;
+	const struct hunits *us = k->us;
+	const struct hunit *u = &us->e[ui];
 	size_t r = run_size(x, u->f);
-	size_t c0 = unit_cost(x, k->t, k->us, u, k->par[u->pl]);
-	double g0 = unit_gain(k, u);
+	size_t c0 = unit_cost(x, k->t, us, u);
+	double g0 = unit_gain(k, ui, u);
 	double best = g0 / (double)(c0 ? c0 : 1);
 	size_t top = 0;
-	k->st[top++] = (struct ustep){ u->pl, k->cs[u->pl], k->cs[u->pl + 1],
-				       g0, c0 };
+	k->st[top++] = (struct ustep){ ui, us->ks[ui], us->ks[ui + 1], g0, c0 };
 	while (top) {
 		struct ustep *s = &k->st[top - 1];
 		if (s->ki == s->ke) {
 			top--;
 			continue;
 		}
-		uint32_t pl = k->kid[s->ki++];
-		const struct hunit *v = hunit_get(k->us, pl, u->f, 0);
-		if (!v || !(v->w > 0))
+		uint32_t vi = us->kid[s->ki++];
+		const struct hunit *v = &us->e[vi];
+		if (!(v->w > 0))
 			continue;
-		const struct hunit *pv = hunit_get(k->us, s->pl, u->f, 0);
-		size_t c = r + CG_PLACE_CTXS * !k->t->e[pl].kept;
-		if (pv && v->nsub == pv->nsub)
+		const struct hunit *pv = &us->e[s->u];
+		size_t c = r + CG_PLACE_CTXS * !k->t->e[v->pl].kept;
+		if (v->nsub == pv->nsub)
 			c -= r;
-		double g = s->g + unit_gain(k, v);
+		double g = s->g + unit_gain(k, vi, v);
 		c += s->c;
 		double key = g / (double)(c ? c : 1);
 		if (key > best)
 			best = key;
-		k->st[top++] = (struct ustep){ pl, k->cs[pl], k->cs[pl + 1], g, c };
+		k->st[top++] = (struct ustep){ vi, us->ks[vi], us->ks[vi + 1], g,
+					       c };
 	}
 	return best;
 }
@@ -357,7 +475,9 @@ static double unit_key(struct ukey *k, const struct hunit *u)
  * loses more than CG_HEAVY_OFF whatever the units do, CG_HEAVY_OVER
  * more than that), CG_HEAVY_EPS of the weight beyond. Sets each
  * piece's node (pnode: its place's, or its anchor's own path: the
- * summed frame); returns the contexts taken. */
+ * summed frame); returns the contexts taken. A unit's key changes only
+ * when a unit is moved: one computed since the last move is taken as
+ * it is (the heap's entries carry the moves so far in `cost`). */
 size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		      size_t np, const uint32_t *pat, const uint32_t *path,
 		      const uint32_t *fn, const double *w, uint32_t *pnode)
@@ -382,11 +502,9 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		t->n = nplace;
 		return 0;
 	}
-	/* each place's parent and children (CSR); each piece's place */
+	/* each place's parent */
 	size_t n = t->n;
 	uint32_t *par = pc_xmalloc((n + 1) * sizeof(uint32_t));
-	size_t *cs = pc_xcalloc(n + 2, sizeof(size_t));
-	uint32_t *own = pc_xmalloc((np + 1) * sizeof(uint32_t));
 	for (size_t e = 0; e < n; e++) {
 		par[e] = UINT32_MAX;
 		if (e >= nplace)
@@ -394,32 +512,35 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		uint32_t up = x->hn[t->e[e].node].up, at = t->e[e].at;
 		const struct hpl *u = hplace_find(t, at, up);
 		par[e] = u ? (uint32_t)(u - t->e) : root[at];
-		cs[par[e] + 1]++;
-	}
-	for (size_t e = 0; e < n; e++)
-		cs[e + 1] += cs[e];
-	uint32_t *kid = pc_xmalloc((n + 1) * sizeof(uint32_t));
-	{
-		size_t *fill = pc_xmalloc((n + 1) * sizeof(size_t));
-		memcpy(fill, cs, (n + 1) * sizeof(size_t));
-		for (size_t e = 0; e < n; e++)
-			if (par[e] != UINT32_MAX)
-				kid[fill[par[e]]++] = (uint32_t)e;
-		free(fill);
 	}
 	/* the units: per function, its pieces at its anchor's summed
-	 * frame, and below each place on their paths */
+	 * frame, and below each place on their paths; each piece's
+	 * lowest unit */
 	struct hunits us = { 0 };
+	uint32_t *leaf = pc_xmalloc((np + 1) * sizeof(uint32_t));
 	for (size_t q = 0; q < np; q++) {
 		const struct hpl *h = hplace_find(t, pat[q], path[q]);
-		own[q] = h ? (uint32_t)(h - t->e) : root[pat[q]];
-		hunit_get(&us, root[pat[q]], fn[q], 1)->cur++;
-		for (uint32_t a = own[q]; a != root[pat[q]]; a = par[a]) {
-			struct hunit *u = hunit_get(&us, a, fn[q], 1);
-			u->w += (float)w[q];
-			u->nsub++;
-		}
+		uint32_t a = h ? (uint32_t)(h - t->e) : root[pat[q]];
+		hunit_piece(&us, par, root[pat[q]], a, fn[q], w[q], &leaf[q]);
 	}
+	free(us.slot);
+	us.slot = NULL;
+	free(par);
+	/* each unit's units below it (CSR) */
+	us.ks = pc_xcalloc(us.n + 2, sizeof(uint32_t));
+	us.kid = pc_xmalloc((us.n + 1) * sizeof(uint32_t));
+	for (size_t k = 0; k < us.n; k++)
+		if (us.e[k].up != UINT32_MAX)
+			us.ks[us.e[k].up + 1]++;
+	for (size_t k = 0; k < us.n; k++)
+		us.ks[k + 1] += us.ks[k];
+	for (size_t k = 0; k < us.n; k++)
+		if (us.e[k].up != UINT32_MAX)
+			us.kid[us.ks[us.e[k].up]++] = (uint32_t)k;
+	/* (ks[u] is now u's end, the start of u + 1) */
+	for (size_t k = us.n; k > 0; k--)
+		us.ks[k] = us.ks[k - 1];
+	us.ks[0] = 0;
 	/* each heavy function's loss (a share of the first metric's total,
 	 * the pprof and stack views' default; the units' weights are shares
 	 * of the metric of each piece's largest share) */
@@ -439,62 +560,64 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		goal[f] = fl <= CG_HEAVY_OFF ? CG_HEAVY_LOSS :
 					       fl + CG_HEAVY_OVER;
 	}
-	struct ukey kc = { x, t, &us, par, cs, kid, loss, goal, nplace,
+	uint32_t *hf = pc_xmalloc((us.n + 1) * sizeof(uint32_t));
+	for (size_t k = 0; k < us.n; k++)
+		hf[k] = x->hn[t->e[us.e[k].pl].node].fn;
+	struct ukey kc = { x, t, &us, hf, loss, goal,
 			   pc_xmalloc((n + 1) * sizeof(struct ustep)) };
-	struct cg_cand *h = NULL; /* (gain per context, unit) */
-	size_t nh = 0, caph = 0, used = 0;
+	/* (gain per context, unit, the moves before its key) */
+	struct cg_cand *h = NULL;
+	size_t nh = 0, caph = 0, used = 0, moves = 0;
 	for (size_t k = 0; k < us.n; k++) {
 		const struct hunit *u = &us.e[k];
-		if (u->pl < nplace && par[u->pl] >= nplace && u->w > 0)
+		if (u->pl < nplace && us.e[u->up].pl >= nplace && u->w > 0)
 			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				unit_key(&kc, u), k, 0 });
+				unit_key(&kc, (uint32_t)k), k, moves });
 	}
 	while (nh && used < room) {
 		struct cg_cand c = cg_cand_pop(h, &nh);
 		struct hunit *u = &us.e[c.id];
-		uint32_t pu = par[u->pl];
-		size_t cost = unit_cost(x, t, &us, u, pu);
+		size_t cost = unit_cost(x, t, &us, u);
 		if (cost > room - used)
 			continue;
-		double key = unit_key(&kc, u);
+		double key = c.cost == moves ? c.key :
+					       unit_key(&kc, (uint32_t)c.id);
 		if (nh && key < h[0].key) {
-			cg_cand_push(&h, &nh, &caph, (struct cg_cand){ key, c.id, 0 });
+			cg_cand_push(&h, &nh, &caph,
+				     (struct cg_cand){ key, c.id, moves });
 			continue;
 		}
-		hunit_get(&us, pu, u->f, 0)->cur -= u->nsub;
+		us.e[u->up].cur -= u->nsub;
 		u->cur += u->nsub;
 		u->done = 1;
 		t->e[u->pl].kept = 1;
 		loss[x->hn[t->e[u->pl].node].fn] -= u->w;
 		used += cost;
-		uint32_t e = u->pl, f = u->f;
-		for (size_t i = cs[e]; i < cs[e + 1]; i++) {
-			struct hunit *v = hunit_get(&us, kid[i], f, 0);
-			if (!v || !(v->w > 0))
-				continue;
-			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				unit_key(&kc, v), (size_t)(v - us.e), 0 });
+		moves++;
+		for (uint32_t i = us.ks[c.id]; i < us.ks[c.id + 1]; i++) {
+			uint32_t v = us.kid[i];
+			if (us.e[v].w > 0)
+				cg_cand_push(&h, &nh, &caph, (struct cg_cand){
+					unit_key(&kc, v), v, moves });
 		}
 	}
 	free(kc.st);
+	free(hf);
 	/* each piece at the lowest place above it its function moved to */
 	for (size_t q = 0; q < np; q++)
-		for (uint32_t a = own[q]; a != root[pat[q]]; a = par[a]) {
-			const struct hunit *u = hunit_get(&us, a, fn[q], 0);
-			if (u->done) {
-				pnode[q] = t->e[a].node;
+		for (uint32_t k = leaf[q]; us.e[k].up != UINT32_MAX;
+		     k = us.e[k].up)
+			if (us.e[k].done) {
+				pnode[q] = t->e[us.e[k].pl].node;
 				break;
 			}
-		}
 	free(h);
 	free(loss);
 	free(goal);
 	free(us.e);
-	free(us.slot);
-	free(kid);
-	free(own);
-	free(cs);
-	free(par);
+	free(us.ks);
+	free(us.kid);
+	free(leaf);
 	free(root);
 	t->n = nplace; /* (the roots' entries out of the table again) */
 	return used;

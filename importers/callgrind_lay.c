@@ -147,6 +147,36 @@ cg_calls cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
 	return c;
 }
 
+/* An instance's calls_weight per run, for cg_edge_calls_by (0 where
+ * the run has no calls metric). */
+void cg_calls_weights(const struct expand *x, uint32_t s, const double *w,
+		      double cw[2])
+{
+	for (int k = 0; k < 2; k++)
+		cw[k] = x->calls[k] != PC_NONE ? calls_weight(x, s, w, k) : 0;
+}
+
+/* cg_edge_calls with the instance's calls_weight per run given (cw,
+ * cg_calls_weights): one look-up per instance, not per edge. */
+cg_calls cg_edge_calls_by(const struct expand *x, uint32_t e,
+			  const double cw[2])
+{
+	cg_calls c = { { 0, 0 } };
+	const struct cg_graph *g = x->g;
+	uint64_t n[2] = { g->edges[e].count, g->count2 ? g->count2[e] : 0 };
+	if (!cg_has_calls(x) || (!n[0] && !n[1]))
+		return c;
+	int cost = 0; /* as the layout: an edge without cost is not there */
+	for (size_t m = 0; m < x->nev && !cost; m++)
+		cost = g->ecost[(size_t)e * x->nev + m] != 0;
+	if (!cost)
+		return c;
+	for (int k = 0; k < 2; k++)
+		if (x->calls[k] != PC_NONE && n[k])
+			c.n[k] = (double)n[k] * cw[k];
+	return c;
+}
+
 void cg_add_calls(struct expand *x, pc_id ctx, cg_calls calls)
 {
 	for (int k = 0; k < 2; k++)

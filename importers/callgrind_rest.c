@@ -44,6 +44,52 @@ static void heap_push(uint8_t *on, uint32_t *heap, size_t *nh, uint32_t u)
 	heap[q] = u;
 }
 
+/* A set of SCC indices taken largest first (a rest's walk: callers
+ * first): a bit per SCC and a bit per word of them, `hi` at or above
+ * the largest; a pop is a scan down from hi (the walk pushes callees,
+ * below the SCC taken, so it scans each word once). The order of a
+ * max-heap of the indices. */
+struct sccq {
+	uint64_t *bit, *word;
+	uint32_t hi;
+	size_t n;
+};
+
+static void sccq_push(struct sccq *q, uint32_t u)
+{
+	uint64_t m = (uint64_t)1 << (u & 63);
+	if (q->bit[u >> 6] & m)
+		return;
+	q->bit[u >> 6] |= m;
+	q->word[u >> 12] |= (uint64_t)1 << ((u >> 6) & 63);
+	q->hi = !q->n || u > q->hi ? u : q->hi;
+	q->n++;
+}
+
+static int top_bit(uint64_t v) /* (v not 0) */
+{
+	return 63 - __builtin_clzll(v);
+}
+
+static uint32_t sccq_pop(struct sccq *q)
+{
+	size_t w = q->hi >> 12;
+	uint64_t m = q->word[w] & (~(uint64_t)0 >> (63 - ((q->hi >> 6) & 63)));
+	while (!m)
+		m = q->word[--w];
+	size_t b = (w << 6) + (size_t)top_bit(m);
+	uint64_t v = q->bit[b];
+	if (b == q->hi >> 6)
+		v &= ~(uint64_t)0 >> (63 - (q->hi & 63));
+	uint32_t u = (uint32_t)((b << 6) + (size_t)top_bit(v));
+	q->bit[b] &= ~((uint64_t)1 << (u & 63));
+	if (!q->bit[b])
+		q->word[w] &= ~((uint64_t)1 << (b & 63));
+	q->hi = u;
+	q->n--;
+	return u;
+}
+
 /* a one-function SCC's share came by no call edge, or by several */
 #define CG_NO_EDGE UINT32_MAX
 #define CG_EDGES (UINT32_MAX - 1)
@@ -59,11 +105,12 @@ static void solo_note(uint32_t *solo, uint32_t v, uint32_t e)
  * calls outside u, in proportion to each call edge's weight: to the SCC
  * (sh, per SCC x metric), or for a group's member to its entry node
  * (nsh, per node x metric); with on, each SCC reached the first time goes
- * on the max-heap of indices; with solo, per one-function SCC the edge
- * its share came by (solo_note). */
+ * on the max-heap of indices (with sq, on that set); with solo, per
+ * one-function SCC the edge its share came by (solo_note). */
 static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 		      const double *su, double *sh, double *nsh, uint8_t *on,
-		      uint32_t *heap, size_t *nh, uint32_t *solo)
+		      uint32_t *heap, size_t *nh, struct sccq *sq,
+		      uint32_t *solo)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
@@ -84,7 +131,9 @@ static void spread_fn(const struct expand *x, uint32_t u, uint32_t f,
 		}
 		if (any && x->sccs[v].n == 1)
 			solo_note(solo, v, e);
-		if (on)
+		if (sq)
+			sccq_push(sq, v);
+		else if (on)
 			heap_push(on, heap, nh, v);
 	}
 }
@@ -141,7 +190,8 @@ static int flat_run(struct expand *x, struct flat *fl, double *sh,
 			memcpy(fl->share + fl->n * nev, sf, nev * sizeof(double));
 			fl->n++;
 			fl->size += 1 + x->npos[f];
-			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh, NULL);
+			spread_fn(x, u, f, sf, sh, x->nsh, on, heap, &nh, NULL,
+				  NULL);
 		}
 		scc_clear(x, u, sh, NULL, fsh, n);
 		on[u] = 0;
@@ -387,8 +437,7 @@ struct restwalk {
 	size_t n;
 	double *sh;   /* nsccs x nev, zeroed */
 	double *nsh;  /* node masses (cg_nsh_size), zeroed */
-	uint8_t *on;  /* per SCC: on the heap */
-	uint32_t *heap; /* the SCCs to walk, a max-heap (nsccs) */
+	struct sccq q; /* the SCCs to walk */
 	uint32_t *solo; /* per SCC: the edge its share came by (solo_note) */
 	uint32_t *edge; /* per function reached: its SCC's solo */
 	struct hpends pe; /* the walks' entries by heavy path */
@@ -417,21 +466,22 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 	const struct cg_graph *g = x->g;
 	double *rest = rw->sh, *nsh = rw->nsh, *fsh = x->fsh;
 	uint32_t path = rw->pe.e[0].path;
+	cg_hpath_mark(x, path);
 	/* the cut SCCs' shares, the cut nodes' masses; their SCCs on the
 	 * heap (callers first: the largest index); the calls into the
 	 * cuts' entries after the walk */
-	size_t nh = 0, ncalls = 0;
+	size_t ncalls = 0;
 	while (rw->pe.n && rw->pe.e[0].path == path) {
 		struct hpend r = cg_pend_pop(&rw->pe);
 		const double *v = rw->pe.pw + r.w;
 		double *d;
 		if (r.kind == CG_REST_SCC) {
 			d = rest + (size_t)r.idx * nev;
-			heap_push(rw->on, rw->heap, &nh, r.idx);
+			sccq_push(&rw->q, r.idx);
 			rw->solo[r.idx] = CG_EDGES; /* a cut's callee */
 		} else if (r.kind == CG_REST_NODE) {
 			d = cg_node_mass(x, nsh, r.inst, r.idx);
-			heap_push(rw->on, rw->heap, &nh, x->dags[r.inst].scc);
+			sccq_push(&rw->q, x->dags[r.inst].scc);
 		} else {
 			PC_GROW(rw->calls, ncalls, rw->capcalls);
 			rw->calls[ncalls++] = r;
@@ -442,9 +492,8 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 	}
 	x->stamp++;
 	rw->n = 0;
-	while (nh) {
-		uint32_t u = heap_pop(rw->heap, &nh);
-		rw->on[u] = 0;
+	while (rw->q.n) {
+		uint32_t u = sccq_pop(&rw->q);
 		int one = x->sccs[u].n == 1;
 		size_t n = scc_shares(x, u, rest + (size_t)u * nev, nsh, fsh);
 		for (size_t k = 0; k < n; k++) {
@@ -458,7 +507,8 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 					x->uw[m] = x->incl[(size_t)u * nev + m] -
 						   x->fself[(size_t)f * nev + m];
 				if (cg_share_of(x, sf, x->uw) >= CG_HEAVY_DIVERT)
-					below = cg_hpath_step(x, path, f);
+					below = cg_hpath_step_marked(x, path,
+								     f);
 			}
 			touch(x, rw, f);
 			for (size_t m = 0; m < nev; m++)
@@ -479,21 +529,22 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 				}
 				continue;
 			}
-			spread_fn(x, u, f, sf, rest, nsh, rw->on, rw->heap, &nh,
-				  rw->solo);
+			spread_fn(x, u, f, sf, rest, nsh, NULL, NULL, NULL,
+				  &rw->q, rw->solo);
 			if (!cg_has_calls(x))
 				continue;
 			/* its calls: all of one function's; a group
 			 * member's out of the group, and those into it
 			 * from the group at it */
+			double cw[2];
+			cg_calls_weights(x, u, sf, cw);
 			for (uint32_t j = x->edge_start[f];
 			     j < x->edge_start[f + 1]; j++) {
 				uint32_t e = x->edge_idx[j];
 				uint32_t t = g->edges[e].to;
 				if (!one && x->scc_of[t] == u)
 					continue;
-				cg_calls c = cg_edge_calls(x, (uint32_t)u, sf,
-							   e);
+				cg_calls c = cg_edge_calls_by(x, e, cw);
 				if (cg_calls_any(c)) {
 					touch(x, rw, t);
 					rw->cin[t] = cg_calls_sum(rw->cin[t], c);
@@ -532,18 +583,6 @@ static int has_cost(const struct expand *x, uint32_t f, const double *w)
 	       cg_any_positive(w, x->nev);
 }
 
-/* The lowest anchor above both a and b (an anchor's index is larger
- * than those of the anchors above it). */
-static uint32_t anchor_lca(const struct expand *x, uint32_t a, uint32_t b)
-{
-	while (a != b)
-		if (a > b)
-			a = x->anchors[a].up;
-		else
-			b = x->anchors[b].up;
-	return a;
-}
-
 /* Contexts laying out function f with weights w (and calls) takes at
  * most. */
 static size_t settled_size(const struct expand *x, uint32_t f,
@@ -552,23 +591,6 @@ static size_t settled_size(const struct expand *x, uint32_t f,
 	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev))
 		return 1 + x->npos[f];
 	return cg_calls_any(calls);
-}
-
-/* Whether anchor a is a member of function f's recursive group: f's
- * rest there would read as recursion it does not hold (a call edge
- * inside the group), so it goes to an anchor above. */
-static int in_group(const struct expand *x, uint32_t a, uint32_t f)
-{
-	uint32_t af = x->anchors[a].fn, s = x->scc_of[f];
-	return af != UINT32_MAX && x->sccs[s].n > 1 && x->scc_of[af] == s;
-}
-
-/* The nearest anchor at or above a where function f's rest may go. */
-static uint32_t place_of(const struct expand *x, uint32_t a, uint32_t f)
-{
-	while (a != 0 && in_group(x, a, f))
-		a = x->anchors[a].up;
-	return a;
 }
 
 /* The anchors' rests as pieces, one per (anchor, function reached):
@@ -589,6 +611,12 @@ struct pieces {
 	uint32_t *depth; /* per anchor: its depth (the entry point 0) */
 	uint32_t *nat;   /* per anchor: the groups placed below it (its
 			  * summed frame one context more) */
+	/* the anchors' tree (anchor_tree): per anchor its subtree's
+	 * interval in a preorder, [tin, tout); its children in index
+	 * order, kid[ks[a], ks[a + 1]) (in the preorder's order too); the
+	 * nearest anchor above it outside its function's SCC (out) */
+	uint32_t *tin, *tout, *ks, *kid, *out;
+	uint32_t *kcnt;  /* scratch per anchor + 1 (a split's keys), 0 */
 	struct pgroup {
 		uint32_t f, at, pivot;
 		int shared; /* its place (f, at) is another group's too */
@@ -598,9 +626,98 @@ struct pieces {
 	struct pkey {
 		uint32_t key;
 		uint32_t i;
-	} *keys;        /* scratch for a split */
-	double *sw;     /* scratch: nev */
+	} *keys, *ktmp; /* scratch for a split */
+	uint32_t *klist; /* ... its distinct keys */
+	double *sw, *sacc; /* scratch: nev */
+	struct pgroup *sub; /* ... its runs */
+	size_t capsub;
 };
+
+/* The anchors' tree of p (depth, tin, tout, ks, kid, out): an anchor's
+ * index is larger than those of the anchors above it. */
+static void anchor_tree(const struct expand *x, struct pieces *p)
+{
+	size_t na = x->nanchors;
+	p->depth = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->tin = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->tout = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->ks = pc_xcalloc(na + 2, sizeof(uint32_t));
+	p->kid = pc_xmalloc((na + 1) * sizeof(uint32_t));
+	p->out = pc_xcalloc(na + 1, sizeof(uint32_t));
+	p->kcnt = pc_xcalloc(na + 2, sizeof(uint32_t));
+	for (size_t a = 1; a < na; a++) {
+		uint32_t u = x->anchors[a].up, uf = x->anchors[u].fn;
+		p->depth[a] = p->depth[u] + 1;
+		p->ks[u + 1]++;
+		/* (the anchor above a's run of anchors in the SCC of a's
+		 * function) */
+		p->out[a] = u == 0 || uf == UINT32_MAX ||
+					    x->scc_of[uf] !=
+						    x->scc_of[x->anchors[a].fn] ?
+				    u :
+				    p->out[u];
+	}
+	for (size_t a = 0; a < na; a++)
+		p->ks[a + 1] += p->ks[a];
+	/* (tout: a cursor first) */
+	for (size_t a = 0; a < na; a++)
+		p->tout[a] = p->ks[a];
+	for (size_t a = 1; a < na; a++)
+		p->kid[p->tout[x->anchors[a].up]++] = (uint32_t)a;
+	/* subtree sizes (tout), children after their anchor; then the
+	 * preorder, children in index order */
+	for (size_t a = 0; a < na; a++)
+		p->tout[a] = 1;
+	for (size_t a = na; a-- > 1;)
+		p->tout[x->anchors[a].up] += p->tout[a];
+	for (size_t a = 0; a < na; a++) {
+		uint32_t next = p->tin[a] + 1;
+		for (uint32_t k = p->ks[a]; k < p->ks[a + 1]; k++) {
+			uint32_t c = p->kid[k];
+			p->tin[c] = next;
+			next += p->tout[c];
+		}
+		p->tout[a] += p->tin[a];
+	}
+}
+
+/* The lowest anchor above both a and b (a walks up until its subtree
+ * holds b: a running one's walks over a set are its depth at most). */
+static uint32_t anchor_lca(const struct expand *x, const struct pieces *p,
+			   uint32_t a, uint32_t b)
+{
+	while (!(p->tin[a] <= p->tin[b] && p->tin[b] < p->tout[a]))
+		a = x->anchors[a].up;
+	return a;
+}
+
+/* The nearest anchor at or above a where function f's rest may go: not
+ * in f's recursive group (f's rest there would read as recursion it
+ * does not hold, a call edge inside the group), else the entry point. */
+static uint32_t place_of(const struct expand *x, const struct pieces *p,
+			 uint32_t a, uint32_t f)
+{
+	uint32_t af = x->anchors[a].fn, s = x->scc_of[f];
+	if (a == 0 || af == UINT32_MAX || x->sccs[s].n <= 1 ||
+	    x->scc_of[af] != s)
+		return a;
+	return p->out[a];
+}
+
+/* The child of anchor `pivot` whose subtree holds anchor a (below it). */
+static uint32_t child_above(const struct pieces *p, uint32_t pivot,
+			    uint32_t a)
+{
+	uint32_t lo = p->ks[pivot], hi = p->ks[pivot + 1];
+	while (hi - lo > 1) { /* the last child starting at or before a */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->tin[p->kid[mid]] <= p->tin[a])
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return p->kid[lo];
+}
 
 /* Room for `more` pieces more (exactly: large blocks grow in place, so
  * no slack is kept; the pieces are the rests' peak). */
@@ -659,6 +776,48 @@ static int cmp_pkey(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* p->keys[0, n) ordered by (key, i), as qsort would: a stable counting
+ * sort by key over the distinct keys (kcnt: per key, zero before and
+ * after), then each key's run by i where it is not in order already
+ * (a group's pieces come in the order of their index, or of a sort by
+ * these same keys). */
+static void sort_keys(struct pieces *p, size_t n)
+{
+	size_t nk = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!p->kcnt[p->keys[k].key]++)
+			p->klist[nk++] = p->keys[k].key;
+	qsort(p->klist, nk, sizeof(uint32_t), cmp_u32);
+	uint32_t at = 0;
+	for (size_t j = 0; j < nk; j++) {
+		uint32_t c = p->kcnt[p->klist[j]];
+		p->kcnt[p->klist[j]] = at;
+		at += c;
+	}
+	for (size_t k = 0; k < n; k++)
+		p->ktmp[p->kcnt[p->keys[k].key]++] = p->keys[k];
+	for (size_t j = 0; j < nk; j++)
+		p->kcnt[p->klist[j]] = 0;
+	memcpy(p->keys, p->ktmp, n * sizeof(*p->keys));
+	for (size_t k = 1; k < n; k++)
+		if (p->keys[k].key == p->keys[k - 1].key &&
+		    p->keys[k].i < p->keys[k - 1].i) {
+			size_t lo = k - 1, hi = k;
+			while (lo && p->keys[lo - 1].key == p->keys[k].key)
+				lo--;
+			while (hi < n && p->keys[hi].key == p->keys[k].key)
+				hi++;
+			qsort(p->keys + lo, hi - lo, sizeof(*p->keys), cmp_pkey);
+			k = hi - 1;
+		}
+}
+
 /* Group gi split below its pivot: the pieces at the pivot stay; those
  * below each anchor under it go to a group of their own, below their
  * lowest common anchor (or the nearest above it outside f's group).
@@ -671,13 +830,11 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	struct pgroup g = p->g[gi];
 	size_t nev = x->nev, n = g.hi - g.lo, below = 0;
 	const double *self = x->fself + (size_t)g.f * nev;
-	uint32_t d1 = p->depth[g.pivot] + 1;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = p->idx[g.lo + k];
 		uint32_t a = p->src[i];
 		if (a != g.pivot) {
-			while (p->depth[a] > d1)
-				a = x->anchors[a].up;
+			a = child_above(p, g.pivot, a);
 			below++;
 		}
 		p->keys[k] = (struct pkey){ a == g.pivot ? 0 : a + 1,
@@ -685,7 +842,7 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	}
 	if (!below)
 		return 0;
-	qsort(p->keys, n, sizeof(*p->keys), cmp_pkey);
+	sort_keys(p, n);
 	for (size_t k = 0; k < n; k++)
 		p->idx[g.lo + k] = p->keys[k].i;
 	size_t whole = g.shared ? 0 : range_size(x, p, g.f, g.lo, g.hi, NULL);
@@ -696,15 +853,16 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 	size_t stay = k; /* idx[lo, lo + stay): what stays at `at` */
 	/* the runs below the pivot: moved, or where at stays their place
 	 * too, kept together after the stay part */
-	struct pgroup *sub = NULL;
+	struct pgroup *sub = p->sub;
 	size_t nsub = 0;
 	while (k < n) {
 		size_t j = k;
 		uint32_t lca = p->src[p->keys[k].i];
 		while (j < n && p->keys[j].key == p->keys[k].key)
-			lca = anchor_lca(x, lca, p->src[p->keys[j++].i]);
-		uint32_t at = place_of(x, lca, g.f);
-		sub = pc_xrealloc(sub, nsub + 1, sizeof(*sub));
+			lca = anchor_lca(x, p, lca, p->src[p->keys[j++].i]);
+		uint32_t at = place_of(x, p, lca, g.f);
+		PC_GROW(p->sub, nsub, p->capsub);
+		sub = p->sub;
 		sub[nsub++] = (struct pgroup){ g.f, at, lca, at == g.at,
 					       g.lo + k, g.lo + j };
 		if (at != g.at) {
@@ -716,25 +874,24 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 		k = j;
 	}
 	/* what stays at `at`: the pieces at the pivot and the runs whose
-	 * place is at too */
+	 * place is at too (after it, in order) */
 	size_t rest = 0;
 	if (!g.shared) {
 		cg_calls c = { { 0, 0 } };
-		double *acc = pc_xcalloc(nev + 1, sizeof(double));
-		for (size_t q = 0; q < n; q++) {
-			size_t i = p->keys[q].i;
-			int here = q < stay;
-			for (size_t s = 0; !here && s < nsub; s++)
-				here = sub[s].shared && g.lo + q >= sub[s].lo &&
-				       g.lo + q < sub[s].hi;
-			if (!here)
-				continue;
-			for (size_t m = 0; m < nev; m++)
-				acc[m] += p->w[i * nev + m];
-			c = cg_calls_sum(c, p->c[i]);
+		double *acc = p->sacc;
+		memset(acc, 0, nev * sizeof(double));
+		for (size_t s = 0, q = 0; s <= nsub; s++) {
+			size_t end = s ? sub[s - 1].hi - g.lo : stay;
+			if (s)
+				q = sub[s - 1].shared ? sub[s - 1].lo - g.lo : end;
+			for (; q < end; q++) {
+				size_t i = p->keys[q].i;
+				for (size_t m = 0; m < nev; m++)
+					acc[m] += p->w[i * nev + m];
+				c = cg_calls_sum(c, p->c[i]);
+			}
 		}
 		rest = settled_size(x, g.f, acc, c);
-		free(acc);
 	}
 	*gain = up;
 	*cost = add + rest > whole ? add + rest - whole : 0;
@@ -748,7 +905,6 @@ static int split_group(const struct expand *x, struct pieces *p, size_t gi,
 			p->nat[sub[s].at]++;
 		}
 	}
-	free(sub);
 	return 1;
 }
 
@@ -770,16 +926,33 @@ struct pplace {
 	uint32_t at, f, node, q;
 };
 
-static int cmp_pplace(const void *a, const void *b)
+/* Places pl[0, n), in the pieces' order (q), sorted by (at, f, node,
+ * q): stable counting sorts by node, function and anchor in turn
+ * (ranges nnode, nfn, nat), in linear time. */
+static void sort_places(struct pplace *pl, size_t n, size_t nat, size_t nfn,
+			size_t nnode)
 {
-	const struct pplace *x = a, *y = b;
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	if (x->f != y->f)
-		return x->f < y->f ? -1 : 1;
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	return x->q < y->q ? -1 : x->q > y->q;
+	size_t range = nat > nfn ? nat : nfn;
+	range = range > nnode ? range : nnode;
+	struct pplace *tmp = pc_xmalloc((n + 1) * sizeof(*tmp));
+	size_t *cnt = pc_xmalloc((range + 1) * sizeof(size_t));
+	for (int pass = 0; pass < 3; pass++) {
+		size_t r = pass == 0 ? nnode : pass == 1 ? nfn : nat;
+		memset(cnt, 0, (r + 1) * sizeof(size_t));
+		for (size_t i = 0; i < n; i++) {
+			const struct pplace *e = &pl[i];
+			cnt[(pass == 0 ? e->node : pass == 1 ? e->f : e->at) + 1]++;
+		}
+		for (size_t k = 1; k < r; k++)
+			cnt[k] += cnt[k - 1];
+		for (size_t i = 0; i < n; i++) {
+			const struct pplace *e = &pl[i];
+			tmp[cnt[pass == 0 ? e->node : pass == 1 ? e->f : e->at]++] = *e;
+		}
+		memcpy(pl, tmp, n * sizeof(*pl));
+	}
+	free(cnt);
+	free(tmp);
 }
 
 /* One function's pieces below one anchor and one node of their heavy
@@ -913,8 +1086,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		.list = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 		.sh = pc_xcalloc(x->nsccs * nev + 1, sizeof(double)),
 		.nsh = pc_xcalloc(cg_nsh_size(x), sizeof(double)),
-		.on = pc_xcalloc(x->nsccs + 1, 1),
-		.heap = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
+		.q = { pc_xcalloc(x->nsccs / 64 + 2, sizeof(uint64_t)),
+		       pc_xcalloc(x->nsccs / 4096 + 2, sizeof(uint64_t)), 0, 0 },
 		.solo = pc_xmalloc((x->nsccs + 1) * sizeof(uint32_t)),
 		.edge = pc_xmalloc((nf + 1) * sizeof(uint32_t)),
 	};
@@ -955,8 +1128,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(rw.list);
 	free(rw.sh);
 	free(rw.nsh);
-	free(rw.on);
-	free(rw.heap);
+	free(rw.q.bit);
+	free(rw.q.word);
 	free(rw.solo);
 	free(rw.edge);
 	/* the rests' entries are consumed */
@@ -983,16 +1156,17 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			p.idx[fill[p.f[i]]++] = (uint32_t)i;
 		free(fill);
 	}
-	p.depth = pc_xcalloc(na + 1, sizeof(uint32_t));
+	anchor_tree(x, &p);
 	p.nat = pc_xcalloc(na + 1, sizeof(uint32_t));
-	for (size_t a = 1; a < na; a++)
-		p.depth[a] = p.depth[x->anchors[a].up] + 1;
 	size_t most = 0; /* a split's scratch: one function's pieces */
 	for (size_t f = 0; f < nf; f++)
 		most = first[f + 1] - first[f] > most ? first[f + 1] - first[f] :
 							most;
 	p.keys = pc_xmalloc((most + 1) * sizeof(*p.keys));
+	p.ktmp = pc_xmalloc((most + 1) * sizeof(*p.ktmp));
+	p.klist = pc_xmalloc((most + 1) * sizeof(uint32_t));
 	p.sw = pc_xcalloc(nev + 1, sizeof(double));
+	p.sacc = pc_xcalloc(nev + 1, sizeof(double));
 	/* each function once, below the lowest anchor above its pieces */
 	size_t used = cg_used(x);
 	for (uint32_t f = 0; f < nf; f++) {
@@ -1000,8 +1174,8 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			continue;
 		uint32_t lca = p.src[p.idx[first[f]]];
 		for (size_t k = first[f] + 1; k < first[f + 1]; k++)
-			lca = anchor_lca(x, lca, p.src[p.idx[k]]);
-		uint32_t at = place_of(x, lca, f);
+			lca = anchor_lca(x, &p, lca, p.src[p.idx[k]]);
+		uint32_t at = place_of(x, &p, lca, f);
 		PC_GROW(p.g, p.ng, p.capg);
 		p.g[p.ng++] = (struct pgroup){ f, at, lca, 0, first[f],
 					       first[f + 1] };
@@ -1049,7 +1223,10 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	for (size_t q = 0; q < p.n; q++) {
 		pw[q] = cg_share_of(x, p.w + q * nev,
 				    self + (size_t)p.f[q] * nev);
-		cg_hplace_add(x, &hp, pat[q], p.path[q], pw[q]);
+		/* (the places alone: their weights are the trim's,
+		 * cg_rest_pend's) */
+		if (!q || pat[q] != pat[q - 1] || p.path[q] != p.path[q - 1])
+			cg_hplace_make(x, &hp, pat[q], p.path[q]);
 	}
 	spare -= cg_hplace_keep(x, &hp, spare, p.n, pat, p.path, p.f, pw,
 				pnode);
@@ -1060,7 +1237,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	for (size_t q = 0; q < p.n; q++)
 		pl[q] = (struct pplace){ pat[q], p.f[q], pnode[q], (uint32_t)q };
 	free(pnode);
-	qsort(pl, npl, sizeof(*pl), cmp_pplace);
+	sort_places(pl, npl, na, nf, x->nhn);
 	struct prun r0 = { 0 }, *run = pc_xmalloc((npl + 1) * sizeof(*run));
 	size_t nrun = 0;
 	double *rsum = pc_xcalloc(npl * nev + 1, sizeof(double));
@@ -1118,10 +1295,20 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(p.c);
 	free(p.idx);
 	free(p.depth);
+	free(p.tin);
+	free(p.tout);
+	free(p.ks);
+	free(p.kid);
+	free(p.out);
+	free(p.kcnt);
 	free(p.nat);
 	free(p.g);
 	free(p.keys);
+	free(p.ktmp);
+	free(p.klist);
 	free(p.sw);
+	free(p.sacc);
+	free(p.sub);
 	/* the functions each place's summed frame holds (below its runs'
 	 * top: a nested run lies below its caller's place) */
 	{

@@ -286,6 +286,11 @@ struct expand {
 	uint32_t *hslot;
 	size_t nhslot;
 	uint32_t curpath;
+	/* per function: on path hmarked (cg_hpath_mark); its scratch */
+	uint8_t *hmark;
+	uint32_t hmarked;
+	uint32_t *hstack;
+	size_t caphstack;
 };
 
 struct work {
@@ -319,6 +324,10 @@ cg_calls cg_fold_calls(const struct expand *x, uint32_t s, const double *w,
 size_t cg_used(const struct expand *x);
 cg_calls cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
 		       uint32_t e);
+void cg_calls_weights(const struct expand *x, uint32_t s, const double *w,
+		      double cw[2]);
+cg_calls cg_edge_calls_by(const struct expand *x, uint32_t e,
+			  const double cw[2]);
 void cg_add_calls(struct expand *x, pc_id ctx, cg_calls calls);
 static inline int cg_has_calls(const struct expand *x)
 {
@@ -356,6 +365,8 @@ void cg_hpath_init(struct expand *x);
 void cg_hpath_free(struct expand *x);
 void cg_hpath_rescue(struct expand *x);
 uint32_t cg_hpath_step(struct expand *x, uint32_t p, uint32_t f);
+void cg_hpath_mark(struct expand *x, uint32_t p);
+uint32_t cg_hpath_step_marked(struct expand *x, uint32_t p, uint32_t f);
 /* places of heavy paths below anchors (cg_lay_rests) */
 struct hplace {
 	struct hpl {
@@ -375,6 +386,8 @@ struct hplace {
 #define CG_PLACE_CTXS 2
 void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 		   uint32_t p, double w);
+void cg_hplace_make(const struct expand *x, struct hplace *t, uint32_t at,
+		    uint32_t p);
 size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		      size_t np, const uint32_t *pat, const uint32_t *path,
 		      const uint32_t *fn, const double *w, uint32_t *pnode);
