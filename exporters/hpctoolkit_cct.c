@@ -172,6 +172,7 @@ struct merge {
 	struct gv *g, *out;
 	struct hpc_sv *sum;
 	size_t ng, capg, capout, nsum, capsum;
+	size_t nfrom; /* the blocks g[0..ng) came from */
 	uint32_t *cnt; /* per metric id */
 	uint16_t *ids; /* the ids of the context, distinct */
 };
@@ -227,16 +228,23 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	struct pc_out *co = &r->co;
 	size_t n = m->ng, nids = 0;
 	/* one profile's values come in metric order: the sort's order
-	 * already (the ids are those of the runs), counted in one pass */
+	 * already (the ids are those of the runs), counted in one pass.
+	 * A block's ids are distinct and ascending (check_block says so
+	 * of what is written): one block's values (a single profile's,
+	 * a Callgrind file's) are n ids without that pass */
 	const struct gv *v = m->g;
-	size_t i0 = 1;
-	for (; i0 < n && v[i0].metric >= v[i0 - 1].metric; i0++)
-		nids += v[i0].metric != v[i0 - 1].metric;
-	if (i0 >= n) {
-		nids += n > 0;
+	if (m->nfrom == 1) {
+		nids = n;
 	} else {
-		sort_metric(m, n, &nids);
-		v = m->out;
+		size_t i0 = 1;
+		for (; i0 < n && v[i0].metric >= v[i0 - 1].metric; i0++)
+			nids += v[i0].metric != v[i0 - 1].metric;
+		if (i0 >= n) {
+			nids += n > 0;
+		} else {
+			sort_metric(m, n, &nids);
+			v = m->out;
+		}
 	}
 	pc_out_align(co, 8);
 	uint64_t pv = co->pos;
@@ -266,6 +274,11 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	}
 	unsigned per = l->npartials * HPC_NSCOPES;
 	size_t from = 0; /* the values left to the general loop */
+	/* a loop's lex_aware sums are mended (lex_fix) */
+	const double *fix = in->lexfix && in->loopix[c] != PC_NONE ?
+				    in->lexfix + (size_t)in->loopix[c] *
+							 l->nmetrics :
+				    NULL;
 	if (l->npartials == 1 && nids == n) {
 		/* a value a metric id (one profile's, say), the sum alone:
 		 * the sum is the value, its statistic's id the metric id */
@@ -276,10 +289,8 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 			pc_le16(me, id);
 			pc_le64(me + 2, i);
 			me += 10;
-			if (id % HPC_NSCOPES == HPC_LEXAWARE && in->lexfix &&
-			    in->loopix[c] != PC_NONE)
-				s += in->lexfix[(size_t)in->loopix[c] *
-						l->nmetrics + id / per];
+			if (fix && id % HPC_NSCOPES == HPC_LEXAWARE)
+				s += fix[id / per];
 			if (s != 0)
 				m->sum[m->nsum++] = (struct hpc_sv){ id, s };
 		}
@@ -306,9 +317,8 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		/* the summary: hpc_partials' statistics over the threads */
 		size_t met = id / per;
 		unsigned scope = id % HPC_NSCOPES;
-		if (scope == HPC_LEXAWARE && in->lexfix &&
-		    in->loopix[c] != PC_NONE)
-			s += in->lexfix[(size_t)in->loopix[c] * l->nmetrics + met];
+		if (fix && scope == HPC_LEXAWARE)
+			s += fix[met];
 		if (l->npartials == 1) {
 			if (s != 0)
 				m->sum[m->nsum++] = (struct hpc_sv){
@@ -371,6 +381,7 @@ static int cur_seek(int fd, struct cur *k, uint64_t pidx, uint64_t pval,
 static int take(int fd, struct cur *x, struct merge *m)
 {
 	uint64_t n = x->next - x->first;
+	m->nfrom++;
 	while (n) {
 		/* as many as the stream's buffer holds at once */
 		uint64_t k = x->val.cap / 10 < n ? x->val.cap / 10 : n;
@@ -445,6 +456,7 @@ static void merge_range(void *ctx, size_t ri, unsigned thread)
 		c = h[i]->ctx < c ? h[i]->ctx : c;
 	while (nh && !rc && (scan ? c : h[0]->ctx) < r->hi) {
 		m.ng = 0;
+		m.nfrom = 0;
 		pc_id at = scan ? c : h[0]->ctx;
 		if (scan) {
 			/* the cursors in profile order, those at c taken and
