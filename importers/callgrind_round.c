@@ -492,10 +492,9 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			flow_edge(f, t, s, INT32_MAX / 4, total);
 			if (!pass)
 				ex[t] -= (int32_t)total;
-			for (size_t k = 0; k < N0 + nn; k++) {
-				if (k == SS || k == TT || k == s ||
-				    (k >= G0 && k < N0))
-					continue;
+			/* the nodes with an excess: t, then the tree's
+			 * (SS, TT, s and the positions have none) */
+			for (size_t k = t; k < N0 + nn; k = k == t ? N0 : k + 1) {
 				if (ex[k] > 0) {
 					flow_edge(f, SS, (uint32_t)k, ex[k], 0);
 					need += pass ? 0 : ex[k];
