@@ -821,19 +821,21 @@ static int check_cct(struct checker *c)
 		/* the tests of a metric entry and of a value at once, each
 		 * failure then told apart as it was found before (an
 		 * index's 0 is out of order: every index is above the
-		 * previous, the first above 0) */
-		uint64_t prev = 0;
-		uint32_t lastm = 0, np = c->nprofiles;
+		 * previous, the first above 0). An entry's end is the
+		 * next one's start, which the test end > start (at the
+		 * entry before) keeps above the previous start: no test
+		 * of start against the previous one is needed */
+		int32_t lastm = -1;
+		uint32_t np = c->nprofiles;
 		const unsigned char *me = f.p + pm;
-		for (uint16_t k = 0; k < nm && !rc; k++, me += 10) {
+		for (uint16_t k = 0; k < nm; k++, me += 10) {
 			uint64_t x = pm + 10 * (uint64_t)k;
 			uint16_t m = (uint16_t)pc_getle(me, 2);
 			uint64_t start = pc_getle(me + 2, 8);
 			uint64_t end = k + 1 < nm ? pc_getle(me + 12, 8) : nv;
-			if ((k && m <= lastm) || !c->prop_ok[m] ||
-			    (k == 0 && start) || start < prev || end > nv ||
-			    end <= start) {
-				if (k && m <= lastm)
+			if ((int32_t)m <= lastm || !c->prop_ok[m] ||
+			    (k == 0 && start) || end > nv || end <= start) {
+				if ((int32_t)m <= lastm)
 					rc = bad(c, &f, x, "metric indices of "
 						 "context %u not sorted", i);
 				else if (!c->prop_ok[m])
@@ -846,7 +848,6 @@ static int check_cct(struct checker *c)
 				break;
 			}
 			lastm = m;
-			prev = start;
 			const unsigned char *y = f.p + pv + 12 * start;
 			uint32_t last = 0;
 			for (uint64_t v = start; v < end; v++, y += 12) {
@@ -865,6 +866,8 @@ static int check_cct(struct checker *c)
 						 pr, np - 1);
 				break;
 			}
+			if (rc)
+				break;
 		}
 		c->nvalues_cct += nv;
 		pc_blob_read(&f.blob, nv);
