@@ -89,23 +89,14 @@ static void blk_room(struct blk *b)
 	}
 }
 
-/* Room for n more values at once (a context's, before they are put
- * with blk_val). */
+/* Room for n more values at once (a context's), put by the caller
+ * at b->vb + b->vlen (10 bytes each: the metric id, the value) through
+ * a pointer of its own, vlen and n counted after them: the byte
+ * stores may alias b's fields, which kept them in memory a value. */
 static inline void blk_reserve(struct blk *b, size_t n)
 {
 	while (b->vcap - b->vlen < 10 * n)
 		blk_room(b);
-}
-
-/* (inline: every value of a profile's block comes through) A value
- * put in the room blk_reserve made; the context's index entry is the
- * caller's. */
-static inline void blk_val(struct blk *b, uint16_t metric, double v)
-{
-	pc_le16(b->vb + b->vlen, metric);
-	pc_lef64(b->vb + b->vlen + 2, v);
-	b->vlen += 10;
-	b->n++;
 }
 
 /* The block's place in o: its values start here. */
@@ -300,6 +291,8 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 		int loop = db->contexts[c].kind == PC_CTX_LOOP;
 		uint64_t first = b->n;
 		blk_reserve(b, nm * HPC_NSCOPES);
+		/* the context's values (blk_reserve) */
+		unsigned char *out = b->vb + b->vlen, *out0 = out;
 		for (size_t m = 0; m < nm; m++) {
 			const double *d = a + m * stride;
 			unsigned stored = db->metrics[m].stored;
@@ -328,10 +321,15 @@ static int thread_profile(const struct writer *w, struct scratch *s,
 			uint16_t id0 = hpc_prop_id(&w->l, m, 0);
 			for (; mask; mask &= mask - 1) {
 				unsigned k = (unsigned)__builtin_ctz(mask);
-				if (sc[k] != 0)
-					blk_val(b, (uint16_t)(id0 + k), sc[k]);
+				if (sc[k] != 0) {
+					pc_le16(out, (uint16_t)(id0 + k));
+					pc_lef64(out + 2, sc[k]);
+					out += 10;
+				}
 			}
 		}
+		b->vlen += (size_t)(out - out0);
+		b->n += (size_t)(out - out0) / 10;
 		if (b->n > first) {
 			PC_GROW(b->idx, b->nidx, b->capidx);
 			b->idx[b->nidx++] = (struct blk_ctx){ c, first };
@@ -370,8 +368,14 @@ static void cct_summary(void *ctx, pc_id c, const struct hpc_sv *v, size_t n)
 		b->idx[b->nidx++] = (struct blk_ctx){ c, b->n };
 	}
 	blk_reserve(b, n);
-	for (size_t i = 0; i < n; i++)
-		blk_val(b, v[i].metric, v[i].v);
+	/* (blk_reserve) */
+	unsigned char *p = b->vb + b->vlen;
+	for (size_t i = 0; i < n; i++, p += 10) {
+		pc_le16(p, v[i].metric);
+		pc_lef64(p + 2, v[i].v);
+	}
+	b->vlen += 10 * n;
+	b->n += n;
 }
 
 static void step(struct writer *w, const char *what)

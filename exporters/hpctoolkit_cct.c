@@ -172,6 +172,7 @@ struct merge {
 	struct gv *g, *out;
 	struct hpc_sv *sum;
 	size_t ng, capg, capout, nsum, capsum;
+	size_t nfrom; /* the blocks g[0..ng) came from */
 	uint32_t *cnt; /* per metric id */
 	uint16_t *ids; /* the ids of the context, distinct */
 };
@@ -227,16 +228,23 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	struct pc_out *co = &r->co;
 	size_t n = m->ng, nids = 0;
 	/* one profile's values come in metric order: the sort's order
-	 * already (the ids are those of the runs), counted in one pass */
+	 * already (the ids are those of the runs), counted in one pass.
+	 * A block's ids are distinct and ascending (check_block says so
+	 * of what is written): one block's values (a single profile's,
+	 * a Callgrind file's) are n ids without that pass */
 	const struct gv *v = m->g;
-	size_t i0 = 1;
-	for (; i0 < n && v[i0].metric >= v[i0 - 1].metric; i0++)
-		nids += v[i0].metric != v[i0 - 1].metric;
-	if (i0 >= n) {
-		nids += n > 0;
+	if (m->nfrom == 1) {
+		nids = n;
 	} else {
-		sort_metric(m, n, &nids);
-		v = m->out;
+		size_t i0 = 1;
+		for (; i0 < n && v[i0].metric >= v[i0 - 1].metric; i0++)
+			nids += v[i0].metric != v[i0 - 1].metric;
+		if (i0 >= n) {
+			nids += n > 0;
+		} else {
+			sort_metric(m, n, &nids);
+			v = m->out;
+		}
 	}
 	pc_out_align(co, 8);
 	uint64_t pv = co->pos;
@@ -266,9 +274,18 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 	}
 	unsigned per = l->npartials * HPC_NSCOPES;
 	size_t from = 0; /* the values left to the general loop */
+	/* a loop's lex_aware sums are mended (lex_fix) */
+	const double *fix = in->lexfix && in->loopix[c] != PC_NONE ?
+				    in->lexfix + (size_t)in->loopix[c] *
+							 l->nmetrics :
+				    NULL;
 	if (l->npartials == 1 && nids == n) {
 		/* a value a metric id (one profile's, say), the sum alone:
 		 * the sum is the value, its statistic's id the metric id */
+		/* (the sums' array and count in locals: the byte stores
+		 * may alias m's fields, which kept them in memory) */
+		struct hpc_sv *sum = m->sum;
+		size_t nsum = 0;
 		for (size_t i = 0; i < n; i++) {
 			uint16_t id = v[i].metric;
 			double s = 0;
@@ -276,13 +293,12 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 			pc_le16(me, id);
 			pc_le64(me + 2, i);
 			me += 10;
-			if (id % HPC_NSCOPES == HPC_LEXAWARE && in->lexfix &&
-			    in->loopix[c] != PC_NONE)
-				s += in->lexfix[(size_t)in->loopix[c] *
-						l->nmetrics + id / per];
+			if (fix && id % HPC_NSCOPES == HPC_LEXAWARE)
+				s += fix[id / per];
 			if (s != 0)
-				m->sum[m->nsum++] = (struct hpc_sv){ id, s };
+				sum[nsum++] = (struct hpc_sv){ id, s };
 		}
+		m->nsum = nsum;
 		from = n;
 	}
 	for (size_t i = from; i < n;) {
@@ -306,9 +322,8 @@ static void context_out(const struct hpc_cct *in, struct merge *m, pc_id c,
 		/* the summary: hpc_partials' statistics over the threads */
 		size_t met = id / per;
 		unsigned scope = id % HPC_NSCOPES;
-		if (scope == HPC_LEXAWARE && in->lexfix &&
-		    in->loopix[c] != PC_NONE)
-			s += in->lexfix[(size_t)in->loopix[c] * l->nmetrics + met];
+		if (fix && scope == HPC_LEXAWARE)
+			s += fix[met];
 		if (l->npartials == 1) {
 			if (s != 0)
 				m->sum[m->nsum++] = (struct hpc_sv){
@@ -371,6 +386,7 @@ static int cur_seek(int fd, struct cur *k, uint64_t pidx, uint64_t pval,
 static int take(int fd, struct cur *x, struct merge *m)
 {
 	uint64_t n = x->next - x->first;
+	m->nfrom++;
 	while (n) {
 		/* as many as the stream's buffer holds at once */
 		uint64_t k = x->val.cap / 10 < n ? x->val.cap / 10 : n;
@@ -387,6 +403,65 @@ static int take(int fd, struct cur *x, struct merge *m)
 						     pc_getlef64(y + 2) };
 		n -= k;
 	}
+	return cur_step(fd, x);
+}
+
+/* The values of cursor x's current context c, the only block at c, as
+ * c's cct.db block and summary values where statistics are the sum
+ * alone (l->npartials 1): what take and context_out make of them,
+ * read in place (a single profile's database, a Callgrind file's: no
+ * copy a value). 0, 1 at the end of the block, -1 on error; 2 where
+ * the context's values do not fit the buffers (take and context_out
+ * then). */
+static int take_out(int fd, struct cur *x, const struct hpc_cct *in,
+		    struct merge *m, struct range *r)
+{
+	uint64_t n = x->next - x->first;
+	if (10 * n > x->val.cap || 12 * n > PC_OUT_BUF || n > 65535)
+		return 2;
+	const unsigned char *y = rd_next(fd, &x->val, (size_t)(10 * n));
+	if (!y)
+		return -1;
+	pc_id c = x->ctx;
+	struct pc_out *co = &r->co;
+	pc_out_align(co, 8);
+	uint64_t pv = co->pos;
+	unsigned char *rec = pc_out_put(co, 12 * n);
+	for (size_t i = 0; i < n; i++, rec += 12) {
+		pc_le32(rec, x->prof);
+		memcpy(rec + 4, y + 10 * i + 2, 8); /* the value's bytes */
+	}
+	pc_out_align(co, 2);
+	uint64_t pm = co->pos;
+	unsigned char *me = pc_out_put(co, 10 * n);
+	if (m->capsum < n) {
+		m->capsum = n > 2 * m->capsum ? n : 2 * m->capsum;
+		m->sum = pc_xrealloc(m->sum, m->capsum, sizeof(*m->sum));
+	}
+	/* a loop's lex_aware sums are mended (lex_fix) */
+	const double *fix = in->lexfix && in->loopix[c] != PC_NONE ?
+				    in->lexfix + (size_t)in->loopix[c] *
+							 in->l->nmetrics :
+				    NULL;
+	struct hpc_sv *sum = m->sum;
+	size_t nsum = 0;
+	for (size_t i = 0; i < n; i++, y += 10, me += 10) {
+		uint16_t id = (uint16_t)pc_getle(y, 2);
+		double s = 0;
+		s += pc_getlef64(y + 2);
+		pc_le16(me, id);
+		pc_le64(me + 2, i);
+		if (fix && id % HPC_NSCOPES == HPC_LEXAWARE)
+			s += fix[id / HPC_NSCOPES];
+		if (s != 0)
+			sum[nsum++] = (struct hpc_sv){ id, s };
+	}
+	unsigned char *e = r->ci + 0x10 + (size_t)SZ_CI * c;
+	pc_le64(e, n);
+	pc_le64(e + 8, pv);
+	pc_le16(e + 0x10, (uint16_t)n);
+	pc_le64(e + 0x18, pm);
+	summary_out(in, r, c, sum, nsum);
 	return cur_step(fd, x);
 }
 
@@ -445,8 +520,22 @@ static void merge_range(void *ctx, size_t ri, unsigned thread)
 		c = h[i]->ctx < c ? h[i]->ctx : c;
 	while (nh && !rc && (scan ? c : h[0]->ctx) < r->hi) {
 		m.ng = 0;
+		m.nfrom = 0;
 		pc_id at = scan ? c : h[0]->ctx;
-		if (scan) {
+		int one = nh == 1 && in->l->npartials == 1 ?
+				  take_out(fd, h[0], in, &m, r) :
+				  2;
+		if (one != 2) {
+			/* one block left: the next context is its next */
+			if (one < 0) {
+				rc = -1;
+				break;
+			}
+			if (one > 0)
+				nh = 0;
+			else
+				c = h[0]->ctx;
+		} else if (scan) {
 			/* the cursors in profile order, those at c taken and
 			 * the ended ones dropped; the smallest context left
 			 * is the next */

@@ -87,8 +87,8 @@ static void flow_place(struct flow *f)
 /* Adds a->b with residual capacities cap forward and back (the flow it
  * already carries above its lower bound): counts it, or puts it in
  * place. */
-static void flow_edge(struct flow *f, uint32_t a, uint32_t b, int64_t cap,
-		      int64_t back)
+static inline void flow_edge(struct flow *f, uint32_t a, uint32_t b,
+			     int64_t cap, int64_t back)
 {
 	if (!f->pass) {
 		f->first[a]++;
@@ -313,11 +313,22 @@ static struct pos pos_of(const struct pc_db *db, pc_id c)
 	return p;
 }
 
+/* floor(v), by a conversion to 64 bits and back below 2^52 (past it a
+ * double is whole): floor's inline SSE2 sequence was most of
+ * share_frac's cost, which runs several times a share */
+static inline double floor_of(double v)
+{
+	if (!(fabs(v) < 0x1p52))
+		return floor(v);
+	double t = (double)(int64_t)v;
+	return t > v ? t - 1 : t;
+}
+
 /* The fraction of a share still to decide: 0 for a whole number. */
 static double share_frac(double v)
 {
 	const double eps = 1e-9;
-	double x = v - floor(v);
+	double x = v - floor_of(v);
 	return x < eps || x > 1 - eps ? 0 : x;
 }
 
@@ -385,37 +396,37 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 	}
 	int rc = 0;
 	if (nn) {
-		/* subtree sums of the fractions, children before parents
-		 * (a context's id is above its parent's) */
+		/* per tree node, the fractions of its shares (F) and the
+		 * units a first rounding gives them (Y), in one pass: each
+		 * position's shares in turn, so that their running sum
+		 * stays rounded (the position's sum is then exact); the flow
+		 * only mends the subtrees it leaves outside their bounds */
 		double *F = pc_xcalloc(nn, sizeof(double));
-		for (size_t i = 0; i < n; i++)
-			if (y[i] & FRAC)
-				F[node_of[c[i].ctx]] += share_frac(c[i].value);
-		for (pc_id u = (pc_id)db->ncontexts; u-- > 1;)
-			if (node_of[u] >= 0)
-				F[node_of[db->contexts[u].parent]] += F[node_of[u]];
-		/* a first rounding: each position's shares in turn, so that
-		 * their running sum stays rounded (the position's sum is
-		 * then exact); the flow only mends the subtrees it leaves
-		 * outside their bounds */
+		int32_t *Y = pc_xcalloc(nn, sizeof(int32_t));
 		double *run = pc_xcalloc(ngroups, sizeof(double));
 		for (size_t i = 0; i < n; i++) {
 			if (!(y[i] & FRAC))
 				continue;
 			double x = share_frac(c[i].value);
+			int32_t k = node_of[c[i].ctx];
+			F[k] += x;
 			double before = nearbyint(run[c[i].profile]);
 			run[c[i].profile] += x;
-			if (nearbyint(run[c[i].profile]) > before)
+			if (nearbyint(run[c[i].profile]) > before) {
 				y[i] |= UP;
+				Y[k]++;
+			}
 		}
 		free(run);
-		int32_t *Y = pc_xcalloc(nn, sizeof(int32_t));
-		for (size_t i = 0; i < n; i++)
-			if (y[i] & FRAC)
-				Y[node_of[c[i].ctx]] += y[i] & UP;
+		/* their subtree sums, children before parents (a context's
+		 * id is above its parent's) */
 		for (pc_id u = (pc_id)db->ncontexts; u-- > 1;)
-			if (node_of[u] >= 0)
-				Y[node_of[db->contexts[u].parent]] += Y[node_of[u]];
+			if (node_of[u] >= 0) {
+				int32_t k = node_of[u],
+					p = node_of[db->contexts[u].parent];
+				F[p] += F[k];
+				Y[p] += Y[k];
+			}
 		/* nodes: SS, TT, s, t, positions, tree nodes; each edge
 		 * with its flow so far (residual forward and back) */
 		uint32_t SS = 0, TT = 1, s = 2, t = 3, G0 = 4,
@@ -481,10 +492,9 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 			flow_edge(f, t, s, INT32_MAX / 4, total);
 			if (!pass)
 				ex[t] -= (int32_t)total;
-			for (size_t k = 0; k < N0 + nn; k++) {
-				if (k == SS || k == TT || k == s ||
-				    (k >= G0 && k < N0))
-					continue;
+			/* the nodes with an excess: t, then the tree's
+			 * (SS, TT, s and the positions have none) */
+			for (size_t k = t; k < N0 + nn; k = k == t ? N0 : k + 1) {
 				if (ex[k] > 0) {
 					flow_edge(f, SS, (uint32_t)k, ex[k], 0);
 					need += pass ? 0 : ex[k];
@@ -507,7 +517,7 @@ static int round_metric(const struct pc_db *db, struct pc_value *c, size_t n,
 				f->it[G0 + g] = f->first[G0 + g + 1];
 			for (size_t i = 0; i < n; i++)
 				if (share_frac(c[i].value) > 0)
-					c[i].value = floor(c[i].value) +
+					c[i].value = floor_of(c[i].value) +
 						 (f->e[--f->it[G0 + c[i].profile]].cap == 0 ? 1 : 0);
 		}
 	done:
@@ -558,9 +568,12 @@ static uint32_t pos_group(struct posset *ps, pc_id c)
 
 /* The next context marked in has (its mark cleared) in the part's
  * order: order[0..norder), then lo..hi by id (contexts the part shares
- * with earlier ones); PC_NONE after the last. *j: where it goes on. */
-static pc_id next_marked(const pc_id *order, size_t norder, pc_id lo,
-			 pc_id hi, uint8_t *has, size_t *pj)
+ * with earlier ones); PC_NONE after the last. *j: where it goes on.
+ * (inline: once a value of each metric; a call was a third of its
+ * cost) */
+static inline pc_id next_marked(const pc_id *order, size_t norder,
+				pc_id lo, pc_id hi, uint8_t *has,
+				size_t *pj)
 {
 	/* (j in a local: has's stores may alias *pj, which kept it in
 	 * memory; the two stretches in loops of their own) */

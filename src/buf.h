@@ -10,16 +10,20 @@
 #include <stdio.h>
 #include <string.h>
 
-static inline void pc_le16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define PC_LITTLE_ENDIAN 1
 #else
 #define PC_LITTLE_ENDIAN 0
 #endif
+static inline void pc_le16(unsigned char *p, uint16_t v)
+{
+	if (PC_LITTLE_ENDIAN) { /* one store, not two and a shift */
+		memcpy(p, &v, 2);
+		return;
+	}
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
 static inline void pc_le32(unsigned char *p, uint32_t v)
 {
 	if (PC_LITTLE_ENDIAN) {
@@ -50,6 +54,11 @@ static inline uint64_t pc_getle(const unsigned char *p, int n)
 {
 	uint64_t lo, hi;
 	uint32_t u4;
+	uint16_t u2;
+	if (PC_LITTLE_ENDIAN && n == 2) {
+		memcpy(&u2, p, 2);
+		return u2;
+	}
 	if (PC_LITTLE_ENDIAN && n == 8) {
 		memcpy(&lo, p, 8);
 		return lo;

@@ -654,14 +654,25 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 		uint64_t end = i + 1 < nc ? pc_getle(f->p + x + 16, 8) : nv;
 		if (end > nv || end < start)
 			end = nv;
-		/* (the table, the previous id and the note's test kept out
-		 * of the loop: a value's tests are all that is left in it) */
+		/* (the table and the note's test kept out of the loop, the
+		 * previous id carried in it; a value's tests at once, each
+		 * failure then told apart in the order they were made) */
 		const unsigned char *ok = summary ? c->stat_ok : c->prop_ok;
 		int note = c->values && summary;
 		const unsigned char *y = f->p + pv + 10 * start;
+		int32_t last = -1;
 		for (uint64_t k = start; k < end; k++, y += 10) {
 			uint16_t m = (uint16_t)pc_getle(y, 2);
-			if (k > start && m <= pc_getle(y - 10, 2))
+			/* finite: an exponent not all ones */
+			uint64_t u = pc_getle(y + 2, 8);
+			if ((int32_t)m > last && ok[m] &&
+			    (u & 0x7ff0000000000000ULL) != 0x7ff0000000000000ULL) {
+				last = m;
+				if (note)
+					note_value(c, ctx, m, y + 2);
+				continue;
+			}
+			if ((int32_t)m <= last)
 				return bad(c, f, (uint64_t)(y - f->p),
 					   "metric ids of context %u not "
 					   "sorted", ctx);
@@ -670,19 +681,12 @@ static int check_block(struct checker *c, struct file *f, uint64_t at,
 					   "metric id %u is not a %s of "
 					   "meta.db", m, summary ?
 					   "statMetricId" : "propMetricId");
-			/* finite: an exponent not all ones */
-			uint64_t u = pc_getle(y + 2, 8);
-			if ((u & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL) {
-				double v;
-				memcpy(&v, &u, sizeof v);
-				return bad(c, f, (uint64_t)(y + 2 - f->p),
-					   "value %s of context %u, metric id "
-					   "%u, is not a finite number",
-					   isnan(v) ? "NaN" : v > 0 ?
-					   "+infinity" : "-infinity", ctx, m);
-			}
-			if (note)
-				note_value(c, ctx, m, y + 2);
+			double v;
+			memcpy(&v, &u, sizeof v);
+			return bad(c, f, (uint64_t)(y + 2 - f->p),
+				   "value %s of context %u, metric id %u, is "
+				   "not a finite number", isnan(v) ? "NaN" :
+				   v > 0 ? "+infinity" : "-infinity", ctx, m);
 		}
 		pc_blob_read(&f->blob, end - start);
 	}
@@ -814,35 +818,56 @@ static int check_cct(struct checker *c)
 				 "the file body or misordered", i);
 			break;
 		}
-		uint64_t prev = 0;
-		for (uint16_t k = 0; k < nm && !rc; k++) {
+		/* the tests of a metric entry and of a value at once, each
+		 * failure then told apart as it was found before (an
+		 * index's 0 is out of order: every index is above the
+		 * previous, the first above 0). An entry's end is the
+		 * next one's start, which the test end > start (at the
+		 * entry before) keeps above the previous start: no test
+		 * of start against the previous one is needed */
+		int32_t lastm = -1;
+		uint32_t np = c->nprofiles;
+		const unsigned char *me = f.p + pm;
+		for (uint16_t k = 0; k < nm; k++, me += 10) {
 			uint64_t x = pm + 10 * (uint64_t)k;
-			uint16_t m = U16(&f, x);
-			uint64_t start = pc_getle(f.p + x + 2, 8);
-			uint64_t end = k + 1 < nm ? pc_getle(f.p + x + 12, 8) : nv;
-			if (k && m <= U16(&f, x - 10))
-				rc = bad(c, &f, x, "metric indices of context "
-					 "%u not sorted", i);
-			else if (!c->prop_ok[m])
-				rc = bad(c, &f, x, "metric id %u is not a "
-					 "propMetricId", m);
-			else if ((k == 0 && start) || start < prev ||
-				 end > nv || end <= start)
-				rc = bad(c, &f, x + 2, "startIndex %llu out of "
-					 "order or range",
-					 (unsigned long long)start);
-			prev = start;
-			for (uint64_t v = start; v < end && !rc; v++) {
-				uint64_t y = pv + 12 * v;
-				uint32_t pr = U32(&f, y);
-				if (v > start && pr <= U32(&f, y - 12))
-					rc = bad(c, &f, y, "profile indices not "
-						 "sorted");
-				else if (pr == 0 || pr >= c->nprofiles)
-					rc = bad(c, &f, y, "profile index %u not "
-						 "a measured profile (1..%u)",
-						 pr, c->nprofiles - 1);
+			uint16_t m = (uint16_t)pc_getle(me, 2);
+			uint64_t start = pc_getle(me + 2, 8);
+			uint64_t end = k + 1 < nm ? pc_getle(me + 12, 8) : nv;
+			if ((int32_t)m <= lastm || !c->prop_ok[m] ||
+			    (k == 0 && start) || end > nv || end <= start) {
+				if ((int32_t)m <= lastm)
+					rc = bad(c, &f, x, "metric indices of "
+						 "context %u not sorted", i);
+				else if (!c->prop_ok[m])
+					rc = bad(c, &f, x, "metric id %u is "
+						 "not a propMetricId", m);
+				else
+					rc = bad(c, &f, x + 2, "startIndex "
+						 "%llu out of order or range",
+						 (unsigned long long)start);
+				break;
 			}
+			lastm = m;
+			const unsigned char *y = f.p + pv + 12 * start;
+			uint32_t last = 0;
+			for (uint64_t v = start; v < end; v++, y += 12) {
+				uint32_t pr = (uint32_t)pc_getle(y, 4);
+				if (pr > last && pr < np) {
+					last = pr;
+					continue;
+				}
+				if (v > start && pr <= last)
+					rc = bad(c, &f, (uint64_t)(y - f.p),
+						 "profile indices not sorted");
+				else
+					rc = bad(c, &f, (uint64_t)(y - f.p),
+						 "profile index %u not a "
+						 "measured profile (1..%u)",
+						 pr, np - 1);
+				break;
+			}
+			if (rc)
+				break;
 		}
 		c->nvalues_cct += nv;
 		pc_blob_read(&f.blob, nv);

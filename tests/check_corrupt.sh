@@ -59,4 +59,66 @@ yaml_mismatch() { sed -i 's/formula: \$\$/formula: 2*$$/' "$c/metrics/default.ya
 corrupt yaml "default.yaml:[0-9]*: input matches no summary of meta.db" yaml_mismatch
 bad_magic() { printf 'X' | dd of="$c/cct.db" bs=1 seek=0 conv=notrunc 2>/dev/null; }
 corrupt magic "cct.db@0x0: magic is not 'HPCTOOLKITctxt'" bad_magic
+
+# The values' own rules, each broken in one place: profile 1's block in
+# profile.db, a context's block in cct.db (a context with two metrics,
+# or a metric with both profiles' values)
+poke() {
+	/usr/bin/python3 - "$c" "$1" <<'PY'
+import struct, sys
+d, what = sys.argv[1], sys.argv[2]
+def u(b, o, f): return struct.unpack_from(f, b, o)[0]
+if what.startswith("prof-"):
+    b = bytearray(open(d + "/profile.db", "rb").read())
+    infos = u(b, 0x18, "<Q")
+    p = u(b, infos, "<Q") + u(b, infos + 0xc, "B")  # profile 1
+    nv, pv, nc, pi = (u(b, p, "<Q"), u(b, p + 8, "<Q"),
+                      u(b, p + 0x10, "<I"), u(b, p + 0x18, "<Q"))
+    starts = [u(b, pi + 12 * i + 4, "<Q") for i in range(nc)] + [nv]
+    i = next(i for i in range(nc) if starts[i + 1] - starts[i] >= 2)
+    y = pv + 10 * starts[i]
+    if what == "prof-unsorted":
+        b[y + 10:y + 12] = b[y:y + 2]
+    elif what == "prof-metric":
+        struct.pack_into("<H", b, y, 0xffff)
+    else:
+        struct.pack_into("<d", b, y + 2, float("inf"))
+    open(d + "/profile.db", "wb").write(b)
+else:
+    b = bytearray(open(d + "/cct.db", "rb").read())
+    sec = u(b, 0x18, "<Q")
+    pc, nc, sz = u(b, sec, "<Q"), u(b, sec + 8, "<I"), u(b, sec + 0xc, "B")
+    for i in range(nc):
+        e = pc + i * sz
+        nv, pv, nm, pm = (u(b, e, "<Q"), u(b, e + 8, "<Q"),
+                          u(b, e + 0x10, "<H"), u(b, e + 0x18, "<Q"))
+        ends = [u(b, pm + 10 * k + 2, "<Q") for k in range(1, nm)] + [nv]
+        if what in ("cct-unsorted", "cct-start") and nm >= 2:
+            if what == "cct-unsorted":
+                b[pm + 10:pm + 12] = b[pm:pm + 2]
+            else:
+                b[pm + 12:pm + 20] = b[pm + 2:pm + 10]
+            break
+        if what == "cct-prof0" and nv:
+            struct.pack_into("<I", b, pv, 0)
+            break
+        if what == "cct-prof-unsorted" and nm and ends[0] >= 2:
+            b[pv + 12:pv + 16], b[pv:pv + 4] = b[pv:pv + 4], b[pv + 12:pv + 16]
+            break
+    open(d + "/cct.db", "wb").write(b)
+PY
+}
+if [ -x /usr/bin/python3 ]; then
+	for x in "prof-unsorted|profile.db@0x.*: metric ids of context [0-9]* not sorted" \
+		"prof-metric|profile.db@0x.*: metric id 65535 is not a propMetricId of meta.db" \
+		"prof-inf|profile.db@0x.*: value +infinity of context [0-9]*, metric id [0-9]*, is not a finite number" \
+		"cct-unsorted|cct.db@0x.*: metric indices of context [0-9]* not sorted" \
+		"cct-start|cct.db@0x.*: startIndex [0-9]* out of order or range" \
+		"cct-prof0|cct.db@0x.*: profile index 0 not a measured profile (1..2)" \
+		"cct-prof-unsorted|cct.db@0x.*: profile indices not sorted"; do
+		corrupt "${x%%|*}" "${x#*|}" poke "${x%%|*}"
+	done
+else
+	skip "the values' rules broken: needs /usr/bin/python3"
+fi
 done_testing
