@@ -289,6 +289,8 @@ struct expand {
 	uint32_t hmarked;
 	uint32_t *hstack;
 	size_t caphstack;
+	uint32_t *hbyn;   /* scratch per path: a table's place (hplace) */
+	size_t caphbyn;
 };
 
 struct work {
@@ -376,6 +378,7 @@ struct hplace {
 	size_t n, cap;
 	uint32_t *slot; /* hash table: 1 + an entry, 0 free */
 	size_t nslot;
+	uint32_t *byn;  /* or, for one anchor's, per path: 1 + an entry */
 };
 void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 		   uint32_t p, double w);
