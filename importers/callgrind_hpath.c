@@ -42,6 +42,9 @@ void cg_hpath_free(struct expand *x)
 	free(x->hkeep);
 	free(x->hmark);
 	free(x->hstack);
+	free(x->hbyn);
+	x->hbyn = NULL;
+	x->caphbyn = 0;
 	x->hmark = NULL;
 	x->hstack = NULL;
 	x->hkeep = NULL;
@@ -160,6 +163,10 @@ static size_t hplace_slot(const struct hplace *t, uint32_t at, uint32_t n)
 static struct hpl *hplace_find(const struct hplace *t, uint32_t at,
 			       uint32_t n)
 {
+	if (t->byn) { /* (one anchor's places) */
+		uint32_t e = t->byn[n];
+		return e ? &t->e[e - 1] : NULL;
+	}
 	if (!t->nslot)
 		return NULL;
 	uint32_t e = t->slot[hplace_slot(t, at, n)];
@@ -173,6 +180,15 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 {
 	uint32_t top = x->hn[x->anchors[at].hpath].depth;
 	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
+		if (t->byn) { /* (one anchor's places, by node) */
+			if (!t->byn[n]) {
+				PC_GROW(t->e, t->n, t->cap);
+				t->e[t->n] = (struct hpl){ at, n, 0, PC_NONE, 0 };
+				t->byn[n] = (uint32_t)++t->n;
+			}
+			t->e[t->byn[n] - 1].w += w;
+			continue;
+		}
 		if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
 			free(t->slot);
 			t->nslot = t->nslot ? 2 * t->nslot : 1024;
@@ -194,6 +210,27 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 		}
 		t->e[t->slot[i] - 1].w += w;
 	}
+}
+
+/* A table of one anchor's places found by trie node (t->byn: x's
+ * array, zero outside the table's nodes), not by hash. */
+static void hplace_by_node(struct expand *x, struct hplace *t)
+{
+	if (x->caphbyn < x->nhn + 1) {
+		free(x->hbyn);
+		x->caphbyn = 2 * (x->nhn + 1);
+		x->hbyn = pc_xcalloc(x->caphbyn, sizeof(uint32_t));
+	}
+	t->byn = x->hbyn;
+}
+
+/* The table's nodes zeroed in x's array again; the table freed. */
+static void hplace_by_node_free(struct hplace *t)
+{
+	for (size_t e = 0; e < t->n; e++)
+		t->byn[t->e[e].node] = 0;
+	t->byn = NULL;
+	cg_hplace_free(t);
 }
 
 /* The places of path p at anchor `at` (cg_hplace_add's, without their
@@ -795,6 +832,7 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw)
 {
 	struct anchor *an = &x->anchors[a];
 	struct hplace t = { 0 };
+	hplace_by_node(x, &t);
 	rw->n = rw->npw = 0;
 	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next)
 		if (x->rents[i].hpath != an->hpath)
@@ -807,7 +845,7 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw)
 			 r->kind, r->idx, r->inst,
 			 x->rval + (size_t)i * x->nev);
 	}
-	cg_hplace_free(&t);
+	hplace_by_node_free(&t);
 	an->rhead = UINT32_MAX;
 }
 
@@ -825,6 +863,7 @@ void cg_hpath_rescue(struct expand *x)
 	for (size_t a = 0; a < x->nanchors; a++) {
 		const struct anchor *an = &x->anchors[a];
 		struct hplace t = { 0 };
+		hplace_by_node(x, &t);
 		for (uint32_t i = an->rhead; i != UINT32_MAX;
 		     i = x->rents[i].next)
 			if (x->rents[i].hpath != an->hpath)
@@ -840,7 +879,7 @@ void cg_hpath_rescue(struct expand *x)
 			for (uint32_t n = p; n != q; n = x->hn[n].up)
 				tl[x->hn[n].fn] += sh;
 		}
-		cg_hplace_free(&t);
+		hplace_by_node_free(&t);
 	}
 	for (uint32_t f = 0; f < x->g->nfns; f++)
 		if (tl[f] >= CG_HEAVY_RESCUE) {

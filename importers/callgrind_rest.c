@@ -3,7 +3,7 @@
  * profile of an instance cut below its call site, the rests passed up
  * to anchors and laid out there, by heavy path (the budget itself is
  * callgrind_budget.c's, the heavy paths callgrind_hpath.c's). */
-#include "callgrind_tree.h"
+#include "callgrind_split.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -90,9 +90,6 @@ static uint32_t sccq_pop(struct sccq *q)
 	return u;
 }
 
-/* a one-function SCC's share came by no call edge, or by several */
-#define CG_NO_EDGE UINT32_MAX
-#define CG_EDGES (UINT32_MAX - 1)
 
 /* Notes in solo[v] (with solo) that SCC v's share came by call edge e. */
 static void solo_note(uint32_t *solo, uint32_t v, uint32_t e)
@@ -576,350 +573,6 @@ static uint32_t walk_path(struct expand *x, struct restwalk *rw)
 	return path;
 }
 
-/* Whether function f has self cost to lay out with weights w. */
-static int has_cost(const struct expand *x, uint32_t f, const double *w)
-{
-	return x->rec_start[f] != x->rec_start[f + 1] &&
-	       cg_any_positive(w, x->nev);
-}
-
-/* Contexts laying out function f with weights w (and calls) takes at
- * most. */
-static size_t settled_size(const struct expand *x, uint32_t f,
-			   const double *w, cg_calls calls)
-{
-	if (x->rec_start[f] != x->rec_start[f + 1] && cg_any_positive(w, x->nev))
-		return 1 + x->npos[f];
-	return cg_calls_any(calls);
-}
-
-/* The anchors' rests as pieces, one per (anchor, function reached):
- * the function, the anchor (src), the weights (nev each) and the calls
- * into it; and groups of one function's pieces laid out together below
- * one anchor's summed frame (at): the pieces idx[lo, hi), all below
- * (or at) `pivot`, their lowest common anchor; at is the nearest anchor
- * at or above pivot outside f's recursive group. */
-struct pieces {
-	uint32_t *f, *src;
-	uint32_t *e;   /* the call edge its weight came by (CG_EDGES: none
-			* alone) */
-	uint32_t *path; /* the heavy path it was reached by */
-	double *w;
-	cg_calls *c;
-	size_t n, cap;
-	uint32_t *idx; /* the pieces, each function's together */
-	uint32_t *depth; /* per anchor: its depth (the entry point 0) */
-	uint32_t *nat;   /* per anchor: the groups placed below it (its
-			  * summed frame one context more) */
-	/* the anchors' tree (anchor_tree): per anchor its subtree's
-	 * interval in a preorder, [tin, tout); its children in index
-	 * order, kid[ks[a], ks[a + 1]) (in the preorder's order too); the
-	 * nearest anchor above it outside its function's SCC (out) */
-	uint32_t *tin, *tout, *ks, *kid, *out;
-	uint32_t *kcnt;  /* scratch per anchor + 1 (a split's keys), 0 */
-	struct pgroup {
-		uint32_t f, at, pivot;
-		int shared; /* its place (f, at) is another group's too */
-		size_t lo, hi;
-	} *g;
-	size_t ng, capg;
-	struct pkey {
-		uint32_t key;
-		uint32_t i;
-	} *keys, *ktmp; /* scratch for a split */
-	uint32_t *klist; /* ... its distinct keys */
-	double *sw, *sacc; /* scratch: nev */
-	struct pgroup *sub; /* ... its runs */
-	size_t capsub;
-};
-
-/* The anchors' tree of p (depth, tin, tout, ks, kid, out): an anchor's
- * index is larger than those of the anchors above it. */
-static void anchor_tree(const struct expand *x, struct pieces *p)
-{
-	size_t na = x->nanchors;
-	p->depth = pc_xcalloc(na + 1, sizeof(uint32_t));
-	p->tin = pc_xcalloc(na + 1, sizeof(uint32_t));
-	p->tout = pc_xcalloc(na + 1, sizeof(uint32_t));
-	p->ks = pc_xcalloc(na + 2, sizeof(uint32_t));
-	p->kid = pc_xmalloc((na + 1) * sizeof(uint32_t));
-	p->out = pc_xcalloc(na + 1, sizeof(uint32_t));
-	p->kcnt = pc_xcalloc(na + 2, sizeof(uint32_t));
-	for (size_t a = 1; a < na; a++) {
-		uint32_t u = x->anchors[a].up, uf = x->anchors[u].fn;
-		p->depth[a] = p->depth[u] + 1;
-		p->ks[u + 1]++;
-		/* (the anchor above a's run of anchors in the SCC of a's
-		 * function) */
-		p->out[a] = u == 0 || uf == UINT32_MAX ||
-					    x->scc_of[uf] !=
-						    x->scc_of[x->anchors[a].fn] ?
-				    u :
-				    p->out[u];
-	}
-	for (size_t a = 0; a < na; a++)
-		p->ks[a + 1] += p->ks[a];
-	/* (tout: a cursor first) */
-	for (size_t a = 0; a < na; a++)
-		p->tout[a] = p->ks[a];
-	for (size_t a = 1; a < na; a++)
-		p->kid[p->tout[x->anchors[a].up]++] = (uint32_t)a;
-	/* subtree sizes (tout), children after their anchor; then the
-	 * preorder, children in index order */
-	for (size_t a = 0; a < na; a++)
-		p->tout[a] = 1;
-	for (size_t a = na; a-- > 1;)
-		p->tout[x->anchors[a].up] += p->tout[a];
-	for (size_t a = 0; a < na; a++) {
-		uint32_t next = p->tin[a] + 1;
-		for (uint32_t k = p->ks[a]; k < p->ks[a + 1]; k++) {
-			uint32_t c = p->kid[k];
-			p->tin[c] = next;
-			next += p->tout[c];
-		}
-		p->tout[a] += p->tin[a];
-	}
-}
-
-/* The lowest anchor above both a and b (a walks up until its subtree
- * holds b: a running one's walks over a set are its depth at most). */
-static uint32_t anchor_lca(const struct expand *x, const struct pieces *p,
-			   uint32_t a, uint32_t b)
-{
-	while (!(p->tin[a] <= p->tin[b] && p->tin[b] < p->tout[a]))
-		a = x->anchors[a].up;
-	return a;
-}
-
-/* The nearest anchor at or above a where function f's rest may go: not
- * in f's recursive group (f's rest there would read as recursion it
- * does not hold, a call edge inside the group), else the entry point. */
-static uint32_t place_of(const struct expand *x, const struct pieces *p,
-			 uint32_t a, uint32_t f)
-{
-	uint32_t af = x->anchors[a].fn, s = x->scc_of[f];
-	if (a == 0 || af == UINT32_MAX || x->sccs[s].n <= 1 ||
-	    x->scc_of[af] != s)
-		return a;
-	return p->out[a];
-}
-
-/* The child of anchor `pivot` whose subtree holds anchor a (below it). */
-static uint32_t child_above(const struct pieces *p, uint32_t pivot,
-			    uint32_t a)
-{
-	uint32_t lo = p->ks[pivot], hi = p->ks[pivot + 1];
-	while (hi - lo > 1) { /* the last child starting at or before a */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (p->tin[p->kid[mid]] <= p->tin[a])
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return p->kid[lo];
-}
-
-/* Room for `more` pieces more (exactly: large blocks grow in place, so
- * no slack is kept; the pieces are the rests' peak). */
-static void piece_reserve(struct pieces *p, size_t nev, size_t more)
-{
-	if (p->n + more <= p->cap)
-		return;
-	if (p->n + more >= UINT32_MAX - 1)
-		pc_die("the rests of the call tree: more than 2^32 pieces");
-	p->cap = p->n + more;
-	p->f = pc_xrealloc(p->f, p->cap, sizeof(uint32_t));
-	p->e = pc_xrealloc(p->e, p->cap, sizeof(uint32_t));
-	p->path = pc_xrealloc(p->path, p->cap, sizeof(uint32_t));
-	p->src = pc_xrealloc(p->src, p->cap, sizeof(uint32_t));
-	p->w = pc_xrealloc(p->w, p->cap * nev, sizeof(double));
-	p->c = pc_xrealloc(p->c, p->cap, sizeof(cg_calls));
-}
-
-static void piece_add(struct pieces *p, size_t nev, uint32_t f, uint32_t src,
-		      const double *w, cg_calls calls, uint32_t e,
-		      uint32_t path)
-{
-	piece_reserve(p, nev, 1);
-	p->f[p->n] = f;
-	p->e[p->n] = e;
-	p->path[p->n] = path;
-	p->src[p->n] = src;
-	memcpy(p->w + p->n * nev, w, nev * sizeof(double));
-	p->c[p->n++] = calls;
-}
-
-/* The weights (in p->sw) and calls of pieces idx[lo, hi), and the
- * contexts laying them out takes. */
-static size_t range_size(const struct expand *x, struct pieces *p, uint32_t f,
-			 size_t lo, size_t hi, cg_calls *calls)
-{
-	size_t nev = x->nev;
-	cg_calls c = { { 0, 0 } };
-	memset(p->sw, 0, nev * sizeof(double));
-	for (size_t k = lo; k < hi; k++) {
-		size_t i = p->idx[k];
-		for (size_t m = 0; m < nev; m++)
-			p->sw[m] += p->w[i * nev + m];
-		c = cg_calls_sum(c, p->c[i]);
-	}
-	if (calls)
-		*calls = c;
-	return settled_size(x, f, p->sw, c);
-}
-
-static int cmp_pkey(const void *a, const void *b)
-{
-	const struct pkey *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* p->keys[0, n) ordered by (key, i), as qsort would: a stable counting
- * sort by key over the distinct keys (kcnt: per key, zero before and
- * after), then each key's run by i where it is not in order already
- * (a group's pieces come in the order of their index, or of a sort by
- * these same keys). */
-static void sort_keys(struct pieces *p, size_t n)
-{
-	size_t nk = 0;
-	for (size_t k = 0; k < n; k++)
-		if (!p->kcnt[p->keys[k].key]++)
-			p->klist[nk++] = p->keys[k].key;
-	qsort(p->klist, nk, sizeof(uint32_t), cmp_u32);
-	uint32_t at = 0;
-	for (size_t j = 0; j < nk; j++) {
-		uint32_t c = p->kcnt[p->klist[j]];
-		p->kcnt[p->klist[j]] = at;
-		at += c;
-	}
-	for (size_t k = 0; k < n; k++)
-		p->ktmp[p->kcnt[p->keys[k].key]++] = p->keys[k];
-	for (size_t j = 0; j < nk; j++)
-		p->kcnt[p->klist[j]] = 0;
-	memcpy(p->keys, p->ktmp, n * sizeof(*p->keys));
-	for (size_t k = 1; k < n; k++)
-		if (p->keys[k].key == p->keys[k - 1].key &&
-		    p->keys[k].i < p->keys[k - 1].i) {
-			size_t lo = k - 1, hi = k;
-			while (lo && p->keys[lo - 1].key == p->keys[k].key)
-				lo--;
-			while (hi < n && p->keys[hi].key == p->keys[k].key)
-				hi++;
-			qsort(p->keys + lo, hi - lo, sizeof(*p->keys), cmp_pkey);
-			k = hi - 1;
-		}
-}
-
-/* Group gi split below its pivot: the pieces at the pivot stay; those
- * below each anchor under it go to a group of their own, below their
- * lowest common anchor (or the nearest above it outside f's group).
- * Its gain (the share moved down, times the anchors it moves past) and
- * its cost in contexts; with apply, done. Returns 0 when nothing lies
- * below the pivot. */
-static int split_group(const struct expand *x, struct pieces *p, size_t gi,
-		       int apply, double *gain, size_t *cost)
-{
-	struct pgroup g = p->g[gi];
-	size_t nev = x->nev, n = g.hi - g.lo, below = 0;
-	const double *self = x->fself + (size_t)g.f * nev;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = p->idx[g.lo + k];
-		uint32_t a = p->src[i];
-		if (a != g.pivot) {
-			a = child_above(p, g.pivot, a);
-			below++;
-		}
-		p->keys[k] = (struct pkey){ a == g.pivot ? 0 : a + 1,
-					    (uint32_t)i };
-	}
-	if (!below)
-		return 0;
-	sort_keys(p, n);
-	for (size_t k = 0; k < n; k++)
-		p->idx[g.lo + k] = p->keys[k].i;
-	size_t whole = g.shared ? 0 : range_size(x, p, g.f, g.lo, g.hi, NULL);
-	size_t add = 0, k = 0;
-	double up = 0;
-	while (k < n && p->keys[k].key == 0)
-		k++;
-	size_t stay = k; /* idx[lo, lo + stay): what stays at `at` */
-	/* the runs below the pivot: moved, or where at stays their place
-	 * too, kept together after the stay part */
-	struct pgroup *sub = p->sub;
-	size_t nsub = 0;
-	while (k < n) {
-		size_t j = k;
-		uint32_t lca = p->src[p->keys[k].i];
-		while (j < n && p->keys[j].key == p->keys[k].key)
-			lca = anchor_lca(x, p, lca, p->src[p->keys[j++].i]);
-		uint32_t at = place_of(x, p, lca, g.f);
-		PC_GROW(p->sub, nsub, p->capsub);
-		sub = p->sub;
-		sub[nsub++] = (struct pgroup){ g.f, at, lca, at == g.at,
-					       g.lo + k, g.lo + j };
-		if (at != g.at) {
-			add += range_size(x, p, g.f, g.lo + k, g.lo + j, NULL) +
-			       !p->nat[at];
-			up += cg_share_of(x, p->sw, self) *
-			      (double)(p->depth[at] - p->depth[g.at]);
-		}
-		k = j;
-	}
-	/* what stays at `at`: the pieces at the pivot and the runs whose
-	 * place is at too (after it, in order) */
-	size_t rest = 0;
-	if (!g.shared) {
-		cg_calls c = { { 0, 0 } };
-		double *acc = p->sacc;
-		memset(acc, 0, nev * sizeof(double));
-		for (size_t s = 0, q = 0; s <= nsub; s++) {
-			size_t end = s ? sub[s - 1].hi - g.lo : stay;
-			if (s)
-				q = sub[s - 1].shared ? sub[s - 1].lo - g.lo : end;
-			for (; q < end; q++) {
-				size_t i = p->keys[q].i;
-				for (size_t m = 0; m < nev; m++)
-					acc[m] += p->w[i * nev + m];
-				c = cg_calls_sum(c, p->c[i]);
-			}
-		}
-		rest = settled_size(x, g.f, acc, c);
-	}
-	*gain = up;
-	*cost = add + rest > whole ? add + rest - whole : 0;
-	if (apply) {
-		p->g[gi].hi = g.lo + stay;
-		for (size_t s = 0; s < nsub; s++)
-			p->g[gi].shared |= sub[s].shared;
-		for (size_t s = 0; s < nsub; s++) {
-			PC_GROW(p->g, p->ng, p->capg);
-			p->g[p->ng++] = sub[s];
-			p->nat[sub[s].at]++;
-		}
-	}
-	return 1;
-}
-
-/* Group gi's split, pending: its gain per context (the key), its cost,
- * the group (the id). */
-static void cand_of(const struct expand *x, struct pieces *p, size_t gi,
-		    struct cg_cand **h, size_t *n, size_t *cap)
-{
-	double gain;
-	size_t cost;
-	if (split_group(x, p, gi, 0, &gain, &cost))
-		cg_cand_push(h, n, cap, (struct cg_cand){
-			cost ? gain / (double)cost : HUGE_VAL, gi, cost });
-}
-
 /* A piece's place: (anchor, function, the node of its heavy path
  * there), the piece. */
 struct pplace {
@@ -1104,7 +757,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		cg_rest_pend(x, (uint32_t)a, &rw.pe);
 		while (rw.pe.n) {
 			uint32_t path = walk_path(x, &rw);
-			piece_reserve(&p, nev, rw.n);
+			cg_piece_reserve(&p, nev, rw.n);
 			for (size_t i = 0; i < rw.n; i++) {
 				uint32_t f = rw.list[i];
 				double *w = rw.wf + (size_t)f * nev;
@@ -1113,7 +766,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 							      rw.cin[f]);
 				if (cg_any_positive(w, nev) ||
 				    cg_calls_any(rw.cin[f]))
-					piece_add(&p, nev, f, (uint32_t)a, w,
+					cg_piece_add(&p, nev, f, (uint32_t)a, w,
 						  rw.cin[f], rw.edge[f], path);
 				memset(w, 0, nev * sizeof(double));
 				rw.cin[f] = (cg_calls){ { 0, 0 } };
@@ -1156,7 +809,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			p.idx[fill[p.f[i]]++] = (uint32_t)i;
 		free(fill);
 	}
-	anchor_tree(x, &p);
+	cg_anchor_tree(x, &p);
 	p.nat = pc_xcalloc(na + 1, sizeof(uint32_t));
 	size_t most = 0; /* a split's scratch: one function's pieces */
 	for (size_t f = 0; f < nf; f++)
@@ -1174,12 +827,12 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 			continue;
 		uint32_t lca = p.src[p.idx[first[f]]];
 		for (size_t k = first[f] + 1; k < first[f + 1]; k++)
-			lca = anchor_lca(x, &p, lca, p.src[p.idx[k]]);
-		uint32_t at = place_of(x, &p, lca, f);
+			lca = cg_anchor_lca(x, &p, lca, p.src[p.idx[k]]);
+		uint32_t at = cg_place_of(x, &p, lca, f);
 		PC_GROW(p.g, p.ng, p.capg);
 		p.g[p.ng++] = (struct pgroup){ f, at, lca, 0, first[f],
 					       first[f + 1] };
-		used += range_size(x, &p, f, first[f], first[f + 1], NULL) +
+		used += cg_range_size(x, &p, f, first[f], first[f + 1], NULL) +
 			!p.nat[at]++;
 	}
 	uint32_t *by = pc_xmalloc((p.n + 1) * sizeof(uint32_t));
@@ -1197,17 +850,17 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	struct cg_cand *h = NULL;
 	size_t nh = 0, caph = 0;
 	for (size_t gi = 0; gi < p.ng; gi++)
-		cand_of(x, &p, gi, &h, &nh, &caph);
+		cg_cand_of(x, &p, gi, &h, &nh, &caph);
 	while (nh) {
 		struct cg_cand c = cg_cand_pop(h, &nh);
 		if (c.cost > spare)
 			continue;
 		double gain;
 		size_t cost, ng = p.ng;
-		split_group(x, &p, c.id, 1, &gain, &cost);
+		cg_split_group(x, &p, c.id, 1, &gain, &cost);
 		spare -= cost;
 		for (size_t gi = ng; gi < p.ng; gi++)
-			cand_of(x, &p, gi, &h, &nh, &caph);
+			cg_cand_of(x, &p, gi, &h, &nh, &caph);
 	}
 	free(h);
 	spare += hres;

@@ -291,6 +291,8 @@ struct expand {
 	uint32_t hmarked;
 	uint32_t *hstack;
 	size_t caphstack;
+	uint32_t *hbyn;   /* scratch per path: a table's place (hplace) */
+	size_t caphbyn;
 };
 
 struct work {
@@ -379,6 +381,7 @@ struct hplace {
 	size_t n, cap;
 	uint32_t *slot; /* hash table: 1 + an entry, 0 free */
 	size_t nslot;
+	uint32_t *byn;  /* or, for one anchor's, per path: 1 + an entry */
 };
 /* The contexts a place takes when first made: the frame of its heavy
  * function and the summed frame below it that holds what was reached
