@@ -183,7 +183,8 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 		if (t->byn) { /* (one anchor's places, by node) */
 			if (!t->byn[n]) {
 				PC_GROW(t->e, t->n, t->cap);
-				t->e[t->n] = (struct hpl){ at, n, 0, PC_NONE, 0 };
+				t->e[t->n] = (struct hpl){
+					.at = at, .node = n, .ctx = PC_NONE };
 				t->byn[n] = (uint32_t)++t->n;
 			}
 			t->e[t->byn[n] - 1].w += w;
