@@ -173,6 +173,34 @@ static struct hpl *hplace_find(const struct hplace *t, uint32_t at,
 	return e ? &t->e[e - 1] : NULL;
 }
 
+/* The place of node n at anchor `at` in t's hash table, made if
+ * missing (with *made, where given, whether it was). */
+static struct hpl *hplace_get(struct hplace *t, uint32_t at, uint32_t n,
+			      int *made)
+{
+	if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
+		free(t->slot);
+		t->nslot = t->nslot ? 2 * t->nslot : 1024;
+		t->slot = pc_xcalloc(t->nslot, sizeof(uint32_t));
+		for (size_t e = 0; e < t->n; e++)
+			t->slot[hplace_slot(t, t->e[e].at, t->e[e].node)] =
+				(uint32_t)e + 1;
+	}
+	size_t i = hplace_slot(t, at, n);
+	if (made)
+		*made = !t->slot[i];
+	if (!t->slot[i]) {
+		if (t->n >= UINT32_MAX - 1)
+			pc_die("the call tree's heavy paths: more than 2^32 "
+			       "places");
+		PC_GROW(t->e, t->n, t->cap);
+		t->e[t->n] = (struct hpl){ .at = at, .node = n,
+					   .ctx = PC_NONE };
+		t->slot[i] = (uint32_t)++t->n;
+	}
+	return &t->e[t->slot[i] - 1];
+}
+
 /* Weight w reached by path p at anchor `at`: on each node of p below
  * the anchor's own path, made if need be. */
 void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
@@ -190,26 +218,7 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 			t->e[t->byn[n] - 1].w += w;
 			continue;
 		}
-		if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
-			free(t->slot);
-			t->nslot = t->nslot ? 2 * t->nslot : 1024;
-			t->slot = pc_xcalloc(t->nslot, sizeof(uint32_t));
-			for (size_t e = 0; e < t->n; e++)
-				t->slot[hplace_slot(t, t->e[e].at,
-						    t->e[e].node)] =
-					(uint32_t)e + 1;
-		}
-		size_t i = hplace_slot(t, at, n);
-		if (!t->slot[i]) {
-			if (t->n >= UINT32_MAX - 1)
-				pc_die("the call tree's heavy paths: more "
-				       "than 2^32 places");
-			PC_GROW(t->e, t->n, t->cap);
-			t->e[t->n] = (struct hpl){ .at = at, .node = n,
-						   .ctx = PC_NONE };
-			t->slot[i] = (uint32_t)++t->n;
-		}
-		t->e[t->slot[i] - 1].w += w;
+		hplace_get(t, at, n, NULL)->w += w;
 	}
 }
 
@@ -243,24 +252,10 @@ void cg_hplace_make(const struct expand *x, struct hplace *t, uint32_t at,
 {
 	uint32_t top = x->hn[x->anchors[at].hpath].depth;
 	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
-		if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
-			free(t->slot);
-			t->nslot = t->nslot ? 2 * t->nslot : 1024;
-			t->slot = pc_xcalloc(t->nslot, sizeof(uint32_t));
-			for (size_t e = 0; e < t->n; e++)
-				t->slot[hplace_slot(t, t->e[e].at,
-						    t->e[e].node)] =
-					(uint32_t)e + 1;
-		}
-		size_t i = hplace_slot(t, at, n);
-		if (t->slot[i])
+		int made;
+		hplace_get(t, at, n, &made);
+		if (!made)
 			return;
-		if (t->n >= UINT32_MAX - 1)
-			pc_die("the call tree's heavy paths: more than 2^32 "
-			       "places");
-		PC_GROW(t->e, t->n, t->cap);
-		t->e[t->n] = (struct hpl){ .at = at, .node = n, .ctx = PC_NONE };
-		t->slot[i] = (uint32_t)++t->n;
 	}
 }
 

@@ -131,20 +131,10 @@ size_t cg_used(const struct expand *x)
 cg_calls cg_edge_calls(const struct expand *x, uint32_t s, const double *w,
 		       uint32_t e)
 {
-	cg_calls c = { { 0, 0 } };
-	const struct cg_graph *g = x->g;
-	uint64_t n[2] = { g->edges[e].count, g->count2 ? g->count2[e] : 0 };
-	if (!cg_has_calls(x) || (!n[0] && !n[1]))
-		return c;
-	int cost = 0; /* as the layout: an edge without cost is not there */
-	for (size_t m = 0; m < x->nev && !cost; m++)
-		cost = g->ecost[(size_t)e * x->nev + m] != 0;
-	if (!cost)
-		return c;
-	for (int k = 0; k < 2; k++)
-		if (x->calls[k] != PC_NONE && n[k])
-			c.n[k] = (double)n[k] * calls_weight(x, s, w, k);
-	return c;
+	double cw[2] = { 0, 0 };
+	if (cg_has_calls(x))
+		cg_calls_weights(x, s, w, cw);
+	return cg_edge_calls_by(x, e, cw);
 }
 
 /* An instance's calls_weight per run, for cg_edge_calls_by (0 where
