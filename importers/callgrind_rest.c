@@ -962,25 +962,35 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 	free(p.sw);
 	free(p.sacc);
 	free(p.sub);
+	uint32_t *stack = pc_xmalloc((nrun + 1) * sizeof(uint32_t));
 	/* the functions each place's summed frame holds (below its runs'
-	 * top: a nested run lies below its caller's place) */
+	 * top: a nested run lies below its caller's place; each run's top
+	 * found once) */
 	{
 		uint64_t *mark = pc_xcalloc(hp.n + 1, sizeof(uint64_t));
+		uint32_t *top = pc_xmalloc((nrun + 1) * sizeof(uint32_t));
+		memset(top, 0xff, (nrun + 1) * sizeof(uint32_t));
 		for (size_t ri = 0; ri < nrun; ri++) {
+			size_t n = 0;
 			uint32_t j = (uint32_t)ri;
-			if (!run[ri].cost)
-				continue;
-			while (run[j].up != UINT32_MAX)
+			while (top[j] == UINT32_MAX && run[j].up != UINT32_MAX) {
+				stack[n++] = j;
 				j = run[j].up;
-			cg_hplace_count(x, &hp, run[j].at, run[j].node,
-					run[ri].f, mark);
+			}
+			uint32_t t = top[j] != UINT32_MAX ? top[j] : j;
+			top[j] = t;
+			while (n)
+				top[stack[--n]] = t;
+			if (run[ri].cost)
+				cg_hplace_count(x, &hp, run[t].at, run[t].node,
+						run[ri].f, mark);
 		}
+		free(top);
 		free(mark);
 	}
 	pc_id *sctx = pc_xmalloc((na + 1) * sizeof(pc_id));
 	for (size_t a = 0; a <= na; a++)
 		sctx[a] = PC_NONE;
-	uint32_t *stack = pc_xmalloc((nrun + 1) * sizeof(uint32_t));
 	for (size_t ri = 0; ri < nrun; ri++) {
 		struct prun *r = &run[ri];
 		if (!r->cost && !cg_calls_any(r->calls))
