@@ -173,11 +173,23 @@ static struct hpl *hplace_find(const struct hplace *t, uint32_t at,
 	return e ? &t->e[e - 1] : NULL;
 }
 
-/* The place of node n at anchor `at` in t's hash table, made if
- * missing (with *made, where given, whether it was). */
+/* The place of node n at anchor `at` in t (one anchor's table by node,
+ * or the hash table), made if missing (with *made, where given, whether
+ * it was). */
 static struct hpl *hplace_get(struct hplace *t, uint32_t at, uint32_t n,
 			      int *made)
 {
+	if (t->byn) { /* (one anchor's places, by node) */
+		if (made)
+			*made = !t->byn[n];
+		if (!t->byn[n]) {
+			PC_GROW(t->e, t->n, t->cap);
+			t->e[t->n] = (struct hpl){ .at = at, .node = n,
+						   .ctx = PC_NONE };
+			t->byn[n] = (uint32_t)++t->n;
+		}
+		return &t->e[t->byn[n] - 1];
+	}
 	if (2 * (t->n + 1) > t->nslot) { /* (half full at most) */
 		free(t->slot);
 		t->nslot = t->nslot ? 2 * t->nslot : 1024;
@@ -207,19 +219,8 @@ void cg_hplace_add(const struct expand *x, struct hplace *t, uint32_t at,
 		   uint32_t p, double w)
 {
 	uint32_t top = x->hn[x->anchors[at].hpath].depth;
-	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up) {
-		if (t->byn) { /* (one anchor's places, by node) */
-			if (!t->byn[n]) {
-				PC_GROW(t->e, t->n, t->cap);
-				t->e[t->n] = (struct hpl){
-					.at = at, .node = n, .ctx = PC_NONE };
-				t->byn[n] = (uint32_t)++t->n;
-			}
-			t->e[t->byn[n] - 1].w += w;
-			continue;
-		}
+	for (uint32_t n = p; x->hn[n].depth > top; n = x->hn[n].up)
 		hplace_get(t, at, n, NULL)->w += w;
-	}
 }
 
 /* A table of one anchor's places found by trie node (t->byn: x's
