@@ -256,3 +256,99 @@ void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 			pc_value_add(x->db, x->profile, c, g->metric[m],
 				     x->acc[m]);
 }
+
+/* The function contexts from context c up to ancestor a (a not
+ * counted; c counted where it is one), at most CG_UP_LEVELS - 1. */
+static size_t up_levels(const struct expand *x, pc_id c, pc_id a)
+{
+	const struct pc_db *db = x->db;
+	size_t n = 0;
+	while (c != a && n < CG_UP_LEVELS - 1) {
+		n += db->contexts[c].kind == PC_CTX_FUNCTION;
+		pc_id up = db->contexts[c].parent;
+		if (up == c || up >= db->ncontexts)
+			break;
+		c = up;
+	}
+	return n;
+}
+
+/* Anchor a's row of x->up: its cuts' levels, then (moved) its
+ * pieces' (grown to the anchors laid out). */
+static double *up_row(struct expand *x, uint32_t a, int moved)
+{
+	if (x->nanchors > x->capup) {
+		size_t cap = 2 * x->nanchors, row = 2 * CG_UP_LEVELS;
+		x->up = pc_xrealloc(x->up, cap * row, sizeof(double));
+		memset(x->up + x->capup * row, 0,
+		       (cap - x->capup) * row * sizeof(double));
+		x->capup = cap;
+	}
+	return x->up + (size_t)a * 2 * CG_UP_LEVELS +
+	       (moved ? CG_UP_LEVELS : 0);
+}
+
+/* A cut of this share (of the first metric's total) from call site
+ * `site` sent to anchor's rest (with --verbose). */
+void cg_up_cut(struct expand *x, uint32_t anchor, pc_id site, double share)
+{
+	if (!x->upstat)
+		return;
+	pc_id a = x->anchors[anchor].ctx;
+	up_row(x, anchor, 0)[up_levels(x, site, a)] += share;
+}
+
+/* A piece of this share from anchor src's rest laid at anchor `at`
+ * (with --verbose). */
+void cg_up_piece(struct expand *x, uint32_t src, uint32_t at, double share)
+{
+	if (!x->upstat || src == at)
+		return;
+	size_t l = up_levels(x, x->anchors[src].ctx, x->anchors[at].ctx);
+	up_row(x, src, 1)[l] += share;
+}
+
+/* Into buf: how much of the rests' cost lies below a context that is
+ * not its cut's caller, and how many function levels above it (per
+ * anchor, a cut's levels to its anchor and the anchor's pieces' levels
+ * on up, taken as independent); the chars written. */
+size_t cg_up_say(const struct expand *x, char *buf, size_t n)
+{
+	if (!x->up || !n)
+		return 0;
+	double lev[2 * CG_UP_LEVELS] = { 0 }, all = 0, up = 0, sum = 0;
+	for (size_t a = 0; a < x->nanchors && a < x->capup; a++) {
+		const double *c = x->up + a * 2 * CG_UP_LEVELS;
+		const double *m = c + CG_UP_LEVELS;
+		double r = 0, mv = 0;
+		for (size_t l = 0; l < CG_UP_LEVELS; l++) {
+			r += c[l];
+			mv += m[l];
+		}
+		if (!(r > 0))
+			continue;
+		double stay = mv < r ? 1 - mv / r : 0;
+		for (size_t l = 0; l < CG_UP_LEVELS; l++) {
+			lev[l] += c[l] * stay;
+			for (size_t k = 0; k < CG_UP_LEVELS; k++)
+				lev[l + k] += c[l] * m[k] / r;
+		}
+	}
+	for (size_t l = 0; l < 2 * CG_UP_LEVELS; l++) {
+		all += lev[l];
+		if (l) {
+			up += lev[l];
+			sum += lev[l] * (double)l;
+		}
+	}
+	double far = 0;
+	for (size_t l = 4; l < 2 * CG_UP_LEVELS; l++)
+		far += lev[l];
+	int w = snprintf(buf, n, "of the %.3g%% in rests, %.3g%% lies below a "
+			 "context other than its cut's caller, %.3g function "
+			 "levels above it on average (1: %.3g%%, 2-3: %.3g%%, "
+			 "4 or more: %.3g%%)", 100 * all, 100 * up,
+			 up > 0 ? sum / up : 0, 100 * lev[1],
+			 100 * (lev[2] + lev[3]), 100 * far);
+	return w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
+}

@@ -916,6 +916,9 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 				sum[m] += v;
 				if (p.src[q] != r->at)
 					moved[m] += v * sf[m];
+				if (!m && x->grand[0] > 0)
+					cg_up_piece(x, p.src[q], r->at,
+						    v * sf[0] / x->grand[0]);
 				if (!r->at)
 					flat[m] += v * sf[m];
 			}

@@ -181,6 +181,13 @@ static void to_rest(struct expand *x, const struct work *it, const double *w)
 	}
 	for (size_t m = 0; m < nev; m++)
 		x->rval[e * nev + m] += w[m];
+	if (x->upstat && x->grand[0] > 0)
+		cg_up_cut(x, it->anchor, it->parent,
+			  w[0] * (it->inst == UINT32_MAX ?
+					  x->total[(size_t)it->scc * nev] :
+					  x->sub[(size_t)(x->dags[it->inst].base +
+							  it->node) * nev]) /
+				  x->grand[0]);
 	if (cg_calls_any(it->calls)) {
 		/* (the entry first: it may move rval; a pair's NEW's
 		 * calls in the second of its nev >= 2 values) */
@@ -395,6 +402,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		.db = db, .g = g, .nev = g->nev, .profile = profile,
 		.start = db->ncontexts,
 		.instr_ctx = cg_instr_ctx(g, opts),
+		.upstat = db->diag && db->diag->verbose,
 	};
 	x.shared = pc_xcalloc(x.start / 8 + 1, 1);
 	/* the entry point first (made before, by every reader) */
@@ -698,9 +706,16 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				"the lowest caller above all of a function's "
 				"cuts", 100 * x.top_share);
 		if (x.flat_share > 0 && n < sizeof where)
-			snprintf(where + n, sizeof where - n,
-				 "%s%.2g%% flat below the entry point",
-				 n ? "; " : "", 100 * x.flat_share);
+			n += (size_t)snprintf(where + n, sizeof where - n,
+					      "%s%.2g%% flat below the entry "
+					      "point", n ? "; " : "",
+					      100 * x.flat_share);
+		if (x.up && n + 2 < sizeof where) {
+			if (n)
+				n += (size_t)snprintf(where + n, sizeof where - n,
+						      "; ");
+			n += cg_up_say(&x, where + n, sizeof where - n);
+		}
 		pc_note(db->diag, "call tree cut at %zu contexts (budget %zu%s, "
 			"--max-contexts to change): about %.3g%% of the cost "
 			"lies below %zu cuts (the heaviest %.2g%%), kept per "
@@ -716,6 +731,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 				" (the flat profile alone needs more than the "
 				"budget)" : "");
 	}
+	free(x.up);
 	free(sh);
 	free(on);
 	free(heap);

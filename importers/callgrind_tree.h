@@ -199,6 +199,15 @@ struct expand {
 	/* the share of a metric's total the rests left to the end put
 	 * below anchors (the entry point's part is flat_share) */
 	double top_share;
+	/* with --verbose, how far the rests' cost lies above the cuts'
+	 * own callers (cg_up_cut, cg_up_piece, cg_up_say): per anchor, the
+	 * cost its rest received by the function levels from the cut's
+	 * caller up to the anchor (CG_UP_LEVELS, the last one for more),
+	 * and the cost its pieces laid at anchors above it by the levels
+	 * from it up to there: a row of 2 x CG_UP_LEVELS per anchor) */
+	int upstat;
+	double *up;
+	size_t capup;
 	/* where the cuts that do not fit below their call sites go: below
 	 * the nearest anchor laid out above them (every function context
 	 * laid out; the entry point is anchor 0), as entries of its rest
@@ -336,6 +345,10 @@ static inline int cg_has_calls(const struct expand *x)
 	return x->calls[0] != PC_NONE || x->calls[1] != PC_NONE;
 }
 void cg_lay_signed_flat(struct expand *x, pc_id entry);
+#define CG_UP_LEVELS 32
+void cg_up_cut(struct expand *x, uint32_t anchor, pc_id site, double share);
+void cg_up_piece(struct expand *x, uint32_t src, uint32_t at, double share);
+size_t cg_up_say(const struct expand *x, char *buf, size_t n);
 void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 		    const double *sh, const double *w);
 
