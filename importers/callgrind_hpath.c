@@ -262,24 +262,25 @@ void cg_hplace_make(const struct expand *x, struct hplace *t, uint32_t at,
 
 /* A unit: a function's pieces below a place (their count and weight),
  * how many lie at the place, whether they were moved there, the unit of
- * the same function at the place's parent (24 bytes: the units are the
- * rests' peak of memory; the weight orders them) */
+ * the same function at the place's parent, and of its pieces those
+ * that lie at moved units below it (32 bytes: the units are the rests'
+ * peak of memory; the weight orders them) */
 struct hunit {
 	uint32_t pl, f;
 	uint32_t nsub : 31, done : 1;
 	uint32_t cur;
 	float w;
 	uint32_t up; /* UINT32_MAX: at the anchor's summed frame */
+	uint32_t below; /* of nsub, the pieces at moved units below it */
+	float wbelow;   /* their weight */
 };
 
-/* The units, found by (place, function) while they are made (slot);
- * then each one's units below it (kid[ks[u], ks[u + 1])) */
+/* The units, found by (place, function) while they are made (slot) */
 struct hunits {
 	struct hunit *e;
 	size_t n, cap;
 	uint32_t *slot;
 	size_t nslot;
-	uint32_t *ks, *kid;
 };
 
 static size_t hunit_slot(const struct hunits *c, uint32_t pl, uint32_t f)
@@ -313,7 +314,7 @@ static uint32_t hunit_make(struct hunits *c, uint32_t pl, uint32_t f,
 	if (c->n >= UINT32_MAX - 1)
 		pc_die("the call tree's heavy paths: more than 2^32 units");
 	PC_GROW(c->e, c->n, c->cap);
-	c->e[c->n] = (struct hunit){ pl, f, 0, 0, 0, 0, UINT32_MAX };
+	c->e[c->n] = (struct hunit){ .pl = pl, .f = f, .up = UINT32_MAX };
 	c->slot[i] = (uint32_t)++c->n;
 	return (uint32_t)c->n - 1;
 }
@@ -356,19 +357,6 @@ static uint32_t hunit_piece(struct hunits *us, const uint32_t *par,
 static size_t run_size(const struct expand *x, uint32_t f)
 {
 	return x->rec_start[f] != x->rec_start[f + 1] ? 1 + x->npos[f] : 1;
-}
-
-/* The contexts moving unit u (its pieces, all at its place's parent
- * par) to its place takes: the function's run there, the place's own
- * contexts if not made yet (CG_PLACE_CTXS), less the run its parent no
- * longer has. */
-static size_t unit_cost(const struct expand *x, const struct hplace *t,
-			const struct hunits *us, const struct hunit *u)
-{
-	size_t r = run_size(x, u->f);
-	const struct hunit *pu = &us->e[u->up];
-	size_t c = r + CG_PLACE_CTXS * !t->e[u->pl].kept;
-	return pu->cur == u->nsub ? c - r : c;
 }
 
 /* Each heavy function's loss were no unit moved (a share of the first
@@ -425,93 +413,105 @@ static void tree_loss(const struct expand *x, size_t np, const uint32_t *pat,
 	free(inc);
 }
 
-/* What a unit's key is computed with: the units (each one's units
- * below it), per heavy function its loss now and its goal, a stack of
- * the walk below a unit. */
-struct ustep {
-	uint32_t u;
-	size_t ki, ke;
-	double g;
-	size_t c;
-};
-struct ukey {
-	const struct expand *x;
-	const struct hplace *t;
-	const struct hunits *us;
-	const uint32_t *hf; /* per unit: its place's heavy function */
-	const double *loss, *goal;
-	struct ustep *st;
+/* The units' candidates: a key, a unit, the moves before the key (16
+ * bytes: every unit is one), heaviest key first, then lowest unit. */
+struct ucand {
+	double key;
+	uint32_t id, moves;
 };
 
-/* What moving unit u gains: its weight, as far as its heavy function
- * loses more than its goal, and CG_HEAVY_EPS of it (so that the order
- * goes on by weight once every loss is down to its goal). */
-static inline double unit_gain(const struct ukey *k, uint32_t ui,
-				const struct hunit *u)
+static int ucand_above(const struct ucand *a, const struct ucand *b)
 {
-	uint32_t f = k->hf[ui];
-	double l = k->loss[f] - k->goal[f];
-	double g = l <= 0 ? 0 : l < u->w ? l : u->w;
-	return g + CG_HEAVY_EPS * u->w;
+	return a->key > b->key || (a->key == b->key && a->id < b->id);
 }
 
-/* Unit ui's key: the most gain per context of a chain of units of its
- * function from it down the places below (each unit there moves the
- * pieces below its place from the one above, whose run it frees where
- * they were all of them). The largest of the chains' keys, whatever
- * order they are walked in. */
-static double unit_key(struct ukey *k, uint32_t ui)
+static void ucand_push(struct ucand *h, size_t *n, struct ucand c)
 {
-	const struct expand *x = k->x;
-	const struct hunits *us = k->us;
-	const struct hunit *u = &us->e[ui];
-	size_t r = run_size(x, u->f);
-	size_t c0 = unit_cost(x, k->t, us, u);
-	double g0 = unit_gain(k, ui, u);
-	double best = g0 / (double)(c0 ? c0 : 1);
-	size_t top = 0;
-	k->st[top++] = (struct ustep){ ui, us->ks[ui], us->ks[ui + 1], g0, c0 };
-	while (top) {
-		struct ustep *s = &k->st[top - 1];
-		if (s->ki == s->ke) {
-			top--;
-			continue;
-		}
-		uint32_t vi = us->kid[s->ki++];
-		const struct hunit *v = &us->e[vi];
-		if (!(v->w > 0))
-			continue;
-		const struct hunit *pv = &us->e[s->u];
-		size_t c = r + CG_PLACE_CTXS * !k->t->e[v->pl].kept;
-		if (v->nsub == pv->nsub)
-			c -= r;
-		double g = s->g + unit_gain(k, vi, v);
-		c += s->c;
-		double key = g / (double)(c ? c : 1);
-		if (key > best)
-			best = key;
-		k->st[top++] = (struct ustep){ vi, us->ks[vi], us->ks[vi + 1], g,
-					       c };
+	size_t i = (*n)++;
+	while (i && ucand_above(&c, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
-	return best;
+	h[i] = c;
+}
+
+static struct ucand ucand_pop(struct ucand *h, size_t *n)
+{
+	struct ucand top = h[0], last = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && ucand_above(&h[c + 1], &h[c]))
+			c++;
+		if (!ucand_above(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+/* Unit ui's key: its function's pieces below its place that still lie
+ * at the lowest unit above it moved (or at the anchor's summed frame),
+ * moved below its place, past the units between, which stay as they
+ * are: a run of the function there (its context and positions), the
+ * places' contexts not made yet (CG_PLACE_CTXS each: its own and those
+ * between), less the run the unit they leave no longer has. The gain
+ * is their weight given back to each heavy function of those places,
+ * as far as it loses more than its goal, and CG_HEAVY_EPS of it (so
+ * that the order goes on by weight once every loss is down to its
+ * goal); the key is the gain per context (*cost: the contexts). 0 for
+ * a unit moved or with nothing left to move. */
+static double unit_key(const struct expand *x, const struct hplace *t,
+		       const struct hunits *us, const uint32_t *hf,
+		       const double *loss, const double *goal, size_t nplace,
+		       uint32_t ui, size_t *cost)
+{
+	const struct hunit *u = &us->e[ui];
+	if (u->done)
+		return 0;
+	size_t r = run_size(x, u->f), c = r;
+	uint32_t k = u->nsub - u->below;
+	double wk = (double)u->w - (double)u->wbelow, g = 0;
+	if (!k || !(wk > 0))
+		return 0;
+	uint32_t v = ui;
+	for (; us->e[v].pl < nplace && !us->e[v].done; v = us->e[v].up) {
+		c += CG_PLACE_CTXS * !t->e[us->e[v].pl].kept;
+		uint32_t f = hf[v];
+		double l = loss[f] - goal[f];
+		g += (l <= 0 ? 0 : l < wk ? l : wk) + CG_HEAVY_EPS * wk;
+	}
+	if (us->e[v].cur == k)
+		c -= r;
+	if (cost)
+		*cost = c;
+	return g / (double)(c ? c : 1);
 }
 
 /* Moves each function's pieces below the places of their heavy paths
  * (np pieces: at anchor pat[q], function fn[q], path path[q], weight
  * w[q]) within room: a unit (a place, a function) moves the
- * function's pieces below the place there from the place above, taking
- * a run of the function there (its context and positions) and the
- * place's context if new, less the run the place above no longer has;
- * it gives the place's heavy function their weight back. The units go
- * most gain per context first, counting a unit's chain of units below
- * it (unit_key): a gain is weight given back to a heavy function that
- * loses more than its goal (tree_loss: CG_HEAVY_LOSS, or where it
- * loses more than CG_HEAVY_OFF whatever the units do, CG_HEAVY_OVER
- * more than that), CG_HEAVY_EPS of the weight beyond. Sets each
- * piece's node (pnode: its place's, or its anchor's own path: the
- * summed frame); returns the contexts taken. A unit's key changes only
- * when a unit is moved: one computed since the last move is taken as
- * it is (the heap's entries carry the moves so far in `cost`). */
+ * function's pieces below the place there from the lowest place above
+ * it they were moved to (or the anchor's summed frame), taking a run
+ * of the function there (its context and positions) and the places'
+ * contexts if new, less the run the place they leave no longer has;
+ * it gives the heavy functions of the places it passes their weight
+ * back. The units go most gain per context first (unit_key): a gain
+ * is weight given back to a heavy function that loses more than its
+ * goal (tree_loss: CG_HEAVY_LOSS, or where it loses more than
+ * CG_HEAVY_OFF whatever the units do, CG_HEAVY_OVER more than that),
+ * CG_HEAVY_EPS of the weight beyond. A unit need not wait for the
+ * units above it: before (a unit's chain of units below it, each
+ * moved after the one above), a place deep below others cost a run
+ * at each place above it where the function had pieces of its own
+ * (stl.cpp's dom_walker::walk, below the passes, -1.29 points; now
+ * -0.97). Sets each piece's node (pnode: its place's, or its anchor's
+ * own path: the summed frame); returns the contexts taken. */
 size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		      size_t np, const uint32_t *pat, const uint32_t *path,
 		      const uint32_t *fn, const double *w, uint32_t *pnode)
@@ -560,21 +560,6 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 	free(us.slot);
 	us.slot = NULL;
 	free(par);
-	/* each unit's units below it (CSR) */
-	us.ks = pc_xcalloc(us.n + 2, sizeof(uint32_t));
-	us.kid = pc_xmalloc((us.n + 1) * sizeof(uint32_t));
-	for (size_t k = 0; k < us.n; k++)
-		if (us.e[k].up != UINT32_MAX)
-			us.ks[us.e[k].up + 1]++;
-	for (size_t k = 0; k < us.n; k++)
-		us.ks[k + 1] += us.ks[k];
-	for (size_t k = 0; k < us.n; k++)
-		if (us.e[k].up != UINT32_MAX)
-			us.kid[us.ks[us.e[k].up]++] = (uint32_t)k;
-	/* (ks[u] is now u's end, the start of u + 1) */
-	for (size_t k = us.n; k > 0; k--)
-		us.ks[k] = us.ks[k - 1];
-	us.ks[0] = 0;
 	/* each heavy function's loss (a share of the first metric's total,
 	 * the pprof and stack views' default; the units' weights are shares
 	 * of the metric of each piece's largest share) */
@@ -597,45 +582,54 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 	uint32_t *hf = pc_xmalloc((us.n + 1) * sizeof(uint32_t));
 	for (size_t k = 0; k < us.n; k++)
 		hf[k] = x->hn[t->e[us.e[k].pl].node].fn;
-	struct ukey kc = { x, t, &us, hf, loss, goal,
-			   pc_xmalloc((n + 1) * sizeof(struct ustep)) };
-	/* (gain per context, unit, the moves before its key) */
-	struct cg_cand *h = NULL;
-	size_t nh = 0, caph = 0, used = 0, moves = 0;
-	for (size_t k = 0; k < us.n; k++) {
-		const struct hunit *u = &us.e[k];
-		if (u->pl < nplace && us.e[u->up].pl >= nplace && u->w > 0)
-			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				unit_key(&kc, (uint32_t)k), k, moves });
-	}
+	/* every unit a candidate, most gain per context first; a unit's
+	 * key changes only when a unit is moved: one computed since the
+	 * last move is taken as it is */
+	size_t nh = 0, used = 0;
+	uint32_t moves = 0;
+	for (size_t k = 0; k < us.n; k++)
+		nh += us.e[k].pl < nplace && us.e[k].w > 0;
+	struct ucand *h = pc_xmalloc((nh + 1) * sizeof(*h));
+	nh = 0;
+	for (size_t k = 0; k < us.n; k++)
+		if (us.e[k].pl < nplace && us.e[k].w > 0)
+			ucand_push(h, &nh, (struct ucand){
+				unit_key(x, t, &us, hf, loss, goal, nplace,
+					 (uint32_t)k, NULL),
+				(uint32_t)k, moves });
 	while (nh && used < room) {
-		struct cg_cand c = cg_cand_pop(h, &nh);
+		struct ucand c = ucand_pop(h, &nh);
 		struct hunit *u = &us.e[c.id];
-		size_t cost = unit_cost(x, t, &us, u);
-		if (cost > room - used)
+		size_t cost = 0;
+		double key = unit_key(x, t, &us, hf, loss, goal, nplace, c.id,
+				      &cost);
+		if (!(key > 0) || cost > room - used)
 			continue;
-		double key = c.cost == moves ? c.key :
-					       unit_key(&kc, (uint32_t)c.id);
-		if (nh && key < h[0].key) {
-			cg_cand_push(&h, &nh, &caph,
-				     (struct cg_cand){ key, c.id, moves });
+		if (c.moves != moves && nh && key < h[0].key) {
+			ucand_push(h, &nh, (struct ucand){ key, c.id, moves });
 			continue;
 		}
-		us.e[u->up].cur -= u->nsub;
-		u->cur += u->nsub;
+		/* from the lowest unit above it moved (or the summed
+		 * frame's), through the places between */
+		uint32_t a = u->up;
+		while (us.e[a].pl < nplace && !us.e[a].done)
+			a = us.e[a].up;
+		uint32_t k = u->nsub - u->below;
+		float wk = u->w - u->wbelow;
+		us.e[a].cur -= k;
+		u->cur += k;
 		u->done = 1;
-		t->e[u->pl].kept = 1;
-		loss[x->hn[t->e[u->pl].node].fn] -= u->w;
+		for (uint32_t v = c.id; v != a; v = us.e[v].up) {
+			if (v != c.id) {
+				us.e[v].below += k;
+				us.e[v].wbelow += wk;
+			}
+			t->e[us.e[v].pl].kept = 1;
+			loss[hf[v]] -= wk;
+		}
 		used += cost;
 		moves++;
-		for (uint32_t i = us.ks[c.id]; i < us.ks[c.id + 1]; i++) {
-			uint32_t v = us.kid[i];
-			if (us.e[v].w > 0)
-				cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-					unit_key(&kc, v), v, moves });
-		}
 	}
-	free(kc.st);
 	free(hf);
 	/* each piece at the lowest place above it its function moved to */
 	for (size_t q = 0; q < np; q++)
@@ -649,8 +643,6 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 	free(loss);
 	free(goal);
 	free(us.e);
-	free(us.ks);
-	free(us.kid);
 	free(leaf);
 	free(root);
 	t->n = nplace; /* (the roots' entries out of the table again) */
