@@ -204,6 +204,19 @@ else
 		funcs cc1plus.out.gz 0 --max-contexts=75000
 	fi
 fi
+# --verbose says how far above its cut's caller the rests' cost lies:
+# heavy-trim.out at 520 contexts cuts the leaves below h, which is no
+# anchor (0.09% an instance), so all of it is passed up at least one
+# function level (h's), here two (the splits lay it at main's)
+"$PROFCONV" convert --verbose --force --max-contexts=520 -o "$tmp/up.pb.gz" \
+	"$CG/heavy-trim.out" 2>"$tmp/err" || true
+up=$(sed -n 's/.*of the \([0-9.]*\)% in rests, \([0-9.]*\)% lies below a context other than its cut.s caller, \([0-9.]*\) function levels above it.*/\1 \2 \3/p' "$tmp/err")
+if [ -n "$up" ] && echo "$up" | awk '{ exit !($1 > 1 && $1 == $2 && $3 >= 1) }'; then
+	ok "heavy-trim.out at 520 contexts: --verbose says the rests' cost passed up and how far ($up)"
+else
+	not_ok "heavy-trim.out at 520 contexts: --verbose says the rests' cost passed up and how far ($up)"
+	sed 's/^/# /' "$tmp/err" | head -5
+fi
 # The rests' work in near-linear time: a chain of 40,000 functions, each
 # heavy (nearly all the cost lies below it), two light leaves at each,
 # at --max-contexts=1000: the rests' walks go down 40,000 heavy paths
@@ -244,19 +257,6 @@ if limited 5 "$PROFCONV" convert -q -j1 --max-contexts=1000 -o "$tmp/chain.d" "$
 	ok "a chain of 40,000 heavy functions cut at 1,000 contexts: within 5 s of CPU"
 else
 	not_ok "a chain of 40,000 heavy functions cut at 1,000 contexts: not within 5 s of CPU (status $?)"
-	sed 's/^/# /' "$tmp/err" | head -5
-fi
-# --verbose says how far above its cut's caller the rests' cost lies:
-# heavy-trim.out at 520 contexts cuts the leaves below h, which is no
-# anchor (0.09% an instance), so all of it is passed up at least one
-# function level (h's), here two (the splits lay it at main's)
-"$PROFCONV" convert --verbose --force --max-contexts=520 -o "$tmp/up.pb.gz" \
-	"$CG/heavy-trim.out" 2>"$tmp/err" || true
-up=$(sed -n 's/.*of the \([0-9.]*\)% in rests, \([0-9.]*\)% lies below a context other than its cut.s caller, \([0-9.]*\) function levels above it.*/\1 \2 \3/p' "$tmp/err")
-if [ -n "$up" ] && echo "$up" | awk '{ exit !($1 > 1 && $1 == $2 && $3 >= 1) }'; then
-	ok "heavy-trim.out at 520 contexts: --verbose says the rests' cost passed up and how far ($up)"
-else
-	not_ok "heavy-trim.out at 520 contexts: --verbose says the rests' cost passed up and how far ($up)"
 	sed 's/^/# /' "$tmp/err" | head -5
 fi
 done_testing
