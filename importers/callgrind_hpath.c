@@ -413,48 +413,6 @@ static void tree_loss(const struct expand *x, size_t np, const uint32_t *pat,
 	free(inc);
 }
 
-/* The units' candidates: a key, a unit, the moves before the key (16
- * bytes: every unit is one), heaviest key first, then lowest unit. */
-struct ucand {
-	double key;
-	uint32_t id, moves;
-};
-
-static int ucand_above(const struct ucand *a, const struct ucand *b)
-{
-	return a->key > b->key || (a->key == b->key && a->id < b->id);
-}
-
-static void ucand_push(struct ucand *h, size_t *n, struct ucand c)
-{
-	size_t i = (*n)++;
-	while (i && ucand_above(&c, &h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = c;
-}
-
-static struct ucand ucand_pop(struct ucand *h, size_t *n)
-{
-	struct ucand top = h[0], last = h[--*n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && ucand_above(&h[c + 1], &h[c]))
-			c++;
-		if (!ucand_above(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
-
 /* Unit ui's key: its function's pieces below its place that still lie
  * at the lowest unit above it moved (or at the anchor's summed frame),
  * moved below its place, past the units between, which stay as they
@@ -584,29 +542,31 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		hf[k] = x->hn[t->e[us.e[k].pl].node].fn;
 	/* every unit a candidate, most gain per context first; a unit's
 	 * key changes only when a unit is moved: one computed since the
-	 * last move is taken as it is */
-	size_t nh = 0, used = 0;
+	 * last move is taken as it is (cg_cand: gain per context, unit,
+	 * the moves before its key) */
+	size_t nh = 0, caph = 1, used = 0;
 	uint32_t moves = 0;
 	for (size_t k = 0; k < us.n; k++)
-		nh += us.e[k].pl < nplace && us.e[k].w > 0;
-	struct ucand *h = pc_xmalloc((nh + 1) * sizeof(*h));
-	nh = 0;
+		caph += us.e[k].pl < nplace && us.e[k].w > 0;
+	struct cg_cand *h = pc_xmalloc(caph * sizeof(*h));
 	for (size_t k = 0; k < us.n; k++)
 		if (us.e[k].pl < nplace && us.e[k].w > 0)
-			ucand_push(h, &nh, (struct ucand){
+			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
 				unit_key(x, t, &us, hf, loss, goal, nplace,
 					 (uint32_t)k, NULL),
 				(uint32_t)k, moves });
 	while (nh && used < room) {
-		struct ucand c = ucand_pop(h, &nh);
-		struct hunit *u = &us.e[c.id];
+		struct cg_cand c = cg_cand_pop(h, &nh);
+		uint32_t ci = c.id;
+		struct hunit *u = &us.e[ci];
 		size_t cost = 0;
-		double key = unit_key(x, t, &us, hf, loss, goal, nplace, c.id,
+		double key = unit_key(x, t, &us, hf, loss, goal, nplace, ci,
 				      &cost);
 		if (!(key > 0) || cost > room - used)
 			continue;
-		if (c.moves != moves && nh && key < h[0].key) {
-			ucand_push(h, &nh, (struct ucand){ key, c.id, moves });
+		if (c.cost != moves && nh && key < h[0].key) {
+			cg_cand_push(&h, &nh, &caph,
+				     (struct cg_cand){ key, ci, moves });
 			continue;
 		}
 		/* from the lowest unit above it moved (or the summed
@@ -619,8 +579,8 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 		us.e[a].cur -= k;
 		u->cur += k;
 		u->done = 1;
-		for (uint32_t v = c.id; v != a; v = us.e[v].up) {
-			if (v != c.id) {
+		for (uint32_t v = ci; v != a; v = us.e[v].up) {
+			if (v != ci) {
 				us.e[v].below += k;
 				us.e[v].wbelow += wk;
 			}

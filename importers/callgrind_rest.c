@@ -853,7 +853,7 @@ void cg_lay_rests(struct expand *x, size_t avail, pc_id entry)
 		cg_cand_of(x, &p, gi, &h, &nh, &caph);
 	while (nh) {
 		struct cg_cand c = cg_cand_pop(h, &nh);
-		if (c.cost > spare)
+		if (c.cost == UINT32_MAX || c.cost > spare)
 			continue;
 		double gain;
 		size_t cost, ng = p.ng;

@@ -292,5 +292,6 @@ void cg_cand_of(const struct expand *x, struct pieces *p, size_t gi,
 	size_t cost;
 	if (cg_split_group(x, p, gi, 0, &gain, &cost))
 		cg_cand_push(h, n, cap, (struct cg_cand){
-			cost ? gain / (double)cost : HUGE_VAL, gi, cost });
+			cost ? gain / (double)cost : HUGE_VAL, (uint32_t)gi,
+			cost < UINT32_MAX ? (uint32_t)cost : UINT32_MAX });
 }

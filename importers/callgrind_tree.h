@@ -446,8 +446,9 @@ void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard);
  * the heavy paths' units (callgrind_hpath.c). */
 struct cg_cand {
 	double key;
-	size_t id;
-	size_t cost; /* (what taking it costs, where that is kept) */
+	uint32_t id;
+	uint32_t cost; /* (what taking it costs, where that is kept;
+			* UINT32_MAX: that or more) */
 };
 void cg_cand_push(struct cg_cand **h, size_t *n, size_t *cap,
 		  struct cg_cand c);
