@@ -26,22 +26,23 @@ static inline pc_id idtab_get(const struct idtab *t, uint64_t id)
 }
 
 /* dir grown to cover id if the ids are dense enough (it stays within
- * some four times the entries: a few large ids go to the map); the
- * entries of the ids it covers now moved into it. */
+ * some 16 times the entries: a few large ids go to the map), at least
+ * doubled (the entries of the ids it covers now moved into it: a scan
+ * of the entries each time; grown to each new id's, in a file of ids
+ * spread out and in no order, the scans were a fifth of the parse). */
 static void idtab_dir(struct idtab *t, uint64_t id)
 {
-	size_t lim = 4 * (t->n + 1) + 4096;
-	if (id >= lim)
-		return;
+	size_t lim = 16 * (t->n + 1) + 65536;
 	size_t n = t->ndir * 2 > id + 1 ? t->ndir * 2 : (size_t)id + 1;
-	if (n > lim)
-		n = (size_t)id + 1;
+	if (id >= lim || n > lim)
+		return;
 	t->dir = pc_xrealloc(t->dir, n, sizeof(*t->dir));
 	for (size_t i = t->ndir; i < n; i++)
 		t->dir[i] = PC_NONE;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->e[i].id >= t->ndir && t->e[i].id < n)
-			t->dir[t->e[i].id] = (pc_id)i;
+	if (t->map) /* (the entries past the old dir: the map's) */
+		for (size_t i = 0; i < t->n; i++)
+			if (t->e[i].id >= t->ndir && t->e[i].id < n)
+				t->dir[t->e[i].id] = (pc_id)i;
 	t->ndir = n;
 }
 
@@ -734,14 +735,11 @@ static inline const char *fast_pos(const char *q, const uint64_t *last,
 	}
 }
 
-/* Does s start with k? (Byte by byte: s may end, at a 0, before k.) */
-static inline int starts(const char *s, const char *k)
-{
-	while (*k)
-		if (*s++ != *k++)
-			return 0;
-	return 1;
-}
+/* A line's key of 2 to 5 letters as fast_lines packs it. */
+#define K2(a, b) ((uint64_t)(a) << 8 | (uint64_t)(b))
+#define K3(a, b, c) (K2(a, b) << 8 | (uint64_t)(c))
+#define K4(a, b, c, d) (K3(a, b, c) << 8 | (uint64_t)(d))
+#define K5(a, b, c, d, e) (K4(a, b, c, d) << 8 | (uint64_t)(e))
 
 /* The end of the line at q, NULL if a 0 byte comes first (a NUL, or
  * the end of the bytes read). */
@@ -806,9 +804,20 @@ static int fast_lines(struct parser *p)
 			}
 			if (p->expect == 'c')
 				goto out; /* (an error: the general path's) */
-			if (c == 'c' && starts(s + 1, "alls=")) {
+			/* the key's letters (up to 5) in a word: one switch,
+			 * not a comparison of strings per kind of line */
+			const char *k = s;
+			uint64_t key = 0;
+			while ((unsigned)(unsigned char)*k - 'a' < 26 &&
+			       k - s < 6)
+				key = key << 8 | (unsigned char)*k++;
+			if (*k != '=')
+				goto out;
+			struct idtab *t;
+			switch (key) {
+			case K5('c', 'a', 'l', 'l', 's'): {
 				uint64_t n;
-				if (!p->cfn || !(q = dec(s + 6, &n)) ||
+				if (!p->cfn || !(q = dec(k + 1, &n)) ||
 				    (*q != ' ' && *q != '\n'))
 					goto out;
 				uint64_t addr = 0, line = 0;
@@ -830,57 +839,73 @@ static int fast_lines(struct parser *p)
 				lineno++;
 				continue;
 			}
-			if (c == 'j' && (starts(s + 1, "ump=") ||
-					 starts(s + 1, "cnd="))) {
-				if (!(q = line_end(s)) ||
+			case K4('j', 'u', 'm', 'p'):
+			case K4('j', 'c', 'n', 'd'):
+				if (!(q = line_end(k)) ||
 				    (size_t)(q - s) > max_line)
 					goto out;
 				p->expect = 'j';
 				lineno++;
 				continue;
+			case K2('f', 'n'):
+			case K3('c', 'f', 'n'):
+				t = &p->fn;
+				break;
+			case K2('o', 'b'):
+			case K3('c', 'o', 'b'):
+				t = &p->ob;
+				break;
+			case K2('f', 'l'):
+			case K2('f', 'i'):
+			case K2('f', 'e'):
+			case K3('c', 'f', 'i'):
+			case K3('c', 'f', 'l'):
+				t = &p->fl;
+				break;
+			default:
+				goto out;
 			}
 			/* "key=(ID)" */
-			const char *k = s;
-			while (*k >= 'a' && *k <= 'z')
-				k++;
-			size_t kl = (size_t)(k - s);
-			if (*k != '=' || kl < 2 || kl > 3)
-				goto out;
-			struct idtab *t = s[kl - 1] == 'n' ? &p->fn :
-					  s[kl - 1] == 'b' ? &p->ob : &p->fl;
 			if (!(q = fast_id(k + 1, t, &ix)) ||
 			    (size_t)(q - s) > max_line)
 				goto out;
 			const char *name = t->e[ix].name;
-			if (kl == 2 && s[0] == 'f' && s[1] == 'n') {
+			switch (key) {
+			case K2('f', 'n'): {
 				pc_id func = function_of(p, name, ix, p->cur_ob,
 							 p->cur_fl);
 				p->cur_fn = fn = pc_cg_graph_fn(g, func);
 				p->cur_func = func;
 				p->cur_file = file = p->cur_fl;
-			} else if (kl == 2 && s[0] == 'f' && s[1] == 'l') {
+				break;
+			}
+			case K2('f', 'l'):
 				p->cur_fl = p->cur_file = file =
 					file_of(p, name, ix);
 				p->seen_fl = 1;
-			} else if (kl == 2 && s[0] == 'f' &&
-				   (s[1] == 'i' || s[1] == 'e')) {
+				break;
+			case K2('f', 'i'):
+			case K2('f', 'e'):
 				p->cur_file = file = file_of(p, name, ix);
-			} else if (kl == 2 && s[0] == 'o' && s[1] == 'b') {
+				break;
+			case K2('o', 'b'):
 				p->cur_ob = module = object_of(p, name, ix);
-			} else if (kl == 3 && starts(s, "cob")) {
+				break;
+			case K3('c', 'o', 'b'):
 				p->cob = object_of(p, name, ix);
 				if (p->cob == PC_NONE)
 					p->cob = GIVEN_UNKNOWN;
-			} else if (kl == 3 && (starts(s, "cfi") ||
-					       starts(s, "cfl"))) {
+				break;
+			case K3('c', 'f', 'i'):
+			case K3('c', 'f', 'l'):
 				p->cfi = file_of(p, name, ix);
 				if (p->cfi == PC_NONE)
 					p->cfi = GIVEN_UNKNOWN;
-			} else if (kl == 3 && starts(s, "cfn")) {
+				break;
+			default: /* (cfn) */
 				p->cfn = name;
 				p->cfn_ix = ix;
-			} else {
-				goto out;
+				break;
 			}
 			p->expect = 0;
 			lineno++;
