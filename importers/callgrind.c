@@ -735,7 +735,8 @@ static inline const char *fast_pos(const char *q, const uint64_t *last,
 	}
 }
 
-/* A line's key of 2 to 5 letters as fast_lines packs it. */
+/* A line's key of 2 to 5 letters as fast_lines packs it: its switch's
+ * cases. */
 #define K2(a, b) ((uint64_t)(a) << 8 | (uint64_t)(b))
 #define K3(a, b, c) (K2(a, b) << 8 | (uint64_t)(c))
 #define K4(a, b, c, d) (K3(a, b, c) << 8 | (uint64_t)(d))
@@ -751,17 +752,35 @@ static inline const char *line_end(const char *q)
 	return q;
 }
 
-/* "(ID)" defined before, and the line's end, at q: ID's entry in t and
- * its name; the end ('\n'); NULL if not this kind of name (a name
- * given, an unknown id: the general path's). */
-static inline const char *fast_id(const char *q, const struct idtab *t,
-				  pc_id *ix)
+/* "(ID)" defined before, or "(ID) name" (one blank, a name without
+ * '\r' or a NUL byte), and the line's end, at q (the line starts at s,
+ * the bytes read end at end): ID's entry in t (defined with the name:
+ * parse_name's, the same interned name and entry); the end ('\n');
+ * NULL if not this kind of name (an unknown id, a line too long, '\r':
+ * the general path's, nothing changed). */
+static inline const char *fast_name(struct parser *p, struct idtab *t,
+				    const char *s, const char *q,
+				    const char *end, pc_id *ix)
 {
 	uint64_t id;
-	if (*q != '(' || !(q = dec(q + 1, &id)) || q[0] != ')' ||
-	    q[1] != '\n' || (*ix = idtab_get(t, id)) == PC_NONE)
+	if (*q != '(' || !(q = dec(q + 1, &id)) || q[0] != ')')
 		return NULL;
-	return q + 1;
+	if (q[1] == '\n') {
+		if ((*ix = idtab_get(t, id)) == PC_NONE)
+			return NULL;
+		return q + 1;
+	}
+	const char *b = q + 2, *nl;
+	if (q[1] != ' ' || !*b || *b == ' ' || *b == '\t' || *b == '\n' ||
+	    *b == '\r' || !(nl = memchr(b, '\n', (size_t)(end - b))) ||
+	    (size_t)(nl - s) > p->in.max_line || nl[-1] == '\r' ||
+	    memchr(b, 0, (size_t)(nl - b)))
+		return NULL;
+	const char *e = nl; /* (b[0] is no blank: the trim stops there) */
+	while (e[-1] == ' ' || e[-1] == '\t')
+		e--;
+	*ix = idtab_set(t, id, pc_intern(p->db, b, (size_t)(e - b)));
+	return nl;
 }
 
 /* The usual lines, read in place from the line reader's buffer one
@@ -770,10 +789,10 @@ static inline const char *fast_id(const char *q, const struct idtab *t,
  * counts with one blank between fields and '\n' at the end (no '\r',
  * tab, sign or long number), the lines of jump= and calls= and their
  * position lines, and fn=, fl=, fi=, fe=, ob=, cob=, cfi=, cfl= and
- * cfn= of a name id defined before. Any other line is the general
- * path's (parse_line), which reads it again from its start: nothing is
- * changed before a line is known to be of these kinds. The general
- * path's results. Returns 0, or -1 on an error (a sum past 64 bits). */
+ * cfn= of a name id defined before or on the line ("(ID) name"). Any
+ * other line is the general path's (parse_line), which reads it again
+ * from its start: nothing is changed before a line is known to be of
+ * these kinds. The general path's results. Returns 0, or -1 on an error (a sum past 64 bits). */
 static int fast_lines(struct parser *p)
 {
 	struct pc_lines *r = &p->in;
@@ -791,9 +810,11 @@ static int fast_lines(struct parser *p)
 	const char *s = r->buf + r->pos, *q;
 	uint64_t lineno = r->lineno, ncost = 0, nonzero = 0, bytes = 0;
 	int rc = 0;
+	/* (zeroed once: a line's positions fill pos[0, npos), those past
+	 * stay zero, pos[MAX_POS] too) */
+	uint64_t pos[MAX_POS + 1] = { 0 };
 	for (;; s = q + 1) {
 		unsigned c = (unsigned char)*s;
-		uint64_t pos[MAX_POS + 1] = { 0 };
 		if (!((c - '0') <= 9 || c == '+' || c == '-' || c == '*')) {
 			/* name lines, calls= and jump= */
 			pc_id ix;
@@ -804,15 +825,42 @@ static int fast_lines(struct parser *p)
 			}
 			if (p->expect == 'c')
 				goto out; /* (an error: the general path's) */
-			/* the key's letters (up to 5) in a word: one switch,
-			 * not a comparison of strings per kind of line */
-			const char *k = s;
+			/* the key, by its bytes (a 0 ends the comparisons in
+			 * the bytes read): K2..K5 of it, 0 for any other, k at
+			 * its '=' */
+			const char *k;
 			uint64_t key = 0;
-			while ((unsigned)(unsigned char)*k - 'a' < 26 &&
-			       k - s < 6)
-				key = key << 8 | (unsigned char)*k++;
-			if (*k != '=')
+			unsigned c1 = (unsigned char)s[1], c2;
+			if (c1 - 'a' >= 26)
 				goto out;
+			if ((c2 = (unsigned char)s[2]) == '=') {
+				k = s + 2;
+				if ((c == 'f' && (c1 == 'n' || c1 == 'l' ||
+						  c1 == 'i' || c1 == 'e')) ||
+				    (c == 'o' && c1 == 'b'))
+					key = K2(c, c1);
+			} else if (c2 - 'a' >= 26) {
+				goto out;
+			} else if (s[3] == '=') {
+				k = s + 3;
+				if (c == 'c' && ((c1 == 'f' && (c2 == 'n' ||
+								c2 == 'i' ||
+								c2 == 'l')) ||
+						 (c1 == 'o' && c2 == 'b')))
+					key = K3(c, c1, c2);
+			} else if (c == 'j' &&
+				   ((c1 == 'u' && c2 == 'm' && s[3] == 'p') ||
+				    (c1 == 'c' && c2 == 'n' && s[3] == 'd')) &&
+				   s[4] == '=') {
+				k = s + 4;
+				key = K4('j', 'u', 'm', 'p');
+			} else if (c == 'c' && c1 == 'a' && c2 == 'l' &&
+				   s[3] == 'l' && s[4] == 's' && s[5] == '=') {
+				k = s + 5;
+				key = K5('c', 'a', 'l', 'l', 's');
+			} else {
+				goto out;
+			}
 			struct idtab *t;
 			switch (key) {
 			case K5('c', 'a', 'l', 'l', 's'): {
@@ -839,8 +887,7 @@ static int fast_lines(struct parser *p)
 				lineno++;
 				continue;
 			}
-			case K4('j', 'u', 'm', 'p'):
-			case K4('j', 'c', 'n', 'd'):
+			case K4('j', 'u', 'm', 'p'): /* (and jcnd=) */
 				if (!(q = line_end(k)) ||
 				    (size_t)(q - s) > max_line)
 					goto out;
@@ -865,8 +912,9 @@ static int fast_lines(struct parser *p)
 			default:
 				goto out;
 			}
-			/* "key=(ID)" */
-			if (!(q = fast_id(k + 1, t, &ix)) ||
+			/* "key=(ID)" or "key=(ID) name" */
+			if (!(q = fast_name(p, t, s, k + 1, r->buf + r->end,
+					    &ix)) ||
 			    (size_t)(q - s) > max_line)
 				goto out;
 			const char *name = t->e[ix].name;
