@@ -243,19 +243,6 @@ check "... an id named again is the new name's (h)" \
 check "... fn=(1) again in libb.so: the same function as before" \
 	test "$(grep -c 'fn=f1$' "$tmp/ids.dump")" = 1
 
-# The usual lines read in place (fast_lines: cost lines, calls=, name
-# ids used and defined) and by the general path give the same model: a
-# file's dump against its copy's with CRLF line ends, which the general
-# path alone reads (a '\r' sends every line there)
-mkdir -p "$tmp/inplace" "$tmp/general"
-for f in prog.default.out small.main-sepcallers.out; do
-	cp "$f" "$tmp/inplace/in.out"
-	sed 's/$/\r/' "$f" >"$tmp/general/in.out"
-	"$PROFCONV" dump -q "$tmp/inplace/in.out" >"$tmp/inplace.dump" 2>&1
-	"$PROFCONV" dump -q "$tmp/general/in.out" >"$tmp/general.dump" 2>&1
-	check "$f: read in place and by the general path (CRLF), one dump" \
-		cmp "$tmp/inplace.dump" "$tmp/general.dump"
-done
 # A name id table in near-linear work: 200,000 fn= ids, 4 apart in
 # increasing order. Its array was grown to each new id, with a scan of
 # every entry each time (some 19 s of CPU; 0.6 s now)
