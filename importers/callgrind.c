@@ -8,72 +8,6 @@
 
 /* ---- small helpers ---- */
 
-static int idname_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct idtab *t = ctx;
-	return t->e[id].id == *(const uint64_t *)key;
-}
-
-/* The entry of id (PC_NONE: none): by its index where ids are small
- * (dir), in the map past them. */
-static inline pc_id idtab_get(const struct idtab *t, uint64_t id)
-{
-	if (id < t->ndir)
-		return t->dir[id];
-	if (!t->map)
-		return PC_NONE;
-	return pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
-}
-
-/* dir grown to cover id if the ids are dense enough (it stays within
- * some 16 times the entries: a few large ids go to the map), at least
- * doubled (the entries of the ids it covers now moved into it: a scan
- * of the entries each time; grown to each new id's, in a file of ids
- * spread out and in no order, the scans were a fifth of the parse). */
-static void idtab_dir(struct idtab *t, uint64_t id)
-{
-	size_t lim = 16 * (t->n + 1) + 65536;
-	size_t n = t->ndir * 2 > id + 1 ? t->ndir * 2 : (size_t)id + 1;
-	if (id >= lim || n > lim)
-		return;
-	t->dir = pc_xrealloc(t->dir, n, sizeof(*t->dir));
-	for (size_t i = t->ndir; i < n; i++)
-		t->dir[i] = PC_NONE;
-	if (t->map) /* (the entries past the old dir: the map's) */
-		for (size_t i = 0; i < t->n; i++)
-			if (t->e[i].id >= t->ndir && t->e[i].id < n)
-				t->dir[t->e[i].id] = (pc_id)i;
-	t->ndir = n;
-}
-
-static pc_id idtab_set(struct idtab *t, uint64_t id, const char *name)
-{
-	pc_id i = idtab_get(t, id);
-	if (i != PC_NONE) {
-		t->e[i] = (struct idname){ id, name, PC_NONE, 0, 0 };
-		return i;
-	}
-	PC_GROW(t->e, t->n, t->cap);
-	t->e[t->n] = (struct idname){ id, name, PC_NONE, 0, 0 };
-	if (id >= t->ndir)
-		idtab_dir(t, id);
-	if (id < t->ndir) {
-		t->dir[id] = (pc_id)t->n;
-	} else {
-		if (!t->map)
-			t->map = pc_keymap_new();
-		pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
-	}
-	return (pc_id)t->n++;
-}
-
-static void idtab_free(struct idtab *t)
-{
-	pc_keymap_free(t->map);
-	free(t->e);
-	free(t->dir);
-}
-
 int cg_fail(struct parser *p, const char *fmt, ...)
 {
 	char msg[1024];
@@ -249,9 +183,9 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
 				n--;
 			*out = pc_intern(p->db, e, n);
-			*ix = idtab_set(t, id, *out);
+			*ix = cg_idtab_set(t, id, *out);
 		} else {
-			*ix = idtab_get(t, id);
+			*ix = cg_idtab_get(t, id);
 			*out = *ix != PC_NONE ? t->e[*ix].name : NULL;
 			if (!*out) {
 				/* a producer's quirk (callgrind 0.10 wrote
@@ -766,7 +700,7 @@ static inline const char *fast_name(struct parser *p, struct idtab *t,
 	if (*q != '(' || !(q = dec(q + 1, &id)) || q[0] != ')')
 		return NULL;
 	if (q[1] == '\n') {
-		if ((*ix = idtab_get(t, id)) == PC_NONE)
+		if ((*ix = cg_idtab_get(t, id)) == PC_NONE)
 			return NULL;
 		return q + 1;
 	}
@@ -779,7 +713,7 @@ static inline const char *fast_name(struct parser *p, struct idtab *t,
 	const char *e = nl; /* (b[0] is no blank: the trim stops there) */
 	while (e[-1] == ' ' || e[-1] == '\t')
 		e--;
-	*ix = idtab_set(t, id, pc_intern(p->db, b, (size_t)(e - b)));
+	*ix = cg_idtab_set(t, id, pc_intern(p->db, b, (size_t)(e - b)));
 	return nl;
 }
 
@@ -1146,9 +1080,9 @@ int pc_cg_parse(struct pc_db *db, const char *path,
 				(unsigned long long)p.undef_id);
 	}
 	pc_lines_close(&p.in);
-	idtab_free(&p.ob);
-	idtab_free(&p.fl);
-	idtab_free(&p.fn);
+	cg_idtab_free(&p.ob);
+	cg_idtab_free(&p.fl);
+	cg_idtab_free(&p.fn);
 	pc_cg_graph_reset(&p.g);
 	free(p.ev);
 	free(p.longnames);
