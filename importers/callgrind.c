@@ -8,71 +8,6 @@
 
 /* ---- small helpers ---- */
 
-static int idname_eq(const void *ctx, pc_id id, const void *key)
-{
-	const struct idtab *t = ctx;
-	return t->e[id].id == *(const uint64_t *)key;
-}
-
-/* The entry of id (PC_NONE: none): by its index where ids are small
- * (dir), in the map past them. */
-static inline pc_id idtab_get(const struct idtab *t, uint64_t id)
-{
-	if (id < t->ndir)
-		return t->dir[id];
-	if (!t->map)
-		return PC_NONE;
-	return pc_keymap_find(t->map, pc_hash64(id), idname_eq, t, &id);
-}
-
-/* dir grown to cover id if the ids are dense enough (it stays within
- * some four times the entries: a few large ids go to the map); the
- * entries of the ids it covers now moved into it. */
-static void idtab_dir(struct idtab *t, uint64_t id)
-{
-	size_t lim = 4 * (t->n + 1) + 4096;
-	if (id >= lim)
-		return;
-	size_t n = t->ndir * 2 > id + 1 ? t->ndir * 2 : (size_t)id + 1;
-	if (n > lim)
-		n = (size_t)id + 1;
-	t->dir = pc_xrealloc(t->dir, n, sizeof(*t->dir));
-	for (size_t i = t->ndir; i < n; i++)
-		t->dir[i] = PC_NONE;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->e[i].id >= t->ndir && t->e[i].id < n)
-			t->dir[t->e[i].id] = (pc_id)i;
-	t->ndir = n;
-}
-
-static pc_id idtab_set(struct idtab *t, uint64_t id, const char *name)
-{
-	pc_id i = idtab_get(t, id);
-	if (i != PC_NONE) {
-		t->e[i] = (struct idname){ id, name, PC_NONE, 0, 0 };
-		return i;
-	}
-	PC_GROW(t->e, t->n, t->cap);
-	t->e[t->n] = (struct idname){ id, name, PC_NONE, 0, 0 };
-	if (id >= t->ndir)
-		idtab_dir(t, id);
-	if (id < t->ndir) {
-		t->dir[id] = (pc_id)t->n;
-	} else {
-		if (!t->map)
-			t->map = pc_keymap_new();
-		pc_keymap_insert(t->map, pc_hash64(id), (pc_id)t->n);
-	}
-	return (pc_id)t->n++;
-}
-
-static void idtab_free(struct idtab *t)
-{
-	pc_keymap_free(t->map);
-	free(t->e);
-	free(t->dir);
-}
-
 int cg_fail(struct parser *p, const char *fmt, ...)
 {
 	char msg[1024];
@@ -248,9 +183,9 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
 				n--;
 			*out = pc_intern(p->db, e, n);
-			*ix = idtab_set(t, id, *out);
+			*ix = cg_idtab_set(t, id, *out);
 		} else {
-			*ix = idtab_get(t, id);
+			*ix = cg_idtab_get(t, id);
 			*out = *ix != PC_NONE ? t->e[*ix].name : NULL;
 			if (!*out) {
 				/* a producer's quirk (callgrind 0.10 wrote
@@ -734,14 +669,12 @@ static inline const char *fast_pos(const char *q, const uint64_t *last,
 	}
 }
 
-/* Does s start with k? (Byte by byte: s may end, at a 0, before k.) */
-static inline int starts(const char *s, const char *k)
-{
-	while (*k)
-		if (*s++ != *k++)
-			return 0;
-	return 1;
-}
+/* A line's key of 2 to 5 letters as fast_lines packs it: its switch's
+ * cases. */
+#define K2(a, b) ((uint64_t)(a) << 8 | (uint64_t)(b))
+#define K3(a, b, c) (K2(a, b) << 8 | (uint64_t)(c))
+#define K4(a, b, c, d) (K3(a, b, c) << 8 | (uint64_t)(d))
+#define K5(a, b, c, d, e) (K4(a, b, c, d) << 8 | (uint64_t)(e))
 
 /* The end of the line at q, NULL if a 0 byte comes first (a NUL, or
  * the end of the bytes read). */
@@ -753,17 +686,35 @@ static inline const char *line_end(const char *q)
 	return q;
 }
 
-/* "(ID)" defined before, and the line's end, at q: ID's entry in t and
- * its name; the end ('\n'); NULL if not this kind of name (a name
- * given, an unknown id: the general path's). */
-static inline const char *fast_id(const char *q, const struct idtab *t,
-				  pc_id *ix)
+/* "(ID)" defined before, or "(ID) name" (one blank, a name without
+ * '\r' or a NUL byte), and the line's end, at q (the line starts at s,
+ * the bytes read end at end): ID's entry in t (defined with the name:
+ * parse_name's, the same interned name and entry); the end ('\n');
+ * NULL if not this kind of name (an unknown id, a line too long, '\r':
+ * the general path's, nothing changed). */
+static inline const char *fast_name(struct parser *p, struct idtab *t,
+				    const char *s, const char *q,
+				    const char *end, pc_id *ix)
 {
 	uint64_t id;
-	if (*q != '(' || !(q = dec(q + 1, &id)) || q[0] != ')' ||
-	    q[1] != '\n' || (*ix = idtab_get(t, id)) == PC_NONE)
+	if (*q != '(' || !(q = dec(q + 1, &id)) || q[0] != ')')
 		return NULL;
-	return q + 1;
+	if (q[1] == '\n') {
+		if ((*ix = cg_idtab_get(t, id)) == PC_NONE)
+			return NULL;
+		return q + 1;
+	}
+	const char *b = q + 2, *nl;
+	if (q[1] != ' ' || !*b || *b == ' ' || *b == '\t' || *b == '\n' ||
+	    *b == '\r' || !(nl = memchr(b, '\n', (size_t)(end - b))) ||
+	    (size_t)(nl - s) > p->in.max_line || nl[-1] == '\r' ||
+	    memchr(b, 0, (size_t)(nl - b)))
+		return NULL;
+	const char *e = nl; /* (b[0] is no blank: the trim stops there) */
+	while (e[-1] == ' ' || e[-1] == '\t')
+		e--;
+	*ix = cg_idtab_set(t, id, pc_intern(p->db, b, (size_t)(e - b)));
+	return nl;
 }
 
 /* The usual lines, read in place from the line reader's buffer one
@@ -772,10 +723,10 @@ static inline const char *fast_id(const char *q, const struct idtab *t,
  * counts with one blank between fields and '\n' at the end (no '\r',
  * tab, sign or long number), the lines of jump= and calls= and their
  * position lines, and fn=, fl=, fi=, fe=, ob=, cob=, cfi=, cfl= and
- * cfn= of a name id defined before. Any other line is the general
- * path's (parse_line), which reads it again from its start: nothing is
- * changed before a line is known to be of these kinds. The general
- * path's results. Returns 0, or -1 on an error (a sum past 64 bits). */
+ * cfn= of a name id defined before or on the line ("(ID) name"). Any
+ * other line is the general path's (parse_line), which reads it again
+ * from its start: nothing is changed before a line is known to be of
+ * these kinds. The general path's results. Returns 0, or -1 on an error (a sum past 64 bits). */
 static int fast_lines(struct parser *p)
 {
 	struct pc_lines *r = &p->in;
@@ -793,9 +744,11 @@ static int fast_lines(struct parser *p)
 	const char *s = r->buf + r->pos, *q;
 	uint64_t lineno = r->lineno, ncost = 0, nonzero = 0, bytes = 0;
 	int rc = 0;
+	/* (zeroed once: a line's positions fill pos[0, npos), those past
+	 * stay zero, pos[MAX_POS] too) */
+	uint64_t pos[MAX_POS + 1] = { 0 };
 	for (;; s = q + 1) {
 		unsigned c = (unsigned char)*s;
-		uint64_t pos[MAX_POS + 1] = { 0 };
 		if (!((c - '0') <= 9 || c == '+' || c == '-' || c == '*')) {
 			/* name lines, calls= and jump= */
 			pc_id ix;
@@ -806,9 +759,47 @@ static int fast_lines(struct parser *p)
 			}
 			if (p->expect == 'c')
 				goto out; /* (an error: the general path's) */
-			if (c == 'c' && starts(s + 1, "alls=")) {
+			/* the key, by its bytes (a 0 ends the comparisons in
+			 * the bytes read): K2..K5 of it, 0 for any other, k at
+			 * its '=' */
+			const char *k;
+			uint64_t key = 0;
+			unsigned c1 = (unsigned char)s[1], c2;
+			if (c1 - 'a' >= 26)
+				goto out;
+			if ((c2 = (unsigned char)s[2]) == '=') {
+				k = s + 2;
+				if ((c == 'f' && (c1 == 'n' || c1 == 'l' ||
+						  c1 == 'i' || c1 == 'e')) ||
+				    (c == 'o' && c1 == 'b'))
+					key = K2(c, c1);
+			} else if (c2 - 'a' >= 26) {
+				goto out;
+			} else if (s[3] == '=') {
+				k = s + 3;
+				if (c == 'c' && ((c1 == 'f' && (c2 == 'n' ||
+								c2 == 'i' ||
+								c2 == 'l')) ||
+						 (c1 == 'o' && c2 == 'b')))
+					key = K3(c, c1, c2);
+			} else if (c == 'j' &&
+				   ((c1 == 'u' && c2 == 'm' && s[3] == 'p') ||
+				    (c1 == 'c' && c2 == 'n' && s[3] == 'd')) &&
+				   s[4] == '=') {
+				k = s + 4;
+				key = K4('j', 'u', 'm', 'p');
+			} else if (c == 'c' && c1 == 'a' && c2 == 'l' &&
+				   s[3] == 'l' && s[4] == 's' && s[5] == '=') {
+				k = s + 5;
+				key = K5('c', 'a', 'l', 'l', 's');
+			} else {
+				goto out;
+			}
+			struct idtab *t;
+			switch (key) {
+			case K5('c', 'a', 'l', 'l', 's'): {
 				uint64_t n;
-				if (!p->cfn || !(q = dec(s + 6, &n)) ||
+				if (!p->cfn || !(q = dec(k + 1, &n)) ||
 				    (*q != ' ' && *q != '\n'))
 					goto out;
 				uint64_t addr = 0, line = 0;
@@ -830,57 +821,73 @@ static int fast_lines(struct parser *p)
 				lineno++;
 				continue;
 			}
-			if (c == 'j' && (starts(s + 1, "ump=") ||
-					 starts(s + 1, "cnd="))) {
-				if (!(q = line_end(s)) ||
+			case K4('j', 'u', 'm', 'p'): /* (and jcnd=) */
+				if (!(q = line_end(k)) ||
 				    (size_t)(q - s) > max_line)
 					goto out;
 				p->expect = 'j';
 				lineno++;
 				continue;
-			}
-			/* "key=(ID)" */
-			const char *k = s;
-			while (*k >= 'a' && *k <= 'z')
-				k++;
-			size_t kl = (size_t)(k - s);
-			if (*k != '=' || kl < 2 || kl > 3)
+			case K2('f', 'n'):
+			case K3('c', 'f', 'n'):
+				t = &p->fn;
+				break;
+			case K2('o', 'b'):
+			case K3('c', 'o', 'b'):
+				t = &p->ob;
+				break;
+			case K2('f', 'l'):
+			case K2('f', 'i'):
+			case K2('f', 'e'):
+			case K3('c', 'f', 'i'):
+			case K3('c', 'f', 'l'):
+				t = &p->fl;
+				break;
+			default:
 				goto out;
-			struct idtab *t = s[kl - 1] == 'n' ? &p->fn :
-					  s[kl - 1] == 'b' ? &p->ob : &p->fl;
-			if (!(q = fast_id(k + 1, t, &ix)) ||
+			}
+			/* "key=(ID)" or "key=(ID) name" */
+			if (!(q = fast_name(p, t, s, k + 1, r->buf + r->end,
+					    &ix)) ||
 			    (size_t)(q - s) > max_line)
 				goto out;
 			const char *name = t->e[ix].name;
-			if (kl == 2 && s[0] == 'f' && s[1] == 'n') {
+			switch (key) {
+			case K2('f', 'n'): {
 				pc_id func = function_of(p, name, ix, p->cur_ob,
 							 p->cur_fl);
 				p->cur_fn = fn = pc_cg_graph_fn(g, func);
 				p->cur_func = func;
 				p->cur_file = file = p->cur_fl;
-			} else if (kl == 2 && s[0] == 'f' && s[1] == 'l') {
+				break;
+			}
+			case K2('f', 'l'):
 				p->cur_fl = p->cur_file = file =
 					file_of(p, name, ix);
 				p->seen_fl = 1;
-			} else if (kl == 2 && s[0] == 'f' &&
-				   (s[1] == 'i' || s[1] == 'e')) {
+				break;
+			case K2('f', 'i'):
+			case K2('f', 'e'):
 				p->cur_file = file = file_of(p, name, ix);
-			} else if (kl == 2 && s[0] == 'o' && s[1] == 'b') {
+				break;
+			case K2('o', 'b'):
 				p->cur_ob = module = object_of(p, name, ix);
-			} else if (kl == 3 && starts(s, "cob")) {
+				break;
+			case K3('c', 'o', 'b'):
 				p->cob = object_of(p, name, ix);
 				if (p->cob == PC_NONE)
 					p->cob = GIVEN_UNKNOWN;
-			} else if (kl == 3 && (starts(s, "cfi") ||
-					       starts(s, "cfl"))) {
+				break;
+			case K3('c', 'f', 'i'):
+			case K3('c', 'f', 'l'):
 				p->cfi = file_of(p, name, ix);
 				if (p->cfi == PC_NONE)
 					p->cfi = GIVEN_UNKNOWN;
-			} else if (kl == 3 && starts(s, "cfn")) {
+				break;
+			default: /* (cfn) */
 				p->cfn = name;
 				p->cfn_ix = ix;
-			} else {
-				goto out;
+				break;
 			}
 			p->expect = 0;
 			lineno++;
@@ -1073,9 +1080,9 @@ int pc_cg_parse(struct pc_db *db, const char *path,
 				(unsigned long long)p.undef_id);
 	}
 	pc_lines_close(&p.in);
-	idtab_free(&p.ob);
-	idtab_free(&p.fl);
-	idtab_free(&p.fn);
+	cg_idtab_free(&p.ob);
+	cg_idtab_free(&p.fl);
+	cg_idtab_free(&p.fn);
 	pc_cg_graph_reset(&p.g);
 	free(p.ev);
 	free(p.longnames);

@@ -52,7 +52,11 @@ struct cg_graph {
 	struct cg_edge *edges;
 	size_t nedges, capedges;
 	uint64_t *ecost; /* nedges x nev */
-	struct pc_keymap *edgemap;
+	/* the edges by call site: open addressing, a slot the key's
+	 * hash's high half and the edge's index + 1 (0: empty); ecap a
+	 * power of two (0: none yet) */
+	uint64_t *eslot;
+	size_t ecap;
 	size_t ncalls; /* calls= lines read (edges merge repeated ones) */
 
 	/* consecutive cost lines at one position of a function are one

@@ -46,44 +46,78 @@ uint32_t pc_cg_graph_fn(struct cg_graph *g, pc_id func)
 	return (uint32_t)g->nfns++;
 }
 
-static int graph_edge_eq(const void *ctx, pc_id id, const void *key)
+/* An edge's call site hashed (its fields mixed by multiplies, then
+ * one finalizer: three finalizers before). */
+static inline uint64_t edge_hash(const struct cg_edge *e)
 {
-	const struct cg_graph *g = ctx;
-	const struct cg_edge *a = &g->edges[id], *b = key;
+	uint64_t x = (((uint64_t)e->from << 32) | e->to) *
+		     0x9e3779b97f4a7c15ULL;
+	x ^= (((uint64_t)e->file << 32) | e->line) * 0xc2b2ae3d27d4eb4fULL;
+	x ^= (e->addr ^ ((uint64_t)e->module << 40)) * 0x165667b19e3779f9ULL;
+	return pc_hash64(x);
+}
+
+static inline int edge_eq(const struct cg_edge *a, const struct cg_edge *b)
+{
 	return a->from == b->from && a->to == b->to && a->line == b->line &&
 	       a->file == b->file && a->module == b->module &&
 	       a->addr == b->addr;
 }
 
+/* The slot table grown to twice (at half full), the edges put back. */
+static void edge_slots_grow(struct cg_graph *g)
+{
+	size_t cap = g->ecap ? g->ecap * 2 : 1024, mask = cap - 1;
+	uint64_t *ns = pc_xcalloc(cap, sizeof(*ns));
+	for (size_t i = 0; i < g->ecap; i++) {
+		uint64_t v = g->eslot[i];
+		if (!v)
+			continue;
+		size_t j = (size_t)(edge_hash(&g->edges[(uint32_t)v - 1]) >> 32) &
+			   mask;
+		while (ns[j])
+			j = (j + 1) & mask;
+		ns[j] = v;
+	}
+	free(g->eslot);
+	g->eslot = ns;
+	g->ecap = cap;
+}
+
 struct cg_edge *pc_cg_graph_edge(struct cg_graph *g, const struct cg_edge *e,
 				 uint64_t **cost)
 {
-	uint64_t h = pc_hash64(((uint64_t)e->from << 32) | e->to);
-	h = pc_hash64(h ^ (((uint64_t)e->file << 32) | e->line));
-	h = pc_hash64(h ^ e->addr ^ ((uint64_t)e->module << 40));
-	pc_id i = pc_keymap_intern(g->edgemap, h, graph_edge_eq, g, e,
-				   (pc_id)g->nedges);
+	if ((g->nedges + 1) * 2 > g->ecap)
+		edge_slots_grow(g);
+	uint64_t h = edge_hash(e) >> 32, v;
+	size_t mask = g->ecap - 1, j = (size_t)h & mask;
 	g->ncalls++;
-	if (i == g->nedges) {
-		size_t cap = g->capedges;
-		PC_GROW(g->edges, g->nedges, g->capedges);
-		if (cap != g->capedges)
-			g->ecost = pc_xrealloc(g->ecost, g->capedges * g->nev,
-					       sizeof(uint64_t));
-		i = (pc_id)g->nedges++;
-		g->edges[i] = *e;
-		g->edges[i].count = 0;
-		memset(g->ecost + (size_t)i * g->nev, 0,
-		       g->nev * sizeof(uint64_t));
-	}
-	*cost = g->ecost + (size_t)i * g->nev;
+	for (; (v = g->eslot[j]); j = (j + 1) & mask)
+		if (v >> 32 == h && edge_eq(&g->edges[(uint32_t)v - 1], e)) {
+			size_t i = (uint32_t)v - 1;
+			*cost = g->ecost + i * g->nev;
+			return &g->edges[i];
+		}
+	size_t cap = g->capedges;
+	PC_GROW(g->edges, g->nedges, g->capedges);
+	if (cap != g->capedges)
+		g->ecost = pc_xrealloc(g->ecost, g->capedges * g->nev,
+				       sizeof(uint64_t));
+	size_t i = g->nedges++;
+	g->eslot[j] = h << 32 | (uint64_t)(i + 1);
+	g->edges[i] = *e;
+	g->edges[i].count = 0;
+	uint64_t *c = g->ecost + i * g->nev;
+	for (size_t m = 0; m < g->nev; m++)
+		c[m] = 0;
+	*cost = c;
 	return &g->edges[i];
 }
 
 void pc_cg_graph_reset(struct cg_graph *g)
 {
 	free(g->fnix);
-	pc_keymap_free(g->edgemap);
+	free(g->eslot);
 	free(g->fns);
 	free(g->recs);
 	free(g->rcost);
@@ -105,7 +139,6 @@ void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
 	memcpy(g->metric, metric, nev * sizeof(pc_id));
 	g->has_line = has_line;
 	g->has_instr = has_instr;
-	g->edgemap = pc_keymap_new();
 }
 
 /* An edge's or a flow's weight in the scalar column (the shares of the

@@ -100,6 +100,22 @@ struct parser {
 	const char *suffix;
 };
 
+/* callgrind_ids.c: id's entry in t past its array (PC_NONE: none);
+ * the entry of id defined as name (a new one, or the one it had,
+ * emptied); the table freed */
+pc_id cg_idtab_find(const struct idtab *t, uint64_t id);
+pc_id cg_idtab_set(struct idtab *t, uint64_t id, const char *name);
+void cg_idtab_free(struct idtab *t);
+
+/* The entry of id (PC_NONE: none): by its index where ids are small
+ * (dir), in the map past them. */
+static inline pc_id cg_idtab_get(const struct idtab *t, uint64_t id)
+{
+	if (id < t->ndir)
+		return t->dir[id];
+	return cg_idtab_find(t, id);
+}
+
 /* callgrind.c: an error at the current line; a number (decimal or 0x
  * hex: the end, NULL if none or past 64 bits); the counts of s into
  * out[0..n), zeros for those not given (*end, if not NULL, where the

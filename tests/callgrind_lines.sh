@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Callgrind reader takes the usual lines in place (fast_lines in
 # importers/callgrind.c: cost lines, calls= and jump= lines and their
-# position lines, name ids defined before) and any other line by its
+# position lines, name ids defined before or on their line: "fn=(12)",
+# "fn=(12) name") and any other line by its
 # general path (parse_line). A file with CRLF line ends goes through the
 # general path alone (the in-place reader takes no '\r'), so each
 # fixture's model (profconv dump) read from its LF and its CRLF copies
