@@ -88,9 +88,30 @@ void pc_memory_init(void)
 	mallopt(M_TRIM_THRESHOLD, (int)(4 * HEAP_PAD));
 	mallopt(M_TOP_PAD, (int)HEAP_PAD);
 	uintptr_t top = (uintptr_t)sbrk(0);
-	if (top != (uintptr_t)-1)
-		__atomic_store_n(&heap_done, (top + HUGE_PAGE - 1) &
-					     ~(HUGE_PAGE - 1), __ATOMIC_RELAXED);
+	if (top == (uintptr_t)-1)
+		return;
+	uintptr_t start = (top + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	/* the heap's free part below that huge page's boundary (the rest of
+	 * the huge page the program's start faulted in small pages: a fault
+	 * there takes a small page too) taken by blocks kept and never
+	 * touched, which cost no memory: the reader's first tables, which
+	 * would have gone there (up to 2 MiB of small pages, 300-500
+	 * faults), go above it */
+	uintptr_t at = 0;
+	for (int i = 0; i < 16; i++) {
+		/* (the top chunk, glibc's free space at the heap's end, is
+		 * keepcost bytes below the break) */
+		struct mallinfo2 mi = mallinfo2();
+		uintptr_t brk = (uintptr_t)sbrk(0);
+		if (brk == (uintptr_t)-1 || brk - mi.keepcost <= at ||
+		    brk - mi.keepcost + 4096 > start)
+			break;
+		at = brk - mi.keepcost;
+		size_t gap = start - at;
+		if (!malloc(gap < HEAP_MMAP / 2 ? gap - 64 : HEAP_MMAP / 2))
+			break;
+	}
+	__atomic_store_n(&heap_done, start, __ATOMIC_RELAXED);
 #endif
 }
 
