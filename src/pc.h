@@ -63,9 +63,10 @@ char *pc_xstrdup(const char *s);
  * array whose contents are no longer needed: it reads as zeros after). */
 void pc_release(void *p, size_t n);
 /* The heap's free pages back to the system (malloc_trim), one thread at
- * a time: readers on threads each trim as they go. Not where
- * pc_memory_init keeps the heap. */
+ * a time: readers on threads each trim as they go. */
 void pc_trim(void);
+/* Whether pc_memory_init keeps the heap in huge pages. */
+int pc_heap_kept(void);
 /* The heap in transparent huge pages as it grows (src/util.c): asked
  * for by a reader at its start where it pays (what comes once). */
 void pc_memory_init(void);

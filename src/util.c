@@ -236,16 +236,14 @@ void pc_release(void *p, size_t n)
 		(void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
+int pc_heap_kept(void)
+{
+	return __atomic_load_n(&heap_done, __ATOMIC_RELAXED) != 0;
+}
+
 void pc_trim(void)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	/* (the heap kept by pc_memory_init: what a reader freed is taken
-	 * again by the writer, not faulted in again; malloc_trim's pages
-	 * given back inside it break its huge pages into small ones too,
-	 * each faulted in: the generated perf script text to folded, 400
-	 * of its 2,000 faults) */
-	if (__atomic_load_n(&heap_done, __ATOMIC_RELAXED))
-		return;
 	pthread_mutex_lock(&mu);
 	malloc_trim(0);
 	pthread_mutex_unlock(&mu);
