@@ -970,8 +970,13 @@ void pc_values_finish(struct pc_db *db)
 	sort_coalesce(db->scoped, &db->nscoped);
 	db->values_sorted = 1;
 	/* the importers' scratch and the sort's array are freed by now;
-	 * their pages inside the heap go back to the system too */
-	pc_trim();
+	 * their pages inside the heap go back to the system too, but where
+	 * pc_memory_init keeps the heap: there the writer takes what the
+	 * reader freed, not faulted in again (malloc_trim's pages given
+	 * back inside the heap split its huge pages too: the generated
+	 * perf script text to folded, some 650 of its 2,000 faults) */
+	if (!pc_heap_kept())
+		pc_trim();
 }
 
 /* Whether every value of v[0..n) is of profile p. */

@@ -65,9 +65,13 @@ void pc_release(void *p, size_t n);
 /* The heap's free pages back to the system (malloc_trim), one thread at
  * a time: readers on threads each trim as they go. */
 void pc_trim(void);
+/* Whether pc_memory_init keeps the heap in huge pages. */
+int pc_heap_kept(void);
 /* The heap in transparent huge pages as it grows (src/util.c): asked
  * for by a reader at its start where it pays (what comes once). */
 void pc_memory_init(void);
+/* pc_xmalloc of a block written whole at once: huge pages from 2 MiB. */
+void *pc_whole_alloc(size_t n);
 /* The entries of a directory but those starting with '.', sorted by
  * strcmp (NULL, *n = 0 if it cannot be read); freed with pc_free_list. */
 char **pc_list_dir(const char *dir, size_t *n);

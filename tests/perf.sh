@@ -396,10 +396,13 @@ else
 fi
 
 # the heap in huge pages (pc_memory_init): 10 MB of generated text
-# (bench/gen_perf.pl) to folded faults in less than half its peak in
-# 4 KiB pages (7,300 faults of 31 MB at 100 MB before: its tables grow
-# page by page; 2,100 now). Where the kernel gives no transparent huge
-# pages (or a sanitizer's allocator runs), SKIP.
+# (bench/gen_perf.pl) to folded faults in less than a quarter of its
+# peak in 4 KiB pages (7,300 faults of 31 MB at 100 MB before: its
+# tables grow page by page; then 2,100, its 10 MB 1,100-1,400 of 14 MB;
+# now 1,000 and 330-460, most of them the program's start: the model's
+# table of contexts in huge pages, the read buffer in the heap, the heap
+# not trimmed for the writer). Where the kernel gives no transparent
+# huge pages (or a sanitizer's allocator runs), SKIP.
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 if sanitized || ! /usr/bin/time -f %R true >/dev/null 2>&1; then
 	skip "page faults: needs GNU time and a build without sanitizers"
@@ -410,8 +413,8 @@ else
 	/usr/bin/time -f '%R %M' -o "$tmp/pf" "$PROFCONV" convert -q -j1 \
 		"$tmp/gen10.txt" -t folded -o "$tmp/gen10.folded"
 	set -- $(tail -n 1 "$tmp/pf")
-	check "10 MB of text to folded: $1 page faults (of 4 KiB) below half the peak ($(($2 / 1024)) MB)" \
-		test $(($1 * 4 * 2)) -lt "$2"
+	check "10 MB of text to folded: $1 page faults (of 4 KiB) below a quarter of the peak ($(($2 / 1024)) MB)" \
+		test $(($1 * 4 * 4)) -lt "$2"
 fi
 
 # 7. a recording made here: perf record -g of gzip (SKIP where perf may
