@@ -757,7 +757,10 @@ static int fast_lines(struct parser *p)
 				lineno++;
 				continue;
 			}
-			if (p->expect == 'c')
+			/* (the 0 after the bytes read, or a NUL byte, the
+			 * general path's: the bytes past it are not read, the
+			 * line reader's buffer need not be zeroed there) */
+			if (!c || p->expect == 'c')
 				goto out; /* (an error: the general path's) */
 			/* the key, by its bytes (a 0 ends the comparisons in
 			 * the bytes read): K2..K5 of it, 0 for any other, k at
