@@ -162,6 +162,19 @@ int cg_parse_counts(struct parser *p, const char *s, uint64_t *out,
 	return 0;
 }
 
+/* Id id of t defined as the name b[0, n) less its trailing blanks
+ * (interned; *ix its entry): parse_name's and fast_name's. */
+static const char *name_define(struct parser *p, struct idtab *t,
+			       uint64_t id, const char *b, size_t n,
+			       pc_id *ix)
+{
+	while (n && (b[n - 1] == ' ' || b[n - 1] == '\t'))
+		n--;
+	const char *name = pc_intern(p->db, b, n);
+	*ix = cg_idtab_set(t, id, name);
+	return name;
+}
+
 /* Name specifications: "(ID) name", "(ID)" or "name"; *ix is the
  * name's entry in t (PC_NONE: a name without an id, or an id never
  * defined). */
@@ -179,11 +192,7 @@ static int parse_name(struct parser *p, struct idtab *t, const char *s,
 				    "bad name id in '%.40s'", s);
 		e = cg_skip_space(e + 1);
 		if (*e) {
-			size_t n = strlen(e);
-			while (n && (e[n - 1] == ' ' || e[n - 1] == '\t'))
-				n--;
-			*out = pc_intern(p->db, e, n);
-			*ix = cg_idtab_set(t, id, *out);
+			*out = name_define(p, t, id, e, strlen(e), ix);
 		} else {
 			*ix = cg_idtab_get(t, id);
 			*out = *ix != PC_NONE ? t->e[*ix].name : NULL;
@@ -710,10 +719,7 @@ static inline const char *fast_name(struct parser *p, struct idtab *t,
 	    (size_t)(nl - s) > p->in.max_line || nl[-1] == '\r' ||
 	    memchr(b, 0, (size_t)(nl - b)))
 		return NULL;
-	const char *e = nl; /* (b[0] is no blank: the trim stops there) */
-	while (e[-1] == ' ' || e[-1] == '\t')
-		e--;
-	*ix = cg_idtab_set(t, id, pc_intern(p->db, b, (size_t)(e - b)));
+	name_define(p, t, id, b, (size_t)(nl - b), ix);
 	return nl;
 }
 
