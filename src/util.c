@@ -158,12 +158,12 @@ void *pc_whole_alloc(size_t n)
 {
 	if (n < HUGE_PAGE || n >= HUGE_MIN)
 		return pc_xmalloc(n);
-	size_t bytes = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	void *p = aligned_alloc(HUGE_PAGE, bytes);
-	if (!p)
-		oom();
+	/* (huge_alloc's block, aligned to a huge page and whole ones:
+	 * huge leaves a block below HUGE_MIN as it is) */
+	void *p = huge_alloc(n);
 #ifdef MADV_HUGEPAGE
-	(void)madvise(p, bytes, MADV_HUGEPAGE);
+	(void)madvise(p, (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1),
+		      MADV_HUGEPAGE);
 #endif
 	return p;
 }
