@@ -266,9 +266,11 @@ void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard)
  * jump_threader::thread_outgoing_edges lost 0.21 point at the default
  * (272,732 contexts) and 0.34 at four times, 0.13 of it to the trim.
  * Trimmed in proportion to the room, the places kept are at most the
- * rests' weight over the trim, as at the default, and no function of
- * that fixture or of two compiles is further off than at the default
- * at 1.5, 2 or 4 times (doc/callgrind-tree.md, section 5). */
+ * rests' weight over the trim, as at the default: no function of that
+ * fixture is further off than at the default at 1.2 to 8 times, nor of
+ * an STL compile past 0.0005 point (doc/callgrind-tree.md, section 5,
+ * "More room"; within a few percent of the default small flips are
+ * left). */
 double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
 		     size_t budget)
 {
