@@ -674,7 +674,7 @@ uint32_t cg_hplace_trim(const struct expand *x, const struct hplace *t,
 		if (h && h->w < min)
 			q = x->hn[n].up;
 		if (!k && h && x->hkeep && x->hkeep[x->hn[n].fn] &&
-		    h->w >= CG_HEAVY_KEEP)
+		    h->w >= CG_HEAVY_KEEP * x->hscale)
 			k = n;
 	}
 	return k && x->hn[k].depth > x->hn[q].depth ? k : q;
@@ -790,7 +790,8 @@ void cg_rest_pend(struct expand *x, uint32_t a, struct hpends *rw)
 	for (uint32_t i = an->rhead; i != UINT32_MAX; i = x->rents[i].next) {
 		const struct rent *r = &x->rents[i];
 		cg_pend_add(rw, x->nev,
-			 cg_hplace_trim(x, &t, a, r->hpath, CG_HEAVY_MIN),
+			 cg_hplace_trim(x, &t, a, r->hpath,
+					CG_HEAVY_MIN * x->hscale),
 			 r->kind, r->idx, r->inst,
 			 x->rval + (size_t)i * x->nev);
 	}
@@ -823,7 +824,7 @@ void cg_hpath_rescue(struct expand *x)
 		     i = x->rents[i].next) {
 			uint32_t p = x->rents[i].hpath;
 			uint32_t q = cg_hplace_trim(x, &t, (uint32_t)a, p,
-						    CG_HEAVY_MIN);
+						    CG_HEAVY_MIN * x->hscale);
 			double sh = q != p ? rent_share(x, i) : 0;
 			for (uint32_t n = p; n != q; n = x->hn[n].up)
 				tl[x->hn[n].fn] += sh;
@@ -831,7 +832,7 @@ void cg_hpath_rescue(struct expand *x)
 		hplace_by_node_free(&t);
 	}
 	for (uint32_t f = 0; f < x->g->nfns; f++)
-		if (tl[f] >= CG_HEAVY_RESCUE) {
+		if (tl[f] >= CG_HEAVY_RESCUE * x->hscale) {
 			if (!x->hkeep)
 				x->hkeep = pc_xcalloc(x->g->nfns + 1, 1);
 			x->hkeep[f] = 1;

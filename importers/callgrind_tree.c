@@ -461,6 +461,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 							 x.reserve;
 	x.budget = opts && opts->max_contexts ? opts->max_contexts :
 		   x.reserve + extra + 1024;
+	x.hscale = cg_trim_scale(&x, opts, x.reserve + extra + 1024);
 	x.laid = pc_xcalloc(x.nev + 1, sizeof(double));
 	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
 	x.fsh = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));

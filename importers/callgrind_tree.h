@@ -288,6 +288,9 @@ struct expand {
 	 * of the context being laid out */
 	uint8_t *heavy;
 	uint8_t *hkeep; /* per function: its light places kept (NULL: none) */
+	double hscale; /* the places' trims (CG_HEAVY_MIN, CG_HEAVY_KEEP)
+			* times this: the default bound over a larger
+			* --max-contexts, else 1 (cg_trim_scale) */
 	struct hnode {
 		uint32_t up, fn, depth;
 	} *hn;
@@ -439,6 +442,8 @@ size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);
 void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard);
+double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
+		     size_t budget);
 
 /* A max-heap of candidates by key, ties to the smaller id, so that the
  * order does not depend on the heap's: Prim's order of a group's
