@@ -166,6 +166,12 @@ void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
 		}                                                            \
 	} while (0)
 
+static int cmp_member(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Tarjan's algorithm without recursion. SCCs come out callees first
  * (reverse topological order), which the cost pass below relies on. */
 static void find_sccs(struct expand *x)
@@ -232,9 +238,16 @@ static void find_sccs(struct expand *x)
 		}
 	}
 	/* members in function order, so layouts do not depend on the
-	 * traversal */
+	 * traversal (a large group by qsort: insertion was quadratic, 690
+	 * of the generated 70 MB file's 31,378 M instructions for its
+	 * group of 15,000 members; the ids are distinct, so the order is
+	 * the same) */
 	for (size_t s = 0; s < x->nsccs; s++) {
 		uint32_t *m = x->members + x->sccs[s].first;
+		if (x->sccs[s].n > 64) {
+			qsort(m, x->sccs[s].n, sizeof(*m), cmp_member);
+			continue;
+		}
 		for (uint32_t i = 1; i < x->sccs[s].n; i++)
 			for (uint32_t j = i; j > 0 && m[j - 1] > m[j]; j--) {
 				uint32_t t = m[j];
