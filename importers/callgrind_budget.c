@@ -44,7 +44,26 @@ size_t cg_flat_floor(struct expand *x)
 			k[2 * i + 1] = instr ? (rec->addr ^
 						(uint64_t)rec->module << 48) : 0;
 		}
-		qsort(k, m, 2 * sizeof(uint64_t), cmp_pos);
+		/* (a function's records come mostly in order of their
+		 * lines: an insertion sort does a few moves where qsort did
+		 * its merges through a comparison by pointer, 398 of the
+		 * generated 70 MB file's 31,378 M instructions) */
+		if (m > 64) {
+			qsort(k, m, 2 * sizeof(uint64_t), cmp_pos);
+		} else {
+			for (size_t i = 1; i < m; i++) {
+				uint64_t a = k[2 * i], b = k[2 * i + 1];
+				size_t j = i;
+				for (; j && (k[2 * j - 2] > a ||
+					     (k[2 * j - 2] == a && k[2 * j - 1] > b));
+				     j--) {
+					k[2 * j] = k[2 * j - 2];
+					k[2 * j + 1] = k[2 * j - 1];
+				}
+				k[2 * j] = a;
+				k[2 * j + 1] = b;
+			}
+		}
 		for (size_t i = 0; i < m; i++)
 			if (!i || cmp_pos(k + 2 * i, k + 2 * i - 2))
 				x->npos[f] += add;

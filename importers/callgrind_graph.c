@@ -166,6 +166,12 @@ void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
 		}                                                            \
 	} while (0)
 
+static int cmp_member(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Tarjan's algorithm without recursion. SCCs come out callees first
  * (reverse topological order), which the cost pass below relies on. */
 static void find_sccs(struct expand *x)
@@ -232,9 +238,16 @@ static void find_sccs(struct expand *x)
 		}
 	}
 	/* members in function order, so layouts do not depend on the
-	 * traversal */
+	 * traversal (a large group by qsort: insertion was quadratic, 690
+	 * of the generated 70 MB file's 31,378 M instructions for its
+	 * group of 15,000 members; the ids are distinct, so the order is
+	 * the same) */
 	for (size_t s = 0; s < x->nsccs; s++) {
 		uint32_t *m = x->members + x->sccs[s].first;
+		if (x->sccs[s].n > 64) {
+			qsort(m, x->sccs[s].n, sizeof(*m), cmp_member);
+			continue;
+		}
 		for (uint32_t i = 1; i < x->sccs[s].n; i++)
 			for (uint32_t j = i; j > 0 && m[j - 1] > m[j]; j--) {
 				uint32_t t = m[j];
@@ -1098,10 +1111,21 @@ size_t cg_entry_node(const struct expand *x, uint32_t f)
 }
 
 /* Node masses (nsh) are per node, nev each, then a mark per DAG (0: no
- * node has a mass, else 1 + the first that may): their size. */
+ * node has a mass, else 1 + the first that may), then a bit per node
+ * (set: a mass may have come to it; the rest of nsh is 64-bit words
+ * there, calloc's zeros): their size in doubles. The bits let a walk go
+ * from node to node that has a mass, not over every node of the DAG
+ * past the first: a cut below one member of the generated 70 MB
+ * Callgrind file's group (16,000 nodes) walked them all, 4,482 walks
+ * of 240,000 instructions each. */
 size_t cg_nsh_size(const struct expand *x)
 {
-	return x->nnodes * x->nev + x->ndags + 1;
+	return x->nnodes * x->nev + x->ndags + 1 + (x->nnodes + 63) / 64;
+}
+
+static uint64_t *nsh_bits(const struct expand *x, double *nsh)
+{
+	return (uint64_t *)(void *)(nsh + x->nnodes * x->nev + x->ndags + 1);
 }
 
 /* The mass of node `node` (over all DAGs) of DAG d in nsh, marked. */
@@ -1113,6 +1137,7 @@ double *cg_node_mass(const struct expand *x, double *nsh, uint32_t d,
 	double at = (double)(node - x->dags[d].base) + 1;
 	if (*mark == 0 || at < *mark)
 		*mark = at;
+	nsh_bits(x, nsh)[node / 64] |= (uint64_t)1 << (node % 64);
 	return nsh + node * x->nev;
 }
 
@@ -1120,11 +1145,15 @@ double *cg_node_mass(const struct expand *x, double *nsh, uint32_t d,
 void cg_group_clear(const struct expand *x, uint32_t u, double *nsh)
 {
 	double *mark = nsh + x->nnodes * x->nev;
+	uint64_t *bits = nsh_bits(x, nsh);
 	for (uint32_t d = x->sdag[u]; d < x->sdag[u + 1]; d++)
 		if (mark[d] != 0) {
-			memset(nsh + x->dags[d].base * x->nev, 0,
+			size_t b = x->dags[d].base, e = b + x->dags[d].n;
+			memset(nsh + b * x->nev, 0,
 			       x->dags[d].n * x->nev * sizeof(double));
 			mark[d] = 0;
+			for (size_t i = b; i < e; i++)
+				bits[i / 64] &= ~((uint64_t)1 << (i % 64));
 		}
 }
 
@@ -1154,6 +1183,7 @@ size_t cg_group_walk(const struct expand *x, uint32_t u, double *nsh,
 {
 	size_t nev = x->nev, n = 0;
 	double *mark = nsh + x->nnodes * nev;
+	uint64_t *bits = nsh_bits(x, nsh);
 	for (uint32_t d = x->sdag[u]; d < x->sdag[u + 1]; d++) {
 		const struct dag *dg = &x->dags[d];
 		if (mark[d] == 0)
@@ -1161,17 +1191,34 @@ size_t cg_group_walk(const struct expand *x, uint32_t u, double *nsh,
 		uint32_t from = (uint32_t)mark[d] - 1;
 		mark[d] = 0;
 		const struct onode *nd = x->nodes + dg->base;
-		for (uint32_t i = from; i < dg->n; i++) {
-			double *si = nsh + (dg->base + i) * nev;
+		/* the nodes in order, those without a mass skipped by
+		 * their bits (a node passes mass to later ones only, whose
+		 * bits it sets before the scan comes to them) */
+		size_t end = dg->base + dg->n;
+		for (size_t at = dg->base + from; at < end;) {
+			uint64_t w = bits[at / 64] & (~(uint64_t)0 << (at % 64));
+			if (!w) {
+				at = (at / 64 + 1) * 64;
+				continue;
+			}
+			size_t j = at / 64 * 64 + (size_t)__builtin_ctzll(w);
+			if (j >= end)
+				break;
+			bits[j / 64] &= ~((uint64_t)1 << (j % 64));
+			at = j + 1;
+			uint32_t i = (uint32_t)(j - dg->base);
+			double *si = nsh + j * nev;
 			if (!cg_any_positive(si, nev))
 				continue;
 			double *sf = fsh + (size_t)nd[i].fn * nev;
 			if (!cg_any_positive(sf, nev))
 				list[n++] = nd[i].fn;
 			for (size_t e = nd[i].e0; e < nd[i].e1; e++) {
-				double *st = nsh + (dg->base + x->dedges[e].to) * nev;
+				size_t to = dg->base + x->dedges[e].to;
+				double *st = nsh + to * nev;
 				for (size_t m = 0; m < nev; m++)
 					st[m] += si[m] * x->dfrac[e * nev + m];
+				bits[to / 64] |= (uint64_t)1 << (to % 64);
 			}
 			for (size_t m = 0; m < nev; m++)
 				sf[m] += si[m];
