@@ -15,24 +15,15 @@
 # share of the total. Exit 0.
 use strict;
 use warnings;
+use FindBin;
+
+require "$FindBin::Bin/cg_annotate.pl";
 
 sub edges {
-	my ($path) = @_;
-	my $cmd = "callgrind_annotate --tree=calling --inclusive=yes " .
-		  "--threshold=100 --auto=no";
-	my $in = $path =~ /\.gz$/ ? "gzip -dc '$path' >'$path.tmp' && $cmd '$path.tmp'" :
-				    "$cmd '$path'";
-	open(my $f, "-|", "$in 2>/dev/null") or die "callgrind_annotate: $!";
-	my (%e, $caller, $total);
-	while (my $l = <$f>) {
-		if (!defined $total && $l =~ /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?PROGRAM TOTALS/) {
-			($total = $1) =~ s/,//g;
-			next;
-		}
-		next unless $l =~ /^\s*([\d,]+) \(\s*[\d.]+%\)\s+([*>])\s+(.*?)(?: \(\d[\d,]*x\))?(?: \[.*\])?\s*$/;
-		my ($v, $kind, $name) = ($1, $2, $3);
-		$v =~ s/,//g;
-		$name =~ s/^[^:]*://;
+	my ($total, $rows) = annotate_tree($_[0]);
+	my (%e, $caller);
+	for my $r (@$rows) {
+		my ($v, $kind, $name) = @$r;
 		$name =~ s/'\d+$//;
 		if ($kind eq '*') {
 			$caller = $name;
@@ -40,8 +31,6 @@ sub edges {
 			$e{"$caller>$name"} += $v;
 		}
 	}
-	close $f;
-	unlink "$path.tmp" if $path =~ /\.gz$/;
 	return (\%e, $total || 1);
 }
 

@@ -16,25 +16,16 @@
 # an overloaded short name left out. Exit 0.
 use strict;
 use warnings;
+use FindBin;
+require "$FindBin::Bin/cg_annotate.pl";
 
 my ($src, @pb) = @ARGV;
 die "usage: func_room.pl ORIGINAL BASE.pb.gz MORE.pb.gz...\n" if @pb < 2;
 my $eps = $ENV{FUNC_ROOM_EPS} // 0.0005;
-my $cmd = "callgrind_annotate --tree=calling --inclusive=yes " .
-	  "--threshold=100 --auto=no";
-my $in = $src =~ /\.gz$/ ? "gzip -dc '$src' >'$src.tmp' && $cmd '$src.tmp'" :
-			  "$cmd '$src'";
-open(my $f, "-|", "$in 2>/dev/null") or die "callgrind_annotate: $!";
-my (%incl, %g, $cur, $total);
-while (my $l = <$f>) {
-	if (!defined $total && $l =~ /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?PROGRAM TOTALS/) {
-		($total = $1) =~ s/,//g;
-		next;
-	}
-	next unless $l =~ /^\s*([\d,]+) \(\s*[\d.]+%\)\s+([*>])\s+(.*?)(?: \(\d[\d,]*x\))?(?: \[.*\])?\s*$/;
-	my ($v, $mark, $n) = ($1, $2, $3);
-	$v =~ s/,//g;
-	$n =~ s/^[^:]*://;
+my ($total, $rows) = annotate_tree($src);
+my (%incl, %g, $cur);
+for my $r (@$rows) {
+	my ($v, $mark, $n) = @$r;
 	if ($mark eq '*') {
 		$cur = $n;
 		$incl{$n} = $v if !defined $incl{$n} || $v > $incl{$n};
@@ -42,8 +33,6 @@ while (my $l = <$f>) {
 		$g{$cur}{$n} = 1;
 	}
 }
-close $f;
-unlink "$src.tmp" if $src =~ /\.gz$/;
 die "func_room.pl: no total in callgrind_annotate's output of $src\n"
 	unless $total;
 
