@@ -37,6 +37,10 @@ edges() {
 	# synthetic root, so it judges trees laid out whole
 	if [ "$2" = 0 ] && grep -q '\[summed: ' "$tmp/$1.callgrind"; then
 		skip "$1: ../shared/tools/cg_edges.py: the tree is cut, and the judge reads its summed frames as calls"
+	elif [ "$2" = 0 ] && [ "$(gzip -dc "$CG/$1" | sed -n '/^events:/{s/^events://p;q}' | wc -w)" -gt 1 ]; then
+		# (its patterns read one column of costs: of a file of several
+		# events it reads no line, and would agree whatever the output)
+		skip "$1: ../shared/tools/cg_edges.py reads files of one event only"
 	elif [ "$2" = 0 ] && [ -x /usr/bin/python3 ] && [ -f "$SHARED/tools/cg_edges.py" ]; then
 		/usr/bin/python3 "$SHARED/tools/cg_edges.py" "$CG/$1" "$tmp/$1.callgrind" >"$tmp/judge" 2>&1 &&
 			ok "$1: ../shared/tools/cg_edges.py agrees: $(head -1 "$tmp/judge" | sed 's/.*over-attributed/over-attributed/')" ||
@@ -57,6 +61,13 @@ heavy "py-json's call edges" && edges py-json.out.gz 0 8
 # edge over (main -> _int_malloc, 1.04% for 0) before that bound
 # counted a context's calls at what they take
 edges perl.out.gz 0 10
+# files of several events (the first judged): tests/cg_annotate.pl read
+# no line of them before, and the check compared nothing; python3 -S
+# with --cache-sim=yes is cut (nine events: 140,360 contexts), its
+# worst edge 0.31 point over
+edges pyS-cachesim.out.gz 0 2
+edges sparse-group.out.gz 0 1
+edges recinl.pair-cachesim.out.gz 0 1
 
 # a thread's start (valgrind recorded it without a caller) keeps its
 # whole inclusive cost
