@@ -288,8 +288,8 @@ void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard)
  * rests' weight over the trim, as at the default: no function of that
  * fixture is further off than at the default at 1.2 to 8 times, nor of
  * an STL compile past 0.0005 point (doc/callgrind-tree.md, section 5,
- * "More room"; within a few percent of the default small flips are
- * left). */
+ * "More room"; within a few percent of the default the units' order
+ * is chosen against the default's losses, cg_hplace_keep). */
 double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
 		     size_t budget)
 {

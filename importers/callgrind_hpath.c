@@ -423,11 +423,17 @@ static void tree_loss(const struct expand *x, size_t np, const uint32_t *pat,
  * as far as it loses more than its goal, and CG_HEAVY_EPS of it (so
  * that the order goes on by weight once every loss is down to its
  * goal); the key is the gain per context (*cost: the contexts). 0 for
- * a unit moved or with nothing left to move. */
-static double unit_key(const struct expand *x, const struct hplace *t,
-		       const struct hunits *us, const uint32_t *hf,
-		       const double *loss, const double *goal, size_t nplace,
-		       uint32_t ui, size_t *cost)
+ * a unit moved or with nothing left to move. With dg (each function's
+ * loss at the default bound, a larger --max-contexts' room past the
+ * default's), the weight given back to each function as far as it
+ * loses more than that counts CG_HEAVY_DEFW of itself more. (inline:
+ * called from three places, it was not, and the default bound's
+ * instructions grew 0.4%.) */
+static inline double unit_key(const struct expand *x,
+			      const struct hplace *t, const struct hunits *us,
+			      const uint32_t *hf, const double *loss,
+			      const double *goal, const double *dg,
+			      size_t nplace, uint32_t ui, size_t *cost)
 {
 	const struct hunit *u = &us->e[ui];
 	if (u->done)
@@ -443,12 +449,94 @@ static double unit_key(const struct expand *x, const struct hplace *t,
 		uint32_t f = hf[v];
 		double l = loss[f] - goal[f];
 		g += (l <= 0 ? 0 : l < wk ? l : wk) + CG_HEAVY_EPS * wk;
+		if (dg) {
+			l = loss[f] - dg[f];
+			g += CG_HEAVY_DEFW * (l <= 0 ? 0 : l < wk ? l : wk);
+		}
 	}
 	if (us->e[v].cur == k)
 		c -= r;
 	if (cost)
 		*cost = c;
 	return g / (double)(c ? c : 1);
+}
+
+/* Moves units within room, most gain per context first (unit_key): a
+ * unit's key changes only when a unit is moved: one computed since the
+ * last move is taken as it is (cg_cand: gain per context, unit, the
+ * moves before its key). Up to lim with dg (unit_key's), then, if lim
+ * is short of room, the rest with x->dgoal; returns the room used. */
+static size_t unit_pass(const struct expand *x, struct hplace *t,
+			struct hunits *us, const uint32_t *hf, double *loss,
+			const double *goal, size_t nplace, size_t room,
+			const double *dg, size_t lim)
+{
+	size_t nh = 0, caph = 1, used = 0;
+	uint32_t moves = 0;
+	for (size_t k = 0; k < us->n; k++)
+		caph += us->e[k].pl < nplace && us->e[k].w > 0;
+	struct cg_cand *h = pc_xmalloc(caph * sizeof(*h));
+	for (size_t k = 0; k < us->n; k++)
+		if (us->e[k].pl < nplace && us->e[k].w > 0)
+			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
+				unit_key(x, t, us, hf, loss, goal, dg, nplace,
+					 (uint32_t)k, NULL),
+				(uint32_t)k, moves });
+	for (;;) {
+		if (!nh || used >= lim) {
+			if (lim == room)
+				break;
+			lim = room;
+			dg = x->dgoal;
+			nh = 0;
+			moves++;
+			for (size_t k = 0; k < us->n; k++)
+				if (us->e[k].pl < nplace && us->e[k].w > 0 &&
+				    !us->e[k].done)
+					cg_cand_push(&h, &nh, &caph,
+						(struct cg_cand){
+						unit_key(x, t, us, hf, loss,
+							 goal, dg, nplace,
+							 (uint32_t)k, NULL),
+						(uint32_t)k, moves });
+			continue;
+		}
+		struct cg_cand c = cg_cand_pop(h, &nh);
+		uint32_t ci = c.id;
+		struct hunit *u = &us->e[ci];
+		size_t cost = 0;
+		double key = unit_key(x, t, us, hf, loss, goal, dg, nplace,
+				      ci, &cost);
+		if (!(key > 0) || cost > lim - used)
+			continue;
+		if (c.cost != moves && nh && key < h[0].key) {
+			cg_cand_push(&h, &nh, &caph,
+				     (struct cg_cand){ key, ci, moves });
+			continue;
+		}
+		/* from the lowest unit above it moved (or the summed
+		 * frame's), through the places between */
+		uint32_t a = u->up;
+		while (us->e[a].pl < nplace && !us->e[a].done)
+			a = us->e[a].up;
+		uint32_t k = u->nsub - u->below;
+		float wk = u->w - u->wbelow;
+		us->e[a].cur -= k;
+		u->cur += k;
+		u->done = 1;
+		for (uint32_t v = ci; v != a; v = us->e[v].up) {
+			if (v != ci) {
+				us->e[v].below += k;
+				us->e[v].wbelow += wk;
+			}
+			t->e[us->e[v].pl].kept = 1;
+			loss[hf[v]] -= wk;
+		}
+		used += cost;
+		moves++;
+	}
+	free(h);
+	return used;
 }
 
 /* Moves each function's pieces below the places of their heavy paths
@@ -540,57 +628,68 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 	uint32_t *hf = pc_xmalloc((us.n + 1) * sizeof(uint32_t));
 	for (size_t k = 0; k < us.n; k++)
 		hf[k] = x->hn[t->e[us.e[k].pl].node].fn;
-	/* every unit a candidate, most gain per context first; a unit's
-	 * key changes only when a unit is moved: one computed since the
-	 * last move is taken as it is (cg_cand: gain per context, unit,
-	 * the moves before its key) */
-	size_t nh = 0, caph = 1, used = 0;
-	uint32_t moves = 0;
-	for (size_t k = 0; k < us.n; k++)
-		caph += us.e[k].pl < nplace && us.e[k].w > 0;
-	struct cg_cand *h = pc_xmalloc(caph * sizeof(*h));
-	for (size_t k = 0; k < us.n; k++)
-		if (us.e[k].pl < nplace && us.e[k].w > 0)
-			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				unit_key(x, t, &us, hf, loss, goal, nplace,
-					 (uint32_t)k, NULL),
-				(uint32_t)k, moves });
-	while (nh && used < room) {
-		struct cg_cand c = cg_cand_pop(h, &nh);
-		uint32_t ci = c.id;
-		struct hunit *u = &us.e[ci];
-		size_t cost = 0;
-		double key = unit_key(x, t, &us, hf, loss, goal, nplace, ci,
-				      &cost);
-		if (!(key > 0) || cost > room - used)
-			continue;
-		if (c.cost != moves && nh && key < h[0].key) {
-			cg_cand_push(&h, &nh, &caph,
-				     (struct cg_cand){ key, ci, moves });
-			continue;
-		}
-		/* from the lowest unit above it moved (or the summed
-		 * frame's), through the places between */
-		uint32_t a = u->up;
-		while (us.e[a].pl < nplace && !us.e[a].done)
-			a = us.e[a].up;
-		uint32_t k = u->nsub - u->below;
-		float wk = u->w - u->wbelow;
-		us.e[a].cur -= k;
-		u->cur += k;
-		u->done = 1;
-		for (uint32_t v = ci; v != a; v = us.e[v].up) {
-			if (v != ci) {
-				us.e[v].below += k;
-				us.e[v].wbelow += wk;
+	size_t used;
+	if (!x->dgoal) {
+		used = unit_pass(x, t, &us, hf, loss, goal, nplace, room,
+				 NULL, room);
+	} else {
+		/* a larger --max-contexts (x->dgoal): three orders, and the
+		 * one whose functions lose least past their losses at the
+		 * default bound (the worst of them, then their sum) */
+		size_t ne = us.n, nk = t->n;
+		struct hunit *e0 = pc_xmalloc((ne + 1) * sizeof(*e0));
+		memcpy(e0, us.e, ne * sizeof(*e0));
+		uint8_t *k0 = pc_xmalloc(nk + 1);
+		for (size_t k = 0; k < nk; k++)
+			k0[k] = (uint8_t)t->e[k].kept;
+		double *l0 = pc_xmalloc((x->g->nfns + 1) * sizeof(double));
+		memcpy(l0, loss, x->g->nfns * sizeof(double));
+		double dused = x->dgoal[x->g->nfns];
+		size_t first = dused < (double)room ? (size_t)dused : room;
+		const double *dg0[3] = { NULL, x->dgoal, NULL };
+		size_t lim0[3] = { first, room, room };
+		double best[2] = { HUGE_VAL, HUGE_VAL };
+		int b = 0;
+		for (int o = 0; o <= 3; o++) {
+			if (o) { /* (back to the start) */
+				memcpy(us.e, e0, ne * sizeof(*e0));
+				for (size_t k = 0; k < nk; k++)
+					t->e[k].kept = k0[k];
+				memcpy(loss, l0, x->g->nfns * sizeof(double));
 			}
-			t->e[us.e[v].pl].kept = 1;
-			loss[hf[v]] -= wk;
+			int r = o < 3 ? o : b;
+			used = unit_pass(x, t, &us, hf, loss, goal, nplace,
+					 room, dg0[r], lim0[r]);
+			if (o == 3)
+				break;
+			double worst = 0, sum = 0;
+			for (uint32_t f = 0; f < x->g->nfns; f++) {
+				double d = loss[f] - x->dgoal[f];
+				if (x->heavy[f] && d > 0) {
+					worst = d > worst ? d : worst;
+					sum += d;
+				}
+			}
+			if (worst < best[0] ||
+			    (worst == best[0] && sum < best[1])) {
+				best[0] = worst;
+				best[1] = sum;
+				b = o;
+			}
+			if (b == o && !(worst > CG_HEAVY_NEAR))
+				break; /* (as good as it gets: kept) */
+			if (o == 2 && b == 2)
+				break;
 		}
-		used += cost;
-		moves++;
+		free(e0);
+		free(k0);
+		free(l0);
 	}
 	free(hf);
+	if (x->dloss) { /* (the default bound's run under a larger one) */
+		memcpy(x->dloss, loss, x->g->nfns * sizeof(double));
+		x->dloss[x->g->nfns] = (double)used;
+	}
 	/* each piece at the lowest place above it its function moved to */
 	for (size_t q = 0; q < np; q++)
 		for (uint32_t k = leaf[q]; us.e[k].up != UINT32_MAX;
@@ -599,7 +698,6 @@ size_t cg_hplace_keep(const struct expand *x, struct hplace *t, size_t room,
 				pnode[q] = t->e[us.e[k].pl].node;
 				break;
 			}
-	free(h);
 	free(loss);
 	free(goal);
 	free(us.e);

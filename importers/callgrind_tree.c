@@ -391,9 +391,51 @@ static uint32_t anchor_at(struct expand *x, const struct work *it,
 	return (uint32_t)x->nanchors++;
 }
 
+static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
+		     pc_id profile, pc_id entry,
+		     const struct pc_import_opts *opts, size_t *norder,
+		     double *dloss);
+
+/* Each function's loss at the default bound (cg_hplace_keep's model,
+ * a share of the first metric's total; HUGE_VAL where none was
+ * measured): the default's layout run and rolled back, its notes
+ * unsaid. */
+static double *default_losses(struct pc_db *db, const struct cg_graph *g,
+			      pc_id profile, pc_id entry,
+			      const struct pc_import_opts *opts)
+{
+	struct pc_import_opts d = *opts;
+	d.max_contexts = 0;
+	double *dl = pc_xmalloc((g->nfns + 1) * sizeof(double));
+	for (uint32_t f = 0; f <= g->nfns; f++)
+		dl[f] = HUGE_VAL;
+	size_t nc = db->ncontexts, nv = db->nvalues, nf = db->nfunctions;
+	const char *note = db->cut_note;
+	double share = db->cut_share;
+	struct pc_diag *diag = db->diag;
+	db->diag = NULL;
+	size_t n;
+	free(expand(db, g, profile, entry, &d, &n, dl));
+	db->diag = diag;
+	db->cut_note = note;
+	db->cut_share = share;
+	pc_db_rollback(db, nc, nv, nf);
+	return dl;
+}
+
 pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		    pc_id entry, const struct pc_import_opts *opts,
 		    size_t *norder)
+{
+	return expand(db, g, profile, entry, opts, norder, NULL);
+}
+
+/* (dloss: the default bound's run under a larger one, see
+ * default_losses) */
+static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
+		     pc_id profile, pc_id entry,
+		     const struct pc_import_opts *opts, size_t *norder,
+		     double *dloss)
 {
 	*norder = 0;
 	if (!g->nfns)
@@ -461,7 +503,15 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 							 x.reserve;
 	x.budget = opts && opts->max_contexts ? opts->max_contexts :
 		   x.reserve + extra + 1024;
+	/* a larger --max-contexts: the trims scale with it, and its units
+	 * go in the order that keeps the functions' losses nearest those
+	 * at the default bound (issue 58, item 3; doc/callgrind-tree.md,
+	 * section 5, "More room") */
 	x.hscale = cg_trim_scale(&x, opts, x.reserve + extra + 1024);
+	double *dgoal = x.hscale < 1 ?
+		default_losses(db, g, profile, entry, opts) : NULL;
+	x.dgoal = dgoal;
+	x.dloss = dloss;
 	x.laid = pc_xcalloc(x.nev + 1, sizeof(double));
 	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
 	x.fsh = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
@@ -643,6 +693,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	ws.items = NULL;
 	ws.pool = NULL;
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
+	free(dgoal);
 	cg_lay_signed_flat(&x, entry);
 	cg_hpath_free(&x);
 	free(x.ref);

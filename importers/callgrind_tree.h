@@ -74,6 +74,18 @@
 #ifndef CG_HEAVY_OVER
 #define CG_HEAVY_OVER 1e-2
 #endif
+/* Under a --max-contexts above the default bound (cg_hplace_keep): the
+ * weight a unit gives back to a function that loses more than at the
+ * default counts this much more where the order says so; an order of
+ * the units whose functions lose at most CG_HEAVY_NEAR more than at the
+ * default is kept without trying the next. doc/callgrind-tree.md,
+ * section 5, "More room". */
+#ifndef CG_HEAVY_DEFW
+#define CG_HEAVY_DEFW 5e-2
+#endif
+#ifndef CG_HEAVY_NEAR
+#define CG_HEAVY_NEAR 1e-6
+#endif
 #ifndef CG_HEAVY_EPS
 #define CG_HEAVY_EPS 1e-3
 #endif
@@ -291,6 +303,13 @@ struct expand {
 	double hscale; /* the places' trims (CG_HEAVY_MIN, CG_HEAVY_KEEP)
 			* times this: the default bound over a larger
 			* --max-contexts, else 1 (cg_trim_scale) */
+	/* per function: its loss at the default bound (a larger
+	 * --max-contexts' goals at most these, cg_hplace_keep), NULL: none;
+	 * dloss: the default bound's own run under a larger one, where its
+	 * losses go (HUGE_VAL where none was measured; at [nfns], the room
+	 * its units took) */
+	const double *dgoal;
+	double *dloss;
 	struct hnode {
 		uint32_t up, fn, depth;
 	} *hn;

@@ -430,6 +430,29 @@ void pc_ctx_map_drop(struct pc_db *db)
 	db->ctx_map_dropped = 1;
 }
 
+/* Rolls the model back to its first nctx contexts, nval values and nfn
+ * functions (what a trial layout added, callgrind_tree.c's default
+ * bound's run under a larger --max-contexts): their lookup tables are
+ * made again. */
+void pc_db_rollback(struct pc_db *db, size_t nctx, size_t nval, size_t nfn)
+{
+	db->ncontexts = nctx < db->ncontexts ? nctx : db->ncontexts;
+	db->nvalues = nval < db->nvalues ? nval : db->nvalues;
+	pc_keymap_free(db->append_parents);
+	db->append_parents = NULL;
+	db->last_append = PC_NONE;
+	pc_ctx_map_drop(db);
+	if (db->nfunctions <= nfn)
+		return;
+	db->nfunctions = nfn;
+	pc_keymap_free(db->function_map);
+	db->function_map = pc_keymap_new();
+	pc_keymap_reserve(db->function_map, db->nfunctions);
+	for (size_t i = 0; i < db->nfunctions; i++)
+		pc_keymap_insert(db->function_map,
+				 function_hash(&db->functions[i]), (pc_id)i);
+}
+
 pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key)
 {
 	ctx_map_appended(db, parent);

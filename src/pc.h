@@ -609,6 +609,7 @@ pc_id pc_ctx_append(struct pc_db *db, pc_id parent,
  * part's rounding: 256 MiB of 24 million contexts); the next
  * pc_ctx_child builds it again, with the same ids. */
 void pc_ctx_map_drop(struct pc_db *db);
+void pc_db_rollback(struct pc_db *db, size_t nctx, size_t nval, size_t nfn);
 pc_id pc_ctx_entry(struct pc_db *db, enum pc_entry entry);
 
 /* Profiles are not deduplicated: each call adds one. */
