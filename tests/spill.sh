@@ -1,5 +1,5 @@
 #!/bin/sh
-# Long traces spill to a file as they grow (src/model.c, pc_trace_room):
+# Long traces spill to a file as they grow (src/trace.c, pc_trace_room):
 # the outputs are the same byte for byte whether a trace stays in memory
 # (PROFCONV_TRACE_SPILL=0), spills every few samples (16 bytes) or in
 # pieces that a reader's 64 KiB buffer cuts mid-sample (1,000 bytes); at
