@@ -377,6 +377,7 @@ void cg_lay_records(struct expand *x, uint32_t f, pc_id fctx,
 /* callgrind_graph.c: SCCs, costs, the groups' DAGs */
 void cg_analyze(struct expand *x);
 int cg_any_positive(const double *w, size_t n);
+void cg_sort_u32(uint32_t *a, size_t n);
 size_t cg_group_walk(const struct expand *x, uint32_t u, double *nsh,
 		     double *fsh, uint32_t *list);
 size_t cg_entry_node(const struct expand *x, uint32_t f);

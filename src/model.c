@@ -3,11 +3,9 @@
 #include "pc.h"
 #include "internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const char *const pc_idkind_names[PC_ID_NKINDS] = {
 	"SUMMARY", "NODE", "RANK", "THREAD",
@@ -178,6 +176,19 @@ static uint64_t function_hash(const struct pc_function *f)
 			 pc_hash64(f->dup) * 7);
 }
 
+/* The functions' lookup table made again from db->functions (their keys
+ * changed, or some were taken off the end). */
+static void functions_remap(struct pc_db *db)
+{
+	pc_keymap_free(db->function_map);
+	db->function_map = pc_keymap_new();
+	/* (its room at once, not grown in 13 steps for 100,000 functions) */
+	pc_keymap_reserve(db->function_map, db->nfunctions);
+	for (size_t i = 0; i < db->nfunctions; i++)
+		pc_keymap_insert(db->function_map,
+				 function_hash(&db->functions[i]), (pc_id)i);
+}
+
 void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
 			      const uint32_t *line, size_t n)
 {
@@ -188,13 +199,7 @@ void pc_functions_set_entries(struct pc_db *db, const uint64_t *offset,
 		if (!f->line && line[i])
 			f->line = line[i];
 	}
-	pc_keymap_free(db->function_map);
-	db->function_map = pc_keymap_new();
-	/* (its room at once, not grown in 13 steps for 100,000 functions) */
-	pc_keymap_reserve(db->function_map, db->nfunctions);
-	for (size_t i = 0; i < db->nfunctions; i++)
-		pc_keymap_insert(db->function_map,
-				 function_hash(&db->functions[i]), (pc_id)i);
+	functions_remap(db);
 }
 
 pc_id pc_function_find(const struct pc_db *db, const struct pc_function *fn)
@@ -445,12 +450,7 @@ void pc_db_rollback(struct pc_db *db, size_t nctx, size_t nval, size_t nfn)
 	if (db->nfunctions <= nfn)
 		return;
 	db->nfunctions = nfn;
-	pc_keymap_free(db->function_map);
-	db->function_map = pc_keymap_new();
-	pc_keymap_reserve(db->function_map, db->nfunctions);
-	for (size_t i = 0; i < db->nfunctions; i++)
-		pc_keymap_insert(db->function_map,
-				 function_hash(&db->functions[i]), (pc_id)i);
+	functions_remap(db);
 }
 
 pc_id pc_ctx_child(struct pc_db *db, pc_id parent, const struct pc_context *key)
