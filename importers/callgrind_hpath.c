@@ -476,20 +476,8 @@ static size_t unit_pass(const struct expand *x, struct hplace *t,
 	for (size_t k = 0; k < us->n; k++)
 		caph += us->e[k].pl < nplace && us->e[k].w > 0;
 	struct cg_cand *h = pc_xmalloc(caph * sizeof(*h));
-	for (size_t k = 0; k < us->n; k++)
-		if (us->e[k].pl < nplace && us->e[k].w > 0)
-			cg_cand_push(&h, &nh, &caph, (struct cg_cand){
-				unit_key(x, t, us, hf, loss, goal, dg, nplace,
-					 (uint32_t)k, NULL),
-				(uint32_t)k, moves });
-	for (;;) {
-		if (!nh || used >= lim) {
-			if (lim == room)
-				break;
-			lim = room;
-			dg = x->dgoal;
-			nh = 0;
-			moves++;
+	for (int fill = 1;;) {
+		if (fill) /* every unit not moved a candidate */
 			for (size_t k = 0; k < us->n; k++)
 				if (us->e[k].pl < nplace && us->e[k].w > 0 &&
 				    !us->e[k].done)
@@ -499,6 +487,16 @@ static size_t unit_pass(const struct expand *x, struct hplace *t,
 							 goal, dg, nplace,
 							 (uint32_t)k, NULL),
 						(uint32_t)k, moves });
+		fill = 0;
+		if (!nh || used >= lim) {
+			if (lim == room)
+				break;
+			/* past lim: the rest of the room by x->dgoal */
+			lim = room;
+			dg = x->dgoal;
+			nh = 0;
+			moves++;
+			fill = 1;
 			continue;
 		}
 		struct cg_cand c = cg_cand_pop(h, &nh);
