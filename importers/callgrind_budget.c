@@ -4,6 +4,7 @@
  * input's size, the bound a user accepts and hpcviewer's. */
 #include "callgrind_tree.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,4 +305,86 @@ double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
 	x->viewer = viewer;
 	return opts->max_contexts > dhard && dhard ?
 		       (double)dhard / (double)opts->max_contexts : 1;
+}
+
+/* Per function on no cycle of the call graph (an SCC of one, without a
+ * call to itself) that no other function of the input shares a model
+ * function with: its inclusive cost in the first metric as the tree
+ * laid out from value v0 on draws it, the sum over its function
+ * contexts of all below them (no such function lies below itself);
+ * NAN for the others. What issue 58's item 3 judges (pprof's cum of
+ * each function, tests/func_room.pl), before the values' rounding. */
+void cg_fn_incl(const struct expand *x, size_t v0, double *t)
+{
+	const struct pc_db *db = x->db;
+	const struct cg_graph *g = x->g;
+	size_t nc = db->ncontexts, nf = db->nfunctions;
+	double *c = pc_xcalloc(nc + 1, sizeof(double));
+	for (size_t i = v0; i < db->nvalues; i++) {
+		const struct pc_value *v = &db->values[i];
+		if (v->profile == x->profile && v->metric == g->metric[0] &&
+		    v->ctx < nc)
+			c[v->ctx] += v->value;
+	}
+	for (size_t i = nc; i-- > 1;)
+		if (db->contexts[i].parent < i)
+			c[db->contexts[i].parent] += c[i];
+	/* per model function: its inclusive cost, and which function of
+	 * the input it is (UINT32_MAX: none; UINT32_MAX - 1: several) */
+	double *fi = pc_xcalloc(nf + 1, sizeof(double));
+	uint32_t *who = pc_xmalloc((nf + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < nf; i++)
+		who[i] = UINT32_MAX;
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		pc_id m = g->fns[f].func;
+		if (m < nf)
+			who[m] = who[m] == UINT32_MAX ? f : UINT32_MAX - 1;
+	}
+	for (size_t i = 1; i < nc; i++) {
+		const struct pc_context *k = &db->contexts[i];
+		if (k->kind == PC_CTX_FUNCTION && k->function < nf)
+			fi[k->function] += c[i];
+	}
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		pc_id m = g->fns[f].func;
+		int own = m < nf && who[m] == f && x->sccs[x->scc_of[f]].n == 1;
+		for (uint32_t k = x->edge_start[f]; own && k < x->edge_start[f + 1];
+		     k++)
+			own = g->edges[x->edge_idx[k]].to != f;
+		t[f] = own ? fi[m] : NAN;
+	}
+	free(who);
+	free(fi);
+	free(c);
+}
+
+/* The heavy function (on no cycle, CG_HEAVY_SHARE or more: the
+ * functions whose shares issue 58 judges, func_cum.py's, and
+ * cg_hplace_keep's model counts) a larger bound's tree (tb, cg_fn_incl's)
+ * draws further from its inclusive cost in the input than the default
+ * bound's tree (td) does, by the most past CG_ROOM_EPS of the first
+ * metric's total, and by how much (*by, a share); UINT32_MAX: none. */
+uint32_t cg_room_worse(const struct expand *x, const double *td,
+		       const double *tb, double *by)
+{
+	const struct cg_graph *g = x->g;
+	size_t nev = x->nev;
+	uint32_t worst = UINT32_MAX;
+	*by = 0;
+	if (!(x->grand[0] > 0))
+		return worst;
+	for (uint32_t f = 0; f < g->nfns; f++) {
+		if (!x->heavy[f] || isnan(td[f]) || isnan(tb[f]))
+			continue;
+		double in = x->fself[(size_t)f * nev];
+		for (uint32_t k = x->edge_start[f]; k < x->edge_start[f + 1];
+		     k++)
+			in += (double)g->ecost[(size_t)x->edge_idx[k] * nev];
+		double d = (fabs(in - tb[f]) - fabs(in - td[f])) / x->grand[0];
+		if (d > CG_ROOM_EPS && d > *by) {
+			*by = d;
+			worst = f;
+		}
+	}
+	return worst;
 }

@@ -391,51 +391,91 @@ static uint32_t anchor_at(struct expand *x, const struct work *it,
 	return (uint32_t)x->nanchors++;
 }
 
+/* The default bound's run under a larger --max-contexts
+ * (default_run), and the larger one's verdict on its own tree */
+struct dtrial {
+	/* per function: its loss in cg_hplace_keep's model (HUGE_VAL:
+	 * none measured; at [nfns] the room its units took), and its
+	 * inclusive cost in the tree (cg_fn_incl); the contexts it added */
+	double *loss, *incl;
+	size_t ncontexts;
+	/* the larger run: the function its tree draws furthest beyond
+	 * the default's distance from its inclusive cost (PC_NONE: none,
+	 * or the default's tree does not fit the larger bound), and by how
+	 * much (a share) */
+	pc_id worse;
+	double by;
+};
+
 static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 		     pc_id profile, pc_id entry,
 		     const struct pc_import_opts *opts, size_t *norder,
-		     double *dloss);
+		     struct dtrial *dt);
 
-/* Each function's loss at the default bound (cg_hplace_keep's model,
- * a share of the first metric's total; HUGE_VAL where none was
- * measured): the default's layout run and rolled back, its notes
- * unsaid. */
-static double *default_losses(struct pc_db *db, const struct cg_graph *g,
-			      pc_id profile, pc_id entry,
-			      const struct pc_import_opts *opts)
+/* The default bound's layout run and rolled back, its notes unsaid:
+ * each function's loss there (cg_hplace_keep's model, a share of the
+ * first metric's total) and its inclusive cost in the tree. */
+static void default_run(struct pc_db *db, const struct cg_graph *g,
+			pc_id profile, pc_id entry,
+			const struct pc_import_opts *opts, struct dtrial *dt)
 {
 	struct pc_import_opts d = *opts;
 	d.max_contexts = 0;
-	double *dl = pc_xmalloc((g->nfns + 1) * sizeof(double));
+	dt->loss = pc_xmalloc((g->nfns + 1) * sizeof(double));
+	dt->incl = pc_xmalloc((g->nfns + 1) * sizeof(double));
 	for (uint32_t f = 0; f <= g->nfns; f++)
-		dl[f] = HUGE_VAL;
+		dt->loss[f] = HUGE_VAL;
 	size_t nc = db->ncontexts, nv = db->nvalues, nf = db->nfunctions;
 	const char *note = db->cut_note;
 	double share = db->cut_share;
 	struct pc_diag *diag = db->diag;
 	db->diag = NULL;
 	size_t n;
-	free(expand(db, g, profile, entry, &d, &n, dl));
+	free(expand(db, g, profile, entry, &d, &n, dt));
 	db->diag = diag;
 	db->cut_note = note;
 	db->cut_share = share;
+	dt->ncontexts = db->ncontexts - nc;
 	pc_db_rollback(db, nc, nv, nf);
-	return dl;
 }
 
 pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		    pc_id entry, const struct pc_import_opts *opts,
 		    size_t *norder)
 {
-	return expand(db, g, profile, entry, opts, norder, NULL);
+	size_t nc = db->ncontexts, nv = db->nvalues, nf = db->nfunctions;
+	const char *note = db->cut_note;
+	double share = db->cut_share;
+	struct dtrial dt = { .worse = PC_NONE };
+	pc_id *order = expand(db, g, profile, entry, opts, norder, &dt);
+	if (dt.worse == PC_NONE)
+		return order;
+	/* more room would tell a worse story than the default bound's:
+	 * that tree is laid out again in its place (issue 58, item 3) */
+	char why[400];
+	snprintf(why, sizeof why, "--max-contexts=%zu: its tree would draw "
+		 "%s %.2g point further from its inclusive share than the "
+		 "default bound's tree, which (%zu contexts) is kept",
+		 opts->max_contexts, db->functions[dt.worse].name,
+		 100 * dt.by, dt.ncontexts);
+	free(order);
+	db->cut_note = note;
+	db->cut_share = share;
+	pc_db_rollback(db, nc, nv, nf);
+	struct pc_import_opts d = *opts;
+	d.max_contexts = 0;
+	order = expand(db, g, profile, entry, &d, norder, NULL);
+	pc_note(db->diag, "%s", why);
+	return order;
 }
 
-/* (dloss: the default bound's run under a larger one, see
- * default_losses) */
+/* (dt: the default bound's run under a larger one, default_run,
+ * where it has loss set; else the run that may be a larger one, its
+ * verdict) */
 static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 		     pc_id profile, pc_id entry,
 		     const struct pc_import_opts *opts, size_t *norder,
-		     double *dloss)
+		     struct dtrial *dt)
 {
 	*norder = 0;
 	if (!g->nfns)
@@ -508,10 +548,13 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 	 * at the default bound (issue 58, item 3; doc/callgrind-tree.md,
 	 * section 5, "More room") */
 	x.hscale = cg_trim_scale(&x, opts, x.reserve + extra + 1024);
-	double *dgoal = x.hscale < 1 ?
-		default_losses(db, g, profile, entry, opts) : NULL;
-	x.dgoal = dgoal;
-	x.dloss = dloss;
+	size_t v0 = db->nvalues;
+	struct dtrial *dfill = dt && dt->loss ? dt : NULL;
+	struct dtrial dref = { .worse = PC_NONE };
+	if (x.hscale < 1 && !dfill)
+		default_run(db, g, profile, entry, opts, &dref);
+	x.dgoal = dref.loss;
+	x.dloss = dfill ? dfill->loss : NULL;
 	x.laid = pc_xcalloc(x.nev + 1, sizeof(double));
 	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
 	x.fsh = pc_xcalloc(g->nfns * x.nev + 1, sizeof(double));
@@ -693,8 +736,21 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 	ws.items = NULL;
 	ws.pool = NULL;
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
-	free(dgoal);
+	free(dref.loss);
 	cg_lay_signed_flat(&x, entry);
+	if (dfill)
+		cg_fn_incl(&x, v0, dfill->incl);
+	if (dref.incl) { /* (a larger bound: its verdict) */
+		double *tb = pc_xmalloc((g->nfns + 1) * sizeof(double));
+		cg_fn_incl(&x, v0, tb);
+		uint32_t f = cg_room_worse(&x, dref.incl, tb, &dt->by);
+		if (f != UINT32_MAX && dref.ncontexts <= opts->max_contexts) {
+			dt->worse = g->fns[f].func;
+			dt->ncontexts = dref.ncontexts;
+		}
+		free(tb);
+		free(dref.incl);
+	}
 	cg_hpath_free(&x);
 	free(x.ref);
 	free(x.anchors);
@@ -727,7 +783,9 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 		if (x.grand[m] > 0 && 1 - x.laid[m] / x.grand[m] > cut_share)
 			cut_share = 1 - x.laid[m] / x.grand[m];
 	/* every output says where its tree was cut (db->cut_note) */
-	if (x.ncut) {
+	/* (a larger bound's tree not kept says nothing) */
+	int kept = !dt || dt->worse == PC_NONE;
+	if (x.ncut && kept) {
 		char cut[320];
 		snprintf(cut, sizeof cut, "call tree cut to its size bound: "
 			 "%s%% of the cost is in [summed: N functions] "
@@ -739,7 +797,7 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 	/* said when it changes what a viewer shows: 1% of the cost or more
 	 * off its full paths (a flame graph's frame of 1% is some pixels
 	 * wide); --verbose says it always, with where */
-	if (x.ncut && (cut_share >= 0.01 ||
+	if (x.ncut && kept && (cut_share >= 0.01 ||
 		       (db->diag && db->diag->verbose)))
 		pc_note(db->diag, "%s%% of the cost is shown without its "
 			"full call paths, in [summed: N functions] frames where "
@@ -750,7 +808,7 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 			x.viewer ? " contexts are the most hpcviewer reads (a "
 				   "meta.db of 2 GiB)" : " contexts kept, keeps "
 				   "more paths");
-	if (x.ncut && db->diag && db->diag->verbose) {
+	if (x.ncut && kept && db->diag && db->diag->verbose) {
 		char where[CG_WHERE] = "";
 		size_t n = 0;
 		if (x.top_share > 0)

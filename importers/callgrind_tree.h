@@ -89,6 +89,14 @@
 #ifndef CG_HEAVY_EPS
 #define CG_HEAVY_EPS 1e-3
 #endif
+/* ... and where, laid out, a larger bound's tree still draws a
+ * function further from its inclusive cost than the default bound's
+ * tree by more than this share of the total (cg_room_worse; pprof's
+ * shares are compared at 0.0005 point, tests/func_room.pl), the
+ * default bound's tree is laid out in its place, where it fits */
+#ifndef CG_ROOM_EPS
+#define CG_ROOM_EPS 2e-6
+#endif
 /* Where the tree is cut for certain, this part of the bound goes from
  * the tree's budget to the rests (callgrind_budget.c, cg_rest_shift):
  * 1/CG_REST_SHIFT (a sixth, since each place takes its summed frame
@@ -464,6 +472,9 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard);
 double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
 		     size_t budget);
+void cg_fn_incl(const struct expand *x, size_t v0, double *t);
+uint32_t cg_room_worse(const struct expand *x, const double *td,
+		       const double *tb, double *by);
 
 /* A max-heap of candidates by key, ties to the smaller id, so that the
  * order does not depend on the heap's: Prim's order of a group's
