@@ -79,7 +79,7 @@ struct cg_graph {
 	pc_id cmetric[2];
 };
 
-/* Building the graph (callgrind_graph.c): the graph's function of a
+/* Building the graph (callgrind_ids.c): the graph's function of a
  * model function (added if new); the edge of e's call site (added with
  * no cost if new; ncalls counted), its costs in *cost; emptied; begun
  * for a part with nev events of these metrics. */

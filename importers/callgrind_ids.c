@@ -1,9 +1,12 @@
-/* The Callgrind reader's name id tables (ob, fl, fn): an id's entry by
- * its index where the ids are dense, in a map past them (callgrind.c
- * reads the lines that define and use them). */
+/* The Callgrind reader's tables: the name id tables (ob, fl, fn), an
+ * id's entry by its index where the ids are dense, in a map past them;
+ * and the call graph's functions and edges as the parser (callgrind.c,
+ * which reads the lines that define and use them) builds them, for the
+ * expansion (callgrind_graph.c, callgrind_tree.c). */
 #include "callgrind_parse.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int idname_eq(const void *ctx, pc_id id, const void *key)
 {
@@ -65,4 +68,120 @@ void cg_idtab_free(struct idtab *t)
 	pc_keymap_free(t->map);
 	free(t->e);
 	free(t->dir);
+}
+
+/* ---- the call graph as the parser builds it ---- */
+
+uint32_t pc_cg_graph_fn(struct cg_graph *g, pc_id func)
+{
+	/* (model function ids are dense: an array, not a hash table) */
+	if (func < g->nfnix && g->fnix[func])
+		return g->fnix[func] - 1;
+	if (func >= g->nfnix) {
+		size_t n = g->nfnix ? g->nfnix : 256;
+		while (n <= func)
+			n *= 2;
+		g->fnix = pc_xrealloc(g->fnix, n, sizeof(*g->fnix));
+		memset(g->fnix + g->nfnix, 0, (n - g->nfnix) * sizeof(*g->fnix));
+		g->nfnix = n;
+	}
+	PC_GROW(g->fns, g->nfns, g->capfns);
+	g->fns[g->nfns].func = func;
+	g->fnix[func] = (uint32_t)g->nfns + 1;
+	return (uint32_t)g->nfns++;
+}
+
+/* An edge's call site hashed (its fields mixed by multiplies, then
+ * one finalizer: three finalizers before). */
+static inline uint64_t edge_hash(const struct cg_edge *e)
+{
+	uint64_t x = (((uint64_t)e->from << 32) | e->to) *
+		     0x9e3779b97f4a7c15ULL;
+	x ^= (((uint64_t)e->file << 32) | e->line) * 0xc2b2ae3d27d4eb4fULL;
+	x ^= (e->addr ^ ((uint64_t)e->module << 40)) * 0x165667b19e3779f9ULL;
+	return pc_hash64(x);
+}
+
+static inline int edge_eq(const struct cg_edge *a, const struct cg_edge *b)
+{
+	return a->from == b->from && a->to == b->to && a->line == b->line &&
+	       a->file == b->file && a->module == b->module &&
+	       a->addr == b->addr;
+}
+
+/* The slot table grown to twice (at half full), the edges put back. */
+static void edge_slots_grow(struct cg_graph *g)
+{
+	size_t cap = g->ecap ? g->ecap * 2 : 1024, mask = cap - 1;
+	uint64_t *ns = pc_xcalloc(cap, sizeof(*ns));
+	for (size_t i = 0; i < g->ecap; i++) {
+		uint64_t v = g->eslot[i];
+		if (!v)
+			continue;
+		size_t j = (size_t)(edge_hash(&g->edges[(uint32_t)v - 1]) >> 32) &
+			   mask;
+		while (ns[j])
+			j = (j + 1) & mask;
+		ns[j] = v;
+	}
+	free(g->eslot);
+	g->eslot = ns;
+	g->ecap = cap;
+}
+
+struct cg_edge *pc_cg_graph_edge(struct cg_graph *g, const struct cg_edge *e,
+				 uint64_t **cost)
+{
+	if ((g->nedges + 1) * 2 > g->ecap)
+		edge_slots_grow(g);
+	uint64_t h = edge_hash(e) >> 32, v;
+	size_t mask = g->ecap - 1, j = (size_t)h & mask;
+	g->ncalls++;
+	for (; (v = g->eslot[j]); j = (j + 1) & mask)
+		if (v >> 32 == h && edge_eq(&g->edges[(uint32_t)v - 1], e)) {
+			size_t i = (uint32_t)v - 1;
+			*cost = g->ecost + i * g->nev;
+			return &g->edges[i];
+		}
+	size_t cap = g->capedges;
+	PC_GROW(g->edges, g->nedges, g->capedges);
+	if (cap != g->capedges)
+		g->ecost = pc_xrealloc(g->ecost, g->capedges * g->nev,
+				       sizeof(uint64_t));
+	size_t i = g->nedges++;
+	g->eslot[j] = h << 32 | (uint64_t)(i + 1);
+	g->edges[i] = *e;
+	g->edges[i].count = 0;
+	uint64_t *c = g->ecost + i * g->nev;
+	for (size_t m = 0; m < g->nev; m++)
+		c[m] = 0;
+	*cost = c;
+	return &g->edges[i];
+}
+
+void pc_cg_graph_reset(struct cg_graph *g)
+{
+	free(g->fnix);
+	free(g->eslot);
+	free(g->fns);
+	free(g->recs);
+	free(g->rcost);
+	free(g->scost);
+	free(g->sgn);
+	free(g->edges);
+	free(g->ecost);
+	free(g->count2);
+	free(g->metric);
+	memset(g, 0, sizeof(*g));
+}
+
+void pc_cg_graph_init(struct cg_graph *g, size_t nev, const pc_id *metric,
+		      int has_line, int has_instr)
+{
+	pc_cg_graph_reset(g);
+	g->nev = nev;
+	g->metric = pc_xmalloc(nev * sizeof(pc_id));
+	memcpy(g->metric, metric, nev * sizeof(pc_id));
+	g->has_line = has_line;
+	g->has_instr = has_instr;
 }
