@@ -222,7 +222,7 @@ size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
  * every such call below it an instance of its own (its path is its
  * own: the contexts differ); what a recursive group lays out is not
  * counted. SCCs come callees first, so one pass does it. */
-static double whole_least(const struct expand *x)
+double cg_whole_least(const struct expand *x)
 {
 	const struct cg_graph *g = x->g;
 	size_t nev = x->nev;
@@ -249,7 +249,7 @@ static double whole_least(const struct expand *x)
 }
 
 /* Where the tree is cut for certain (the whole tree lays out more
- * contexts than the cap leaves it: whole_least), 1/CG_REST_SHIFT of the
+ * contexts than the cap leaves it: cg_whole_least), 1/CG_REST_SHIFT of the
  * bound `hard` goes from the tree's budget (and cap) to the rests,
  * whose heavy paths' places it buys (callgrind_hpath.c): the last
  * contexts of the tree are its lightest, and a heavy function high in
@@ -267,7 +267,7 @@ void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard)
 	size_t shift = *hard / CG_REST_SHIFT;
 	size_t least = x->reserve + x->nocost + 1024;
 	if (!shift || x->budget < least + shift ||
-	    whole_least(x) <= (double)caproom)
+	    cg_whole_least(x) <= (double)caproom)
 		return;
 	x->budget -= shift;
 	size_t c = *cap > shift ? *cap - shift : 0;
@@ -292,14 +292,16 @@ void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard)
  * "More room"; within a few percent of the default the units' order
  * is chosen against the default's losses, cg_hplace_keep). */
 double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
-		     size_t budget)
+		     size_t budget, size_t *dbudget)
 {
+	*dbudget = budget;
 	if (!opts || !opts->max_contexts)
 		return 1;
 	size_t b = x->budget, dhard = 0;
 	int tight = x->tight, viewer = x->viewer;
 	x->budget = budget;
 	cg_default_cap(x, NULL, &dhard);
+	*dbudget = x->budget;
 	x->budget = b;
 	x->tight = tight;
 	x->viewer = viewer;
@@ -362,8 +364,8 @@ void cg_fn_incl(const struct expand *x, size_t v0, double *t)
  * functions whose shares issue 58 judges, func_cum.py's, and
  * cg_hplace_keep's model counts) a larger bound's tree (tb, cg_fn_incl's)
  * draws further from its inclusive cost in the input than the default
- * bound's tree (td) does, by the most past CG_ROOM_EPS of the first
- * metric's total, and by how much (*by, a share); UINT32_MAX: none. */
+ * bound's tree (td) does (see CG_ROOM_EPS), by the most, and by how
+ * much (*by, a share of the first metric's total); UINT32_MAX: none. */
 uint32_t cg_room_worse(const struct expand *x, const double *td,
 		       const double *tb, double *by)
 {
@@ -380,8 +382,14 @@ uint32_t cg_room_worse(const struct expand *x, const double *td,
 		for (uint32_t k = x->edge_start[f]; k < x->edge_start[f + 1];
 		     k++)
 			in += (double)g->ecost[(size_t)x->edge_idx[k] * nev];
-		double d = (fabs(in - tb[f]) - fabs(in - td[f])) / x->grand[0];
-		if (d > CG_ROOM_EPS && d > *by) {
+		/* its loss (what the tree draws less than the input) grown
+		 * past CG_ROOM_EPS, or its distance either way past
+		 * CG_ROOM_OVER */
+		double lb = (in - tb[f]) / x->grand[0];
+		double ld = (in - td[f]) / x->grand[0];
+		double d = fmax(lb, 0) - fmax(ld, 0), e = fabs(lb) - fabs(ld);
+		d = d > CG_ROOM_EPS ? d : e > CG_ROOM_OVER ? e : 0;
+		if (d > *by) {
 			*by = d;
 			worst = f;
 		}

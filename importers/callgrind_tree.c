@@ -398,13 +398,15 @@ struct dtrial {
 	 * none measured; at [nfns] the room its units took), and its
 	 * inclusive cost in the tree (cg_fn_incl); the contexts it added */
 	double *loss, *incl;
-	size_t ncontexts;
+	size_t ncontexts, ncut;
 	/* the larger run: the function its tree draws furthest beyond
 	 * the default's distance from its inclusive cost (PC_NONE: none,
 	 * or the default's tree does not fit the larger bound), and by how
-	 * much (a share) */
+	 * much (a share); or, none such, whether its tree is cut where the
+	 * default's is whole */
 	pc_id worse;
 	double by;
+	int cut;
 };
 
 static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
@@ -448,16 +450,23 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 	double share = db->cut_share;
 	struct dtrial dt = { .worse = PC_NONE };
 	pc_id *order = expand(db, g, profile, entry, opts, norder, &dt);
-	if (dt.worse == PC_NONE)
+	if (dt.worse == PC_NONE && !dt.cut)
 		return order;
-	/* more room would tell a worse story than the default bound's:
-	 * that tree is laid out again in its place (issue 58, item 3) */
+	/* the room given would tell a worse story than the default
+	 * bound's, whose tree fits it: that tree is laid out again in its
+	 * place (issue 58, item 3) */
 	char why[400];
-	snprintf(why, sizeof why, "--max-contexts=%zu: its tree would draw "
-		 "%s %.2g point further from its inclusive share than the "
-		 "default bound's tree, which (%zu contexts) is kept",
-		 opts->max_contexts, db->functions[dt.worse].name,
-		 100 * dt.by, dt.ncontexts);
+	if (dt.worse != PC_NONE)
+		snprintf(why, sizeof why, "--max-contexts=%zu: its tree would "
+			 "draw %s %.2g point further from its inclusive share "
+			 "than the default bound's tree, which (%zu contexts) "
+			 "is kept", opts->max_contexts,
+			 db->functions[dt.worse].name, 100 * dt.by,
+			 dt.ncontexts);
+	else
+		snprintf(why, sizeof why, "--max-contexts=%zu: its tree would "
+			 "be cut; the default bound's is whole, and it (%zu "
+			 "contexts) is kept", opts->max_contexts, dt.ncontexts);
 	free(order);
 	db->cut_note = note;
 	db->cut_share = share;
@@ -547,13 +556,23 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 	 * go in the order that keeps the functions' losses nearest those
 	 * at the default bound (issue 58, item 3; doc/callgrind-tree.md,
 	 * section 5, "More room") */
-	x.hscale = cg_trim_scale(&x, opts, x.reserve + extra + 1024);
+	size_t dbudget;
+	x.hscale = cg_trim_scale(&x, opts, x.reserve + extra + 1024, &dbudget);
 	size_t v0 = db->nvalues;
 	struct dtrial *dfill = dt && dt->loss ? dt : NULL;
 	struct dtrial dref = { .worse = PC_NONE };
-	if (x.hscale < 1 && !dfill)
+	/* a bound given that the default's tree may fit: the default's
+	 * layout first, its tree the one this tree is judged by (below),
+	 * its losses the units' goals above the default bound. That tree
+	 * holds the whole tree, or nearly its budget (the least seen 97.5%
+	 * of it: sqlite3 with --separate-callers=2); below either a trial
+	 * would take 60% more instructions and 40% more memory for
+	 * nothing (the cc1plus fixture at 100,000 contexts) */
+	if (opts && opts->max_contexts && !dfill &&
+	    (double)opts->max_contexts >= fmin(cg_whole_least(&x),
+					       0.75 * (double)dbudget))
 		default_run(db, g, profile, entry, opts, &dref);
-	x.dgoal = dref.loss;
+	x.dgoal = x.hscale < 1 ? dref.loss : NULL;
 	x.dloss = dfill ? dfill->loss : NULL;
 	x.laid = pc_xcalloc(x.nev + 1, sizeof(double));
 	x.flats = pc_xcalloc(x.nsccs + 1, sizeof(*x.flats));
@@ -738,14 +757,17 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 	cg_lay_rests(&x, hard > cg_used(&x) ? hard - cg_used(&x) : 0, entry);
 	free(dref.loss);
 	cg_lay_signed_flat(&x, entry);
-	if (dfill)
+	if (dfill) {
 		cg_fn_incl(&x, v0, dfill->incl);
-	if (dref.incl) { /* (a larger bound: its verdict) */
+		dfill->ncut = x.ncut;
+	}
+	if (dref.incl) { /* (a bound given: its verdict) */
 		double *tb = pc_xmalloc((g->nfns + 1) * sizeof(double));
 		cg_fn_incl(&x, v0, tb);
 		uint32_t f = cg_room_worse(&x, dref.incl, tb, &dt->by);
-		if (f != UINT32_MAX && dref.ncontexts <= opts->max_contexts) {
-			dt->worse = g->fns[f].func;
+		if (dref.ncontexts <= opts->max_contexts) {
+			dt->worse = f != UINT32_MAX ? g->fns[f].func : PC_NONE;
+			dt->cut = !dref.ncut && x.ncut;
 			dt->ncontexts = dref.ncontexts;
 		}
 		free(tb);
@@ -784,7 +806,7 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 			cut_share = 1 - x.laid[m] / x.grand[m];
 	/* every output says where its tree was cut (db->cut_note) */
 	/* (a larger bound's tree not kept says nothing) */
-	int kept = !dt || dt->worse == PC_NONE;
+	int kept = !dt || (dt->worse == PC_NONE && !dt->cut);
 	if (x.ncut && kept) {
 		char cut[320];
 		snprintf(cut, sizeof cut, "call tree cut to its size bound: "

@@ -89,13 +89,22 @@
 #ifndef CG_HEAVY_EPS
 #define CG_HEAVY_EPS 1e-3
 #endif
-/* ... and where, laid out, a larger bound's tree still draws a
- * function further from its inclusive cost than the default bound's
- * tree by more than this share of the total (cg_room_worse; pprof's
- * shares are compared at 0.0005 point, tests/func_room.pl), the
- * default bound's tree is laid out in its place, where it fits */
+/* ... and where, laid out, a larger bound's tree still draws a heavy
+ * function with a loss (less than its inclusive cost) grown by more
+ * than this share of the total over the default bound's tree's
+ * (cg_room_worse; tests/func_room.pl compares pprof's shares at 0.0005
+ * point), the default bound's tree is laid out in its place, where it
+ * fits; so too where its distance either way grew by more than
+ * CG_ROOM_OVER: the recursive groups' flows, balanced within
+ * CG_BALANCE_ROUNDS, draw a function below them above its inclusive
+ * cost by some thousandths of a point, more as more of them is laid
+ * out (clang at four times its default contexts: up to 0.012 point;
+ * the same pass managers 0.0034 below at the default) */
 #ifndef CG_ROOM_EPS
 #define CG_ROOM_EPS 2e-6
+#endif
+#ifndef CG_ROOM_OVER
+#define CG_ROOM_OVER 2e-4
 #endif
 /* Where the tree is cut for certain, this part of the bound goes from
  * the tree's budget to the rests (callgrind_budget.c, cg_rest_shift):
@@ -470,8 +479,9 @@ size_t cg_flat_floor(struct expand *x);
 size_t cg_default_cap(struct expand *x, const struct pc_import_opts *opts,
 		      size_t *limit);
 void cg_rest_shift(struct expand *x, size_t *cap, size_t *hard);
+double cg_whole_least(const struct expand *x);
 double cg_trim_scale(struct expand *x, const struct pc_import_opts *opts,
-		     size_t budget);
+		     size_t budget, size_t *dbudget);
 void cg_fn_incl(const struct expand *x, size_t v0, double *t);
 uint32_t cg_room_worse(const struct expand *x, const double *td,
 		       const double *tb, double *by);
