@@ -398,9 +398,9 @@ uint32_t cg_room_worse(const struct expand *x, const double *td,
 		md = fmax(md, fabs(ld));
 	}
 	/* the default's tree has a function off by more than CG_ROOM_OFF
-	 * and this one brings the worst closer: it tells the truer story
-	 * (issue 58's item 2), though another function moved */
-	if (md > CG_ROOM_OFF && mb < md)
+	 * and this one none: it tells the truer story (issue 58's item 2),
+	 * though another function moved */
+	if (md > CG_ROOM_OFF && mb <= CG_ROOM_OFF)
 		return UINT32_MAX;
 	return worst;
 }
