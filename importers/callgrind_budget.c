@@ -375,7 +375,6 @@ uint32_t cg_room_worse(const struct expand *x, const double *td,
 	*by = 0;
 	if (!(x->grand[0] > 0))
 		return worst;
-	double mb = 0, md = 0; /* the largest distances, either tree */
 	for (uint32_t f = 0; f < g->nfns; f++) {
 		if (!x->heavy[f] || isnan(td[f]) || isnan(tb[f]))
 			continue;
@@ -394,13 +393,6 @@ uint32_t cg_room_worse(const struct expand *x, const double *td,
 			*by = d;
 			worst = f;
 		}
-		mb = fmax(mb, fabs(lb));
-		md = fmax(md, fabs(ld));
 	}
-	/* the default's tree has a function off by more than CG_ROOM_OFF
-	 * and this one none: it tells the truer story (issue 58's item 2),
-	 * though another function moved */
-	if (md > CG_ROOM_OFF && mb <= CG_ROOM_OFF)
-		return UINT32_MAX;
 	return worst;
 }

@@ -106,17 +106,6 @@
 #ifndef CG_ROOM_OVER
 #define CG_ROOM_OVER 2e-4
 #endif
-/* ... but not where the default bound's tree draws a heavy function
- * more than this share off its inclusive cost and the larger tree none
- * (issue 58's item 2: within 1 point; clang with --dump-instr=yes at
- * twice its default contexts: malloc and another 1.14 points off by
- * default, none past 0.90 there, as ConstructAttributeList moved 0.019
- * point. Where the larger tree only drew the worst closer, others moved
- * more: clang at 1.2 times 1.11 for 1.19, and 124 functions further, up
- * to 0.095 point) */
-#ifndef CG_ROOM_OFF
-#define CG_ROOM_OFF 1e-2
-#endif
 /* Where the tree is cut for certain, this part of the bound goes from
  * the tree's budget to the rests (callgrind_budget.c, cg_rest_shift):
  * 1/CG_REST_SHIFT (a sixth, since each place takes its summed frame
