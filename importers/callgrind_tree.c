@@ -417,6 +417,27 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 /* The default bound's layout run and rolled back, its notes unsaid:
  * each function's loss there (cg_hplace_keep's model, a share of the
  * first metric's total) and its inclusive cost in the tree. */
+/* What the model held before a layout that may be rolled back: its
+ * contexts, values and functions, and its cut note */
+struct mark {
+	size_t nc, nv, nf;
+	const char *note;
+	double share;
+};
+
+static struct mark mark_take(const struct pc_db *db)
+{
+	return (struct mark){ db->ncontexts, db->nvalues, db->nfunctions,
+			      db->cut_note, db->cut_share };
+}
+
+static void mark_back(struct pc_db *db, const struct mark *m)
+{
+	db->cut_note = m->note;
+	db->cut_share = m->share;
+	pc_db_rollback(db, m->nc, m->nv, m->nf);
+}
+
 static void default_run(struct pc_db *db, const struct cg_graph *g,
 			pc_id profile, pc_id entry,
 			const struct pc_import_opts *opts, struct dtrial *dt)
@@ -427,27 +448,21 @@ static void default_run(struct pc_db *db, const struct cg_graph *g,
 	dt->incl = pc_xmalloc((g->nfns + 1) * sizeof(double));
 	for (uint32_t f = 0; f <= g->nfns; f++)
 		dt->loss[f] = HUGE_VAL;
-	size_t nc = db->ncontexts, nv = db->nvalues, nf = db->nfunctions;
-	const char *note = db->cut_note;
-	double share = db->cut_share;
+	struct mark m = mark_take(db);
 	struct pc_diag *diag = db->diag;
 	db->diag = NULL;
 	size_t n;
 	free(expand(db, g, profile, entry, &d, &n, dt));
 	db->diag = diag;
-	db->cut_note = note;
-	db->cut_share = share;
-	dt->ncontexts = db->ncontexts - nc;
-	pc_db_rollback(db, nc, nv, nf);
+	dt->ncontexts = db->ncontexts - m.nc;
+	mark_back(db, &m);
 }
 
 pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 		    pc_id entry, const struct pc_import_opts *opts,
 		    size_t *norder)
 {
-	size_t nc = db->ncontexts, nv = db->nvalues, nf = db->nfunctions;
-	const char *note = db->cut_note;
-	double share = db->cut_share;
+	struct mark m = mark_take(db);
 	struct dtrial dt = { .worse = PC_NONE };
 	pc_id *order = expand(db, g, profile, entry, opts, norder, &dt);
 	if (dt.worse == PC_NONE && !dt.cut)
@@ -468,9 +483,7 @@ pc_id *pc_cg_expand(struct pc_db *db, const struct cg_graph *g, pc_id profile,
 			 "be cut; the default bound's is whole, and it (%zu "
 			 "contexts) is kept", opts->max_contexts, dt.ncontexts);
 	free(order);
-	db->cut_note = note;
-	db->cut_share = share;
-	pc_db_rollback(db, nc, nv, nf);
+	mark_back(db, &m);
 	struct pc_import_opts d = *opts;
 	d.max_contexts = 0;
 	order = expand(db, g, profile, entry, &d, norder, NULL);
