@@ -276,11 +276,12 @@ for f in recur.out.gz prog.default.out; do
 		sed 's/^/# /' "$tmp/err"
 	fi
 done
-# ... by construction: where a larger bound's tree, laid out, still draws
-# a heavy function further below its inclusive cost than the default's
-# tree does (cg_room_worse: past 0.0002 point; either way past 0.02), the
-# default's tree is laid out in its place and a note says so. An STL compile (42% of it
-# in summed frames at the default): at 1.01 to 1.04 times its contexts
+# More room, by construction: where a larger bound's tree, laid out,
+# still draws a heavy function further below its inclusive cost than the
+# default's tree does (cg_room_worse: past 0.0002 point; either way past
+# 0.02), the default's tree is laid out in its place and a note says so.
+# An STL compile (42% of it in summed frames at the default): at 1.01 to
+# 1.04 times its contexts
 # the units' greedy order drew free up to 0.022 point further; at 1.01
 # times the default's tree now, the same bytes; at 1.05 times its own
 # (none further: no note). Both judged by tests/func_room.pl
