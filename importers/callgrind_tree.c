@@ -414,9 +414,6 @@ static pc_id *expand(struct pc_db *db, const struct cg_graph *g,
 		     const struct pc_import_opts *opts, size_t *norder,
 		     struct dtrial *dt);
 
-/* The default bound's layout run and rolled back, its notes unsaid:
- * each function's loss there (cg_hplace_keep's model, a share of the
- * first metric's total) and its inclusive cost in the tree. */
 /* What the model held before a layout that may be rolled back: its
  * contexts, values and functions, and its cut note */
 struct mark {
@@ -438,6 +435,9 @@ static void mark_back(struct pc_db *db, const struct mark *m)
 	pc_db_rollback(db, m->nc, m->nv, m->nf);
 }
 
+/* The default bound's layout run and rolled back, its notes unsaid:
+ * each function's loss there (cg_hplace_keep's model, a share of the
+ * first metric's total) and its inclusive cost in the tree. */
 static void default_run(struct pc_db *db, const struct cg_graph *g,
 			pc_id profile, pc_id entry,
 			const struct pc_import_opts *opts, struct dtrial *dt)
